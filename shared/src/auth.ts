@@ -1,0 +1,14 @@
+/**
+ * Token scopes. A token grants the union of its scopes; `*` grants all of them.
+ * - ingest:  telemetry and trajectory submission (devices, scales)
+ * - device:  the entrance observer's live endpoints and media publishing
+ * - read:    GraphQL queries and playback of the owner's data
+ * - control: GraphQL mutations (start/stop live, upload video)
+ */
+export const SCOPES = ['ingest', 'device', 'read', 'control'] as const;
+export type Scope = (typeof SCOPES)[number];
+export const ALL_SCOPES = '*';
+
+export function grants(tokenScopes: readonly string[], needed: Scope): boolean {
+  return tokenScopes.includes(ALL_SCOPES) || tokenScopes.includes(needed);
+}

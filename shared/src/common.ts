@@ -1,0 +1,45 @@
+import { Type, type Static, type TSchema } from 'typebox';
+
+/** Largest number of items one telemetry batch may carry (spec §8). */
+export const MAX_BATCH_ITEMS = 1000;
+
+/** Latest instant Postgres and JavaScript both represent comfortably: 9999-12-31T23:59:59Z. */
+export const MAX_UNIX_SECONDS = 253_402_300_799;
+
+/**
+ * Hive and box identifiers arrive as JSON strings or integers (spec §2.1); the service stores
+ * them as text, so `7` and `"7"` name the same hive.
+ */
+export const Identifier = Type.Union(
+  [Type.String({ minLength: 1, maxLength: 128 }), Type.Integer({ minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER })],
+  { description: 'String or integer identifier; both forms name the same record.' },
+);
+export type Identifier = Static<typeof Identifier>;
+
+export const UnixSeconds = Type.Integer({
+  format: 'int64',
+  minimum: 0,
+  maximum: MAX_UNIX_SECONDS,
+  description: 'Unix time in seconds. When omitted, the server time is used.',
+});
+
+/** Marker the cloud's validator reads to check "one item or a batch" bodies branch by branch. */
+export const ONE_OR_BATCH = 'x-one-or-batch';
+
+/** A body that is one item or an array of 1..1000 of them (spec §4.1: both forms are valid). */
+export function OneOrBatch<T extends TSchema>(item: T, title: string) {
+  return Type.Union([item, Type.Array(item, { minItems: 1, maxItems: MAX_BATCH_ITEMS })], {
+    title,
+    [ONE_OR_BATCH]: true,
+    description: `One item or an array of 1 to ${MAX_BATCH_ITEMS} items.`,
+  });
+}
+
+export function asArray<T>(body: T | T[]): T[] {
+  return Array.isArray(body) ? body : [body];
+}
+
+export const HealthResponse = Type.Object({ hello: Type.String() }, { title: 'HealthResponse' });
+export const MessageResponse = Type.Object({ message: Type.String() }, { title: 'MessageResponse' });
+export const ErrorResponse = Type.Object({ error: Type.String() }, { title: 'ErrorResponse' });
+export type ErrorResponse = Static<typeof ErrorResponse>;

@@ -1,0 +1,4 @@
+export * from './common.ts';
+export * from './telemetry.ts';
+export * from './auth.ts';
+export * from './validate.ts';

@@ -1,0 +1,143 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { TSchema, Static } from 'typebox';
+import { ONE_OR_BATCH } from './common.ts';
+
+/**
+ * Validation shared by the cloud (request bodies) and the agent (records before they are queued).
+ * Errors name the offending field with its item index, e.g. `[3].fields.weightKg must be a number`,
+ * because that is what a device maker needs to find the bug in their firmware.
+ */
+export type ValidationResult<T> = { ok: true; value: T } | { ok: false; error: string };
+export type Validator<T> = (data: unknown) => ValidationResult<T>;
+
+export function createAjv(): Ajv {
+  const ajv = new Ajv({
+    allErrors: false,
+    coerceTypes: false,
+    useDefaults: false,
+    removeAdditional: false,
+    strict: true,
+    strictRequired: false,
+    verbose: true, // errors carry their parent schema, used to list the allowed metric fields
+  });
+  ajv.addKeyword(ONE_OR_BATCH);
+  ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isSafeInteger(n) });
+  ajv.addFormat('date-time', { type: 'string', validate: (s: string) => !Number.isNaN(Date.parse(s)) });
+  return ajv;
+}
+
+const sharedAjv = createAjv();
+
+/** Builds a checker for a schema; a one-or-batch union is checked along the branch the data's shape picks. */
+export function compileValidator<S extends TSchema>(schema: S, ajv: Ajv = sharedAjv): Validator<Static<S>> {
+  const raw = schema as Record<string, unknown>;
+  if (raw[ONE_OR_BATCH] === true) {
+    const [item, batch] = raw.anyOf as [TSchema, TSchema];
+    const checkItem = ajv.compile(item);
+    const checkBatch = ajv.compile(batch);
+    return (data) => {
+      if (Array.isArray(data)) return outcome(checkBatch, data);
+      if (data !== null && typeof data === 'object') return outcome(checkItem, data);
+      return { ok: false, error: 'body must be an object or an array' };
+    };
+  }
+  const check = ajv.compile(schema);
+  return (data) => outcome(check, data);
+}
+
+function outcome<T>(check: ValidateFunction, data: unknown): ValidationResult<T> {
+  if (check(data)) return { ok: true, value: data as T };
+  return { ok: false, error: describeErrors(check.errors ?? []) };
+}
+
+/** `/3/fields/weightKg` → `[3].fields.weightKg`. */
+export function formatPath(instancePath: string, child?: string | number): string {
+  const segments = instancePath.split('/').slice(1).map(unescapePointer);
+  if (child !== undefined) segments.push(String(child));
+  let out = '';
+  for (const segment of segments) {
+    out += /^\d+$/.test(segment) ? `[${segment}]` : out === '' ? segment : `.${segment}`;
+  }
+  return out;
+}
+
+function unescapePointer(segment: string): string {
+  return segment.replace(/~1/g, '/').replace(/~0/g, '~');
+}
+
+const TYPE_NAMES: Record<string, string> = {
+  number: 'a number',
+  integer: 'an integer',
+  string: 'a string',
+  object: 'an object',
+  array: 'an array',
+  boolean: 'a boolean',
+  null: 'null',
+};
+
+function typeName(type: unknown): string {
+  const types = Array.isArray(type) ? type : [type];
+  return types.map((t) => TYPE_NAMES[String(t)] ?? String(t)).join(' or ');
+}
+
+/** One clear sentence for the first failure Ajv found. */
+export function describeErrors(errors: ErrorObject[]): string {
+  // With allErrors off, a failed anyOf reports each branch's error first and the anyOf last.
+  const anyOf = errors.find((e) => e.keyword === 'anyOf');
+  if (anyOf) {
+    const branchErrors = errors.filter((e) => e !== anyOf && e.instancePath === anyOf.instancePath);
+    const specific = branchErrors.find((e) => e.keyword !== 'type');
+    if (specific) return describeError(specific);
+    const types = branchErrors.map((e) => e.params.type as string);
+    if (types.length > 0) return `${subject(anyOf.instancePath)} must be ${typeName(types)}`;
+    return describeError(anyOf);
+  }
+  const first = errors[0];
+  return first ? describeError(first) : 'body is invalid';
+}
+
+function subject(instancePath: string): string {
+  return formatPath(instancePath) || 'body';
+}
+
+function describeError(e: ErrorObject): string {
+  const at = subject(e.instancePath);
+  const p = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case 'required':
+      return `${formatPath(e.instancePath, String(p.missingProperty))} is required`;
+    case 'additionalProperties':
+      return `${formatPath(e.instancePath, String(p.additionalProperty))} is not an allowed property`;
+    case 'type':
+      return `${at} must be ${typeName(p.type)}`;
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+    case 'exclusiveMaximum':
+      return `${at} must be ${String(p.comparison)} ${String(p.limit)}`;
+    case 'minItems':
+      return `${at} must contain at least ${String(p.limit)} item${p.limit === 1 ? '' : 's'}`;
+    case 'maxItems':
+      return `${at} must contain at most ${String(p.limit)} items`;
+    case 'minProperties': {
+      const names = Object.keys((e.parentSchema as { properties?: object } | undefined)?.properties ?? {});
+      return `${at} must have at least one of ${names.join(', ')}`;
+    }
+    case 'maxProperties':
+      return `${at} must have at most ${String(p.limit)} properties`;
+    case 'minLength':
+      return p.limit === 1 ? `${at} must not be empty` : `${at} must be at least ${String(p.limit)} characters long`;
+    case 'maxLength':
+      return `${at} must be at most ${String(p.limit)} characters long`;
+    case 'enum':
+      return `${at} must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'const':
+      return `${at} must be ${JSON.stringify(p.allowedValue)}`;
+    case 'format':
+      return `${at} must be a valid ${String(p.format)}`;
+    case 'pattern':
+      return `${at} has an invalid format`;
+    default:
+      return `${at} ${e.message ?? 'is invalid'}`;
+  }
+}
