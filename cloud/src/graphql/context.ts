@@ -5,7 +5,7 @@ import type { Principal } from '../auth/tokens.ts';
 import type { AppContext } from '../context.ts';
 
 export interface GraphQLContext {
-  app: AppContext;
+  services: AppContext;
   principal: Principal | null;
   /** Why a presented token was refused, reported when a resolver needs a user. */
   authProblem?: string;

@@ -51,6 +51,6 @@ export async function graphqlPlugin(app: FastifyInstance, { ctx, resolvers }: { 
     resolvers: mergeResolvers(baseResolvers, ...resolvers),
     path: '/graphql',
     graphiql: false,
-    context: async (request, reply): Promise<GraphQLContext> => ({ app: ctx, request, reply, ...(await principalOf(ctx, request)) }),
+    context: async (request, reply): Promise<GraphQLContext> => ({ services: ctx, request, reply, ...(await principalOf(ctx, request)) }),
   });
 }

@@ -16,33 +16,33 @@ function bucketOrThrow(args: RangeArgs): number {
 
 export const telemetryResolvers: Resolvers = {
   Query: {
-    hives: (_root: unknown, _args: unknown, ctx: GraphQLContext) => ctx.app.telemetryReads.hives(requireUser(ctx).userId),
-    hive: (_root: unknown, args: { id: string }, ctx: GraphQLContext) => ctx.app.telemetryReads.hive(requireUser(ctx).userId, String(args.id)),
+    hives: (_root: unknown, _args: unknown, ctx: GraphQLContext) => ctx.services.telemetryReads.hives(requireUser(ctx).userId),
+    hive: (_root: unknown, args: { id: string }, ctx: GraphQLContext) => ctx.services.telemetryReads.hive(requireUser(ctx).userId, String(args.id)),
     boxes: (_root: unknown, args: { hiveId?: string | null }, ctx: GraphQLContext) =>
-      ctx.app.telemetryReads.boxes(requireUser(ctx).userId, args.hiveId == null ? undefined : String(args.hiveId)),
+      ctx.services.telemetryReads.boxes(requireUser(ctx).userId, args.hiveId == null ? undefined : String(args.hiveId)),
     hiveMetrics: (_root: unknown, args: RangeArgs & { hiveId: string }, ctx: GraphQLContext) => {
       const user = requireUser(ctx);
-      return ctx.app.telemetryReads.metricSeries(user.userId, String(args.hiveId), args.from, args.to, bucketOrThrow(args));
+      return ctx.services.telemetryReads.metricSeries(user.userId, String(args.hiveId), args.from, args.to, bucketOrThrow(args));
     },
     entranceMovement: (_root: unknown, args: RangeArgs & { boxId: string }, ctx: GraphQLContext) => {
       const user = requireUser(ctx);
-      return ctx.app.telemetryReads.movementSeries(user.userId, String(args.boxId), args.from, args.to, bucketOrThrow(args));
+      return ctx.services.telemetryReads.movementSeries(user.userId, String(args.boxId), args.from, args.to, bucketOrThrow(args));
     },
     entranceTotals: (_root: unknown, args: { boxIds?: (string | null)[] | null; date?: string | null }, ctx: GraphQLContext) => {
       const user = requireUser(ctx);
       const date = args.date ?? utcDate();
       if (!isIsoDate(date)) throw clientError('date must be a calendar date YYYY-MM-DD');
       const boxIds = args.boxIds?.filter((id): id is string => id != null).map(String);
-      return ctx.app.telemetryReads.entranceTotals(user.userId, date, boxIds);
+      return ctx.services.telemetryReads.entranceTotals(user.userId, date, boxIds);
     },
   },
   Hive: {
-    lastReading: (hive: HiveRow, _args: unknown, ctx: GraphQLContext) => ctx.app.telemetryReads.lastReading(requireUser(ctx).userId, hive.id),
-    boxes: (hive: HiveRow, _args: unknown, ctx: GraphQLContext) => ctx.app.telemetryReads.boxes(requireUser(ctx).userId, hive.id),
+    lastReading: (hive: HiveRow, _args: unknown, ctx: GraphQLContext) => ctx.services.telemetryReads.lastReading(requireUser(ctx).userId, hive.id),
+    boxes: (hive: HiveRow, _args: unknown, ctx: GraphQLContext) => ctx.services.telemetryReads.boxes(requireUser(ctx).userId, hive.id),
   },
   Box: {
     today: async (box: BoxRow, _args: unknown, ctx: GraphQLContext) => {
-      const [totals] = await ctx.app.telemetryReads.entranceTotals(requireUser(ctx).userId, utcDate(), [box.id]);
+      const [totals] = await ctx.services.telemetryReads.entranceTotals(requireUser(ctx).userId, utcDate(), [box.id]);
       return totals;
     },
   },
