@@ -146,8 +146,8 @@ export class Outbox {
 
   /** Stores several records in one transaction; returns how many were new. */
   enqueueMany(items: { kind: RecordKind; dedupeKey: string; payload: unknown }[]): number {
-    this.database;
-    return this.insertMany!(items);
+    if (!this.db || !this.insertMany) throw new Error('outbox is not started');
+    return this.insertMany(items);
   }
 
   /** Oldest pending records of a kind. */
