@@ -36,3 +36,14 @@ export async function generateClip(path: string, options: ClipOptions): Promise<
   await run('ffmpeg', args);
   return path;
 }
+
+/**
+ * A landing board with two dark "bees" (16×40 px): one flies down into the lower half of the frame (the
+ * default entrance zone) and one flies up out of it, 110 px/s, at 640×480.
+ */
+export function twoBeesLavfi(fps: number): string {
+  return (
+    `color=c=0xb4a078:s=640x480:r=${fps}[bg];color=c=0x302010:s=16x40:r=${fps}[b1];color=c=0x302010:s=16x40:r=${fps}[b2];` +
+    `[bg][b1]overlay=x=200:y='-40+t*110':shortest=1[s1];[s1][b2]overlay=x=420:y='500-t*110':shortest=1`
+  );
+}
