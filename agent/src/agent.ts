@@ -18,6 +18,13 @@ export interface RunOptions {
   log?: (message: string) => void;
   /** Resolves when the agent should stop (signals); the CLI wires SIGINT/SIGTERM here. */
   stopSignal?: Promise<void>;
+  /** Receives controls once the agent runs (the CLI reloads credentials on SIGHUP through them). */
+  onReady?: (controls: AgentControls) => void;
+}
+
+export interface AgentControls {
+  /** New cloud URL/token: lifts a 401/403 stop at once. */
+  updateCredentials(cloudUrl: string, token: string): void;
 }
 
 export function statusFilePath(config: AgentConfig): string {
@@ -97,6 +104,8 @@ export async function runAgent(config: AgentConfig, options: RunOptions = {}): P
   );
   await controller.start();
   log(`agent running: source ${config.source.url} (${config.source.width}x${config.source.height} @ ${config.source.fps} fps), detector ${detector.describe()}, cloud ${config.cloud.url}`);
+
+  options.onReady?.({ updateCredentials: (url, token) => uplink.updateCredentials(url, token) });
 
   await Promise.race([pipeline.done, options.stopSignal ?? new Promise<void>(() => {})]);
   await controller.stop();

@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { runAgent, statusFilePath } from './agent.ts';
+import { runAgent, statusFilePath, type AgentControls } from './agent.ts';
 import { ConfigError, parseZone, readConfigFile, resolveConfig, type PartialAgentConfig } from './config/config.ts';
 import { Outbox } from './outbox/outbox.ts';
 
@@ -17,7 +17,7 @@ Usage:
   hivegate-agent status [--config FILE | --state-dir DIR]
 
 Sources: a video file, rtsp:// or http:// URL, /dev/videoN, or rpicam[:extra rpicam-vid args].
-Secrets may come from HIVEGATE_TOKEN and HIVEGATE_CLOUD_URL instead of flags.
+Secrets may come from HIVEGATE_TOKEN and HIVEGATE_CLOUD_URL instead of flags; SIGHUP reloads them.
 With --once a file is processed as fast as possible, every record is delivered, and the exit code is 0.`;
 
 export async function main(argv: string[]): Promise<number> {
@@ -80,8 +80,11 @@ async function run(args: string[]): Promise<number> {
     counting: values.zone ? { zone: parseZone(values.zone) } : {},
     stateDir: values['state-dir'],
   };
-  const file = values.config ? readConfigFile(values.config) : undefined;
-  const config = resolveConfig({ ...(file ? { file } : {}), flags });
+  const load = () => {
+    const file = values.config ? readConfigFile(values.config) : undefined;
+    return resolveConfig({ ...(file ? { file } : {}), flags });
+  };
+  const config = load();
   const flushTimeout = numberFlag('--flush-timeout', values['flush-timeout']);
 
   let signalled: () => void = () => {};
@@ -92,7 +95,19 @@ async function run(args: string[]): Promise<number> {
   };
   process.once('SIGINT', () => onSignal('SIGINT'));
   process.once('SIGTERM', () => onSignal('SIGTERM'));
-  return runAgent(config, { once: values.once ?? false, stopSignal, ...(flushTimeout !== undefined ? { flushTimeoutMs: flushTimeout * 1000 } : {}) });
+  // SIGHUP re-reads the config file and environment for new cloud credentials (after a 401, no restart needed).
+  const onReady = (controls: AgentControls) => {
+    process.on('SIGHUP', () => {
+      try {
+        const fresh = load();
+        controls.updateCredentials(fresh.cloud.url, fresh.cloud.token);
+        console.error('SIGHUP: cloud credentials reloaded');
+      } catch (error) {
+        console.error(`SIGHUP: config not reloaded: ${(error as Error).message}`);
+      }
+    });
+  };
+  return runAgent(config, { once: values.once ?? false, stopSignal, onReady, ...(flushTimeout !== undefined ? { flushTimeoutMs: flushTimeout * 1000 } : {}) });
 }
 
 function status(args: string[]): number {
