@@ -65,3 +65,12 @@ describe('parseZone', () => {
     expect(() => parseZone('0,240 640 1,1')).toThrow('--zone point 2 ("640") must be x,y');
   });
 });
+
+describe('agent.example.yaml', () => {
+  it('is a valid configuration', () => {
+    const file = readConfigFile(join(import.meta.dirname, '../../agent.example.yaml'));
+    const config = resolveConfig({ file, env: {} });
+    expect(config.source.url).toBe('rpicam');
+    expect(config.counting.zone).toHaveLength(4);
+  });
+});
