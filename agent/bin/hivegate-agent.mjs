@@ -4,4 +4,9 @@ import { register } from 'tsx/esm/api';
 
 register();
 const { main } = await import('../src/cli.ts');
-process.exit(await main(process.argv.slice(2)));
+try {
+  process.exit(await main(process.argv.slice(2)));
+} catch (error) {
+  console.error(`hivegate-agent: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+}

@@ -157,7 +157,8 @@ if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (error: unknown) => {
-      console.error(error);
+      // Start-up failures (ffmpeg missing, model unreadable, outbox not writable) are one clear line, not a stack.
+      console.error(`hivegate-agent: ${error instanceof Error ? error.message : String(error)}`);
       process.exit(1);
     },
   );
