@@ -21,8 +21,8 @@ afterAll(async () => {
   dir.cleanup();
 });
 
-function cli(args: string[]) {
-  return exec(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: agentRoot, env: { ...process.env, HIVEGATE_TOKEN: '' } }).then(
+function cli(args: string[], env: NodeJS.ProcessEnv = {}) {
+  return exec(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: agentRoot, env: { ...process.env, HIVEGATE_TOKEN: '', ...env } }).then(
     (r) => ({ code: 0, ...r }),
     (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
   );
@@ -72,5 +72,12 @@ describe('hivegate-agent CLI', () => {
     const badZone = await cli([...runArgs(), '--zone', '1,2 3']);
     expect(badZone.code).toBe(2);
     expect(badZone.stderr).toContain('--zone point 2 ("3") must be x,y');
+  }, 30_000);
+
+  it('fails with one clear line when ffmpeg cannot be found', async () => {
+    const result = await cli(runArgs(), { FFMPEG_PATH: '/nonexistent/ffmpeg' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('hivegate-agent: FFMPEG_PATH points to /nonexistent/ffmpeg, which is not an executable file');
+    expect(result.stderr).not.toMatch(/\n\s+at /); // no stack trace
   }, 30_000);
 });
