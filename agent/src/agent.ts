@@ -38,6 +38,9 @@ export function statusFilePath(config: AgentConfig): string {
 export async function runAgent(config: AgentConfig, options: RunOptions = {}): Promise<number> {
   const log = options.log ?? ((message: string) => console.error(message));
   const spec = parseSource(config.source.url, config.source);
+  if (config.detector.kind === 'onnx' && config.source.pixelFormat === 'gray') {
+    log('note: the ONNX model gets gray frames (source.pixelFormat: gray); set rgb24 if it was trained on colour');
+  }
   if (options.once && isLive(spec)) log(`--once with a live source (${config.source.url}) runs until stopped`);
 
   const outbox = new Outbox({
