@@ -1,5 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { createServer, Socket, type Server } from 'node:net';
 import pg from 'pg';
 import { buildApp } from '../src/app.ts';
@@ -43,7 +46,8 @@ export interface TestApp {
 export async function buildTestApp(overrides: Partial<Config> = {}, database?: { url: string }): Promise<TestApp> {
   const owned = database ? undefined : await createTestDatabase();
   const url = database?.url ?? owned!.url;
-  const config = defaultConfig({ databaseUrl: url, logLevel: 'silent', tokenCacheSeconds: 0.5, ...overrides });
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'hivegate-test-'));
+  const config = defaultConfig({ databaseUrl: url, dataDir, storage: { kind: 'fs', dir: path.join(dataDir, 'blobs') }, logLevel: 'silent', tokenCacheSeconds: 0.5, ...overrides });
   const app = await buildApp(config, { logger: false });
   return {
     app,
@@ -52,6 +56,7 @@ export async function buildTestApp(overrides: Partial<Config> = {}, database?: {
     close: async () => {
       await app.close();
       await owned?.drop();
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
