@@ -14,8 +14,8 @@ export default async function dropLeftoverTestDatabases() {
     const { rows } = await client.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE 'hivegate\\_t\\_%'`);
     const cutoff = Date.now() / 1000 - STALE_AFTER_SECONDS;
     for (const { datname } of rows) {
-      const created = Number(/^hivegate_t_(\d+)_/.exec(datname)?.[1] ?? 0);
-      if (created < cutoff) await client.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
+      const created = /^hivegate_t_(\d+)_/.exec(datname)?.[1];
+      if (created && Number(created) < cutoff) await client.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
     }
   } finally {
     await client.end();
