@@ -37,6 +37,9 @@ const Env = Type.Object({
 });
 type Env = Static<typeof Env>;
 
+/** Every environment variable the cloud reads. */
+export const ENV_VARIABLES: readonly string[] = Object.keys(Env.properties);
+
 export interface Config {
   port: number;
   host: string;
