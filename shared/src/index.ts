@@ -2,3 +2,4 @@ export * from './common.ts';
 export * from './telemetry.ts';
 export * from './auth.ts';
 export * from './validate.ts';
+export * from './entrance/index.ts';

@@ -86,6 +86,10 @@ export function describeErrors(errors: ErrorObject[]): string {
   const anyOf = errors.find((e) => e.keyword === 'anyOf');
   if (anyOf) {
     const branchErrors = errors.filter((e) => e !== anyOf && e.instancePath === anyOf.instancePath);
+    if (branchErrors.length > 0 && branchErrors.every((e) => e.keyword === 'const')) {
+      const allowed = branchErrors.map((e) => JSON.stringify(e.params.allowedValue));
+      return `${subject(anyOf.instancePath)} must be one of ${allowed.join(', ')}`;
+    }
     const specific = branchErrors.find((e) => e.keyword !== 'type');
     if (specific) return describeError(specific);
     const types = branchErrors.map((e) => e.params.type as string);

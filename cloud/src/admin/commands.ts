@@ -1,0 +1,108 @@
+import { parseArgs } from 'node:util';
+import { ALL_SCOPES, SCOPES } from '@hivegate/shared';
+import type { TokenService } from '../auth/tokens.ts';
+import type { TokensRepository } from '../auth/tokens-repository.ts';
+import { LoginTakenError, type UsersRepository } from '../auth/users-repository.ts';
+
+export interface AdminServices {
+  users: UsersRepository;
+  tokenRecords: TokensRepository;
+  tokens: TokenService;
+}
+
+export interface CommandResult {
+  stdout: string;
+  stderr: string;
+  exitCode: number;
+}
+
+export const USAGE = `usage:
+  cli user add <login>
+  cli user list
+  cli token create --user <login> [--name NAME] [--scope SCOPE]... [--box BOX_ID]... [--expires-days N]
+  cli token list [--user <login>]
+  cli token revoke <token-id>
+scopes: ${[ALL_SCOPES, ...SCOPES].join(', ')} (default ${ALL_SCOPES}); --box limits a device token to its boxes`;
+
+class UsageError extends Error {}
+
+const ok = (stdout: string): CommandResult => ({ stdout: stdout.endsWith('\n') || stdout === '' ? stdout : `${stdout}\n`, stderr: '', exitCode: 0 });
+const fail = (message: string, exitCode = 1): CommandResult => ({ stdout: '', stderr: `${message}\n`, exitCode });
+
+/** The admin commands, run either in the CLI's own process or inside the running cloud via its admin socket. */
+export async function runAdminCommand(argv: string[], services: AdminServices): Promise<CommandResult> {
+  try {
+    return await dispatch(argv, services);
+  } catch (err) {
+    if (err instanceof UsageError) return fail(`${err.message}\n${USAGE}`, 2);
+    if (err instanceof LoginTakenError) return fail(err.message);
+    if (err instanceof TypeError && (err as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) return fail(`${err.message}\n${USAGE}`, 2);
+    throw err;
+  }
+}
+
+async function dispatch(argv: string[], { users, tokenRecords, tokens }: AdminServices): Promise<CommandResult> {
+  const [noun, verb, ...rest] = argv;
+  const command = `${noun ?? ''} ${verb ?? ''}`.trim();
+  switch (command) {
+    case 'user add': {
+      const { positionals } = parseArgs({ args: rest, allowPositionals: true, strict: true });
+      const login = positionals[0];
+      if (!login || positionals.length > 1) throw new UsageError('user add takes exactly one login');
+      if (!/^[\w.@+-]{1,100}$/.test(login)) throw new UsageError('a login is 1-100 letters, digits or . _ @ + -');
+      const user = await users.create(login);
+      return ok(`created user ${user.login} (id ${user.id})`);
+    }
+    case 'user list': {
+      const rows = await users.list();
+      return ok(rows.map((u) => `${u.id}\t${u.login}\t${u.createdAt.toISOString()}`).join('\n'));
+    }
+    case 'token create': {
+      const { values, positionals } = parseArgs({
+        args: rest,
+        strict: true,
+        allowPositionals: true,
+        options: {
+          user: { type: 'string' },
+          name: { type: 'string' },
+          scope: { type: 'string', multiple: true },
+          box: { type: 'string', multiple: true },
+          'expires-days': { type: 'string' },
+        },
+      });
+      if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
+      if (!values.user) throw new UsageError('token create needs --user <login>');
+      const user = await users.findByLogin(values.user);
+      if (!user) return fail(`no user "${values.user}"`);
+      const scopes = (values.scope ?? [ALL_SCOPES]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+      const unknown = scopes.filter((s) => s !== ALL_SCOPES && !(SCOPES as readonly string[]).includes(s));
+      if (unknown.length > 0) throw new UsageError(`unknown scope ${unknown.join(', ')}`);
+      let expiresAt: Date | undefined;
+      if (values['expires-days'] !== undefined) {
+        const days = Number(values['expires-days']);
+        if (!(days > 0)) throw new UsageError('--expires-days must be a positive number');
+        expiresAt = new Date(Date.now() + days * 86_400_000);
+      }
+      const { token } = await tokens.issue({ userId: user.id, name: values.name ?? 'cli', scopes, boxIds: values.box ?? null, expiresAt });
+      return ok(token);
+    }
+    case 'token list': {
+      const { values } = parseArgs({ args: rest, strict: true, options: { user: { type: 'string' } } });
+      const rows = (await tokenRecords.listAll()).filter((t) => !values.user || t.login === values.user);
+      const lines = rows.map((t) =>
+        [t.id, t.login, t.name, t.scopes.join(','), t.boxIds?.join(',') ?? '-', t.createdAt.toISOString(), t.lastUsedAt?.toISOString() ?? 'never', t.revokedAt ? `revoked ${t.revokedAt.toISOString()}` : 'active'].join('\t'),
+      );
+      return ok(['id\tuser\tname\tscopes\tboxes\tcreated\tlast used\tstatus', ...lines].join('\n'));
+    }
+    case 'token revoke': {
+      const { positionals } = parseArgs({ args: rest, allowPositionals: true, strict: true });
+      const id = positionals[0];
+      if (!id || positionals.length > 1) throw new UsageError('token revoke takes exactly one token id');
+      if (!(await tokenRecords.revoke(id))) return fail(`no active token ${id}`);
+      await tokens.forget(id);
+      return ok(`revoked ${id}`);
+    }
+    default:
+      throw new UsageError(command ? `unknown command "${command}"` : 'no command given');
+  }
+}

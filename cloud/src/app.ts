@@ -1,0 +1,126 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import cookie from '@fastify/cookie';
+import cors from '@fastify/cors';
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Config } from './config.ts';
+import type { AppContext } from './context.ts';
+import type { Database } from './db/database.ts';
+import { migrate } from './db/migrate.ts';
+import { openDatabase } from './db/open.ts';
+import { maintainPartitions } from './db/partitions.ts';
+import { loadSigningSecret, TokenService } from './auth/tokens.ts';
+import { TokensRepository } from './auth/tokens-repository.ts';
+import { UsersRepository } from './auth/users-repository.ts';
+import { graphqlPlugin } from './graphql/plugin.ts';
+import { installErrorHandling } from './http/errors.ts';
+import { validatorCompiler } from './http/validation.ts';
+import { Observability } from './observability/metrics.ts';
+import { operationsRoutes } from './observability/routes.ts';
+import { MetricsRepository } from './telemetry/metrics-repository.ts';
+import { MovementRepository } from './telemetry/movement-repository.ts';
+import { TelemetryReadRepository } from './telemetry/read-repository.ts';
+import { telemetryResolvers } from './telemetry/resolvers.ts';
+import { telemetryRoutes } from './telemetry/routes.ts';
+
+const SPEC_VERSION = '1.0.0';
+const PARTITION_MAINTENANCE_MS = 6 * 3600_000;
+
+export interface BuildOptions {
+  /** Use this database instead of opening the configured one (it is not closed with the app). */
+  db?: Database;
+  logger?: boolean;
+}
+
+/**
+ * Builds the whole service on a database: migrations and partitions first, then the capabilities' routes. Tests
+ * use it with `inject` or a real port; server.ts listens with it.
+ */
+export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger === false ? false : { level: config.logLevel },
+    bodyLimit: config.bodyLimitBytes,
+    trustProxy: true,
+    forceCloseConnections: 'idle',
+    ajv: { customOptions: { strict: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const opened = options.db ? { db: options.db, close: async () => undefined } : await openDatabase(config, (err) => app.log.warn({ err }, 'database connection lost'));
+  const { db } = opened;
+  let closeServices = async () => undefined as void;
+  try {
+    await migrate(db);
+    await maintainPartitions(db, { retentionDays: config.retentionDays, dedupeRetentionDays: config.dedupeRetentionDays });
+    const tokenRecords = new TokensRepository(db);
+    const tokens = new TokenService(db, tokenRecords, await loadSigningSecret(db, config.jwtSecret), config.tokenCacheSeconds);
+    await tokens.start();
+    const ctx: AppContext = {
+      config,
+      db,
+      log: app.log,
+      observability: new Observability(),
+      tokens,
+      users: new UsersRepository(db),
+      tokenRecords,
+      metricsRepository: new MetricsRepository(db),
+      movementRepository: new MovementRepository(db),
+      telemetryReads: new TelemetryReadRepository(db),
+    };
+
+    const maintenance = setInterval(() => {
+      maintainPartitions(db, { retentionDays: config.retentionDays, dedupeRetentionDays: config.dedupeRetentionDays })
+        .then((report) => app.log.info({ report }, 'partition maintenance'))
+        .catch((err: unknown) => app.log.error({ err }, 'partition maintenance failed'));
+    }, PARTITION_MAINTENANCE_MS).unref();
+    closeServices = async () => {
+      clearInterval(maintenance);
+      await tokens.stop();
+    };
+
+    app.decorate('ctx', ctx);
+    app.decorateRequest('principal', null);
+    app.setValidatorCompiler(validatorCompiler);
+    // Every API here speaks JSON; a text body is a client mistake better named as such (415) than parsed.
+    app.removeContentTypeParser('text/plain');
+    installErrorHandling(app, (reason) => ctx.observability.rejected(reason));
+    app.addHook('onResponse', async (request, reply) => {
+      ctx.observability.requestDuration.observe(
+        { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) },
+        reply.elapsedTime / 1000,
+      );
+    });
+
+    await app.register(cookie);
+    await app.register(cors, {
+      origin: config.corsOrigins.length > 0 ? config.corsOrigins : false,
+      credentials: true,
+      allowedHeaders: ['Content-Type', 'Authorization', 'token'],
+    });
+    await app.register(swagger, {
+      openapi: {
+        info: { title: 'HiveGate telemetry and video service', version: SPEC_VERSION },
+        components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+      },
+    });
+
+    await app.register(operationsRoutes, { ctx });
+    await app.register(telemetryRoutes, { ctx });
+    await app.register(graphqlPlugin, { ctx, resolvers: [telemetryResolvers] });
+  } catch (err) {
+    await closeServices();
+    await opened.close();
+    throw err;
+  }
+
+  app.addHook('onClose', async () => {
+    await closeServices();
+    await opened.close();
+  });
+  return app;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    ctx: AppContext;
+  }
+}

@@ -1,0 +1,53 @@
+import type { FastifyRequest, onRequestHookHandler } from 'fastify';
+import { grants, type Scope } from '@hivegate/shared';
+import { HttpError } from '../http/errors.ts';
+import { AuthError, type Principal, type TokenService } from './tokens.ts';
+
+export const SESSION_COOKIE = 'service_session';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}
+
+/** The token from `Authorization: Bearer`, the `token` header the web clients use, or the session cookie. */
+export function extractToken(request: FastifyRequest): string | undefined {
+  const authorization = request.headers.authorization;
+  if (authorization !== undefined) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (!match) throw new HttpError(401, 'Authorization header must be "Bearer <token>"');
+    return match[1];
+  }
+  const header = request.headers.token;
+  if (typeof header === 'string' && header.trim() !== '') return header.trim();
+  const cookie = request.cookies?.[SESSION_COOKIE];
+  return cookie || undefined;
+}
+
+export async function authenticateRequest(tokens: TokenService, request: FastifyRequest): Promise<Principal> {
+  const token = extractToken(request);
+  if (!token) throw new HttpError(401, 'missing token: send "Authorization: Bearer <token>"');
+  try {
+    return await tokens.verify(token);
+  } catch (err) {
+    if (err instanceof AuthError) throw new HttpError(401, err.message);
+    throw err;
+  }
+}
+
+/** An onRequest hook: runs before the body is read, so an unauthenticated client learns that first. */
+export function requireScope(tokens: TokenService, scope: Scope): onRequestHookHandler {
+  return async (request) => {
+    const principal = await authenticateRequest(tokens, request);
+    if (!grants(principal.scopes, scope)) throw new HttpError(403, `this token lacks the "${scope}" scope`);
+    request.principal = principal;
+  };
+}
+
+/** Device-scoped tokens may only speak for their own boxes. */
+export function assertBoxAllowed(principal: Principal, boxId: string): void {
+  if (principal.boxIds && !principal.boxIds.includes(boxId)) {
+    throw new HttpError(403, `this token may not act for box "${boxId}"`);
+  }
+}

@@ -1,0 +1,123 @@
+import { SignJWT, errors as joseErrors, jwtVerify } from 'jose';
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Database } from '../db/database.ts';
+import type { TokensRepository } from './tokens-repository.ts';
+
+export interface Principal {
+  userId: number;
+  tokenId: string;
+  scopes: string[];
+  /** A device-scoped token may act only for these boxes; null means every box of the owner. */
+  boxIds: string[] | null;
+}
+
+export class AuthError extends Error {}
+
+const ISSUER = 'hivegate';
+export const REVOCATION_CHANNEL = 'hivegate_token_revoked';
+
+/** The configured secret, or one generated once per deployment and kept in the database for every instance. */
+export async function loadSigningSecret(db: Database, configured: string | undefined): Promise<Uint8Array> {
+  if (configured) return new TextEncoder().encode(configured);
+  await db.query(`INSERT INTO server_secrets (name, value) VALUES ('jwt', $1) ON CONFLICT (name) DO NOTHING`, [
+    randomBytes(48).toString('base64url'),
+  ]);
+  const { rows } = await db.query<{ value: string }>(`SELECT value FROM server_secrets WHERE name = 'jwt'`);
+  return new TextEncoder().encode(rows[0]!.value);
+}
+
+interface CachedStatus {
+  until: number;
+  /** Why the token is refused, or undefined when it is good. */
+  refusal?: string;
+}
+
+/**
+ * Issues and verifies the JWTs users and devices present. The signature proves who issued a token; the
+ * database says whether it still stands, looked up at most every few seconds per token (and dropped at once on
+ * a revocation notice from any instance), so a revoked token stops working within seconds at little cost.
+ */
+export class TokenService {
+  private readonly statusCache = new Map<string, CachedStatus>();
+  private readonly lastTouched = new Map<string, number>();
+  private unlisten?: () => Promise<void>;
+
+  constructor(
+    private readonly db: Database,
+    private readonly tokens: TokensRepository,
+    private readonly secret: Uint8Array,
+    private readonly cacheSeconds: number,
+  ) {}
+
+  async start(): Promise<void> {
+    this.unlisten = await this.db.listen(REVOCATION_CHANNEL, (tokenId) => this.statusCache.delete(tokenId));
+  }
+
+  async stop(): Promise<void> {
+    await this.unlisten?.();
+  }
+
+  async issue(claims: { userId: number; scopes: string[]; boxIds?: string[] | null; name: string; kind?: 'api' | 'session'; expiresAt?: Date }) {
+    const tokenId = randomUUID();
+    await this.tokens.create({ id: tokenId, ...claims });
+    const jwt = new SignJWT({ scope: claims.scopes.join(' '), ...(claims.boxIds ? { boxes: claims.boxIds } : {}) })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setIssuer(ISSUER)
+      .setSubject(String(claims.userId))
+      .setJti(tokenId)
+      .setIssuedAt();
+    if (claims.expiresAt) jwt.setExpirationTime(Math.floor(claims.expiresAt.getTime() / 1000));
+    return { tokenId, token: await jwt.sign(this.secret) };
+  }
+
+  async verify(token: string): Promise<Principal> {
+    let payload;
+    try {
+      ({ payload } = await jwtVerify(token, this.secret, { issuer: ISSUER, algorithms: ['HS256'] }));
+    } catch (err) {
+      if (err instanceof joseErrors.JWTExpired) throw new AuthError('token has expired');
+      throw new AuthError('token is invalid');
+    }
+    const tokenId = payload.jti;
+    const userId = Number(payload.sub);
+    if (!tokenId || !Number.isSafeInteger(userId)) throw new AuthError('token is invalid');
+    const refusal = await this.refusalFor(tokenId);
+    if (refusal) throw new AuthError(refusal);
+    this.touch(tokenId);
+    const scope = typeof payload.scope === 'string' ? payload.scope : '';
+    const boxes = Array.isArray(payload.boxes) ? payload.boxes.map(String) : null;
+    return { userId, tokenId, scopes: scope.split(' ').filter(Boolean), boxIds: boxes };
+  }
+
+  /** Drops the cached status here and tells the other instances to do the same. */
+  async forget(tokenId: string): Promise<void> {
+    this.statusCache.delete(tokenId);
+    await this.db.notify(REVOCATION_CHANNEL, tokenId);
+  }
+
+  private async refusalFor(tokenId: string): Promise<string | undefined> {
+    const now = Date.now();
+    const cached = this.statusCache.get(tokenId);
+    if (cached && cached.until > now) return cached.refusal;
+    const status = await this.tokens.status(tokenId);
+    const refusal = !status
+      ? 'token is not known'
+      : status.revokedAt
+        ? 'token has been revoked'
+        : status.expiresAt && status.expiresAt.getTime() <= now
+          ? 'token has expired'
+          : undefined;
+    if (this.statusCache.size > 50_000) this.statusCache.clear();
+    this.statusCache.set(tokenId, { until: now + this.cacheSeconds * 1000, refusal });
+    return refusal;
+  }
+
+  /** Records last use for the profile page, at most once a minute per token and never in the request's way. */
+  private touch(tokenId: string): void {
+    const now = Date.now();
+    if ((this.lastTouched.get(tokenId) ?? 0) > now - 60_000) return;
+    if (this.lastTouched.size > 50_000) this.lastTouched.clear();
+    this.lastTouched.set(tokenId, now);
+    void this.tokens.touch(tokenId).catch(() => undefined);
+  }
+}

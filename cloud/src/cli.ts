@@ -1,0 +1,44 @@
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { runAdminCommand, USAGE, type CommandResult } from './admin/commands.ts';
+import { sendAdminCommand } from './admin/socket.ts';
+import { openDatabase } from './db/open.ts';
+import { migrate } from './db/migrate.ts';
+import { loadSigningSecret, TokenService } from './auth/tokens.ts';
+import { TokensRepository } from './auth/tokens-repository.ts';
+import { UsersRepository } from './auth/users-repository.ts';
+import { DataDirInUseError } from './db/data-dir-lock.ts';
+
+/** Runs the command against the database directly (a Postgres server, or an embedded one no cloud holds). */
+async function runDirectly(config: Config, argv: string[]): Promise<CommandResult> {
+  const opened = await openDatabase(config);
+  try {
+    await migrate(opened.db);
+    const tokenRecords = new TokensRepository(opened.db);
+    const tokens = new TokenService(opened.db, tokenRecords, await loadSigningSecret(opened.db, config.jwtSecret), 0);
+    return await runAdminCommand(argv, { users: new UsersRepository(opened.db), tokenRecords, tokens });
+  } finally {
+    await opened.close();
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  if (argv.length === 0 || argv[0] === '--help' || argv[0] === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return argv.length === 0 ? 2 : 0;
+  }
+  const config = loadConfig();
+  let result = config.databaseUrl ? undefined : await sendAdminCommand(config.dataDir, argv);
+  result ??= await runDirectly(config, argv);
+  process.stdout.write(result.stdout);
+  process.stderr.write(result.stderr);
+  return result.exitCode;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    if (err instanceof ConfigError || err instanceof DataDirInUseError) console.error(err.message);
+    else console.error(err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.ts';
+
+describe('loadConfig', () => {
+  it('applies defaults: port 8600 and the embedded database', () => {
+    const config = loadConfig({});
+    expect(config.port).toBe(8600);
+    expect(config.databaseUrl).toBeUndefined();
+    expect(config.dataDir).toMatch(/\.data$/);
+  });
+
+  it('reads numbers, lists and URLs', () => {
+    const config = loadConfig({ PORT: '9000', DATABASE_URL: 'postgres://u@h/db', CORS_ORIGINS: 'https://a.example, https://b.example', PUBLIC_URL: 'https://hive.example/' });
+    expect(config).toMatchObject({ port: 9000, databaseUrl: 'postgres://u@h/db', corsOrigins: ['https://a.example', 'https://b.example'], publicUrl: 'https://hive.example' });
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, 'PORT must be an integer'],
+    [{ PORT: '70000' }, 'PORT must be <= 65535'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL has an invalid format'],
+    [{ JWT_SECRET: 'short' }, 'JWT_SECRET must be at least 32 characters long'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of "fatal", "error"'],
+  ])('names the variable in error %#', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+});

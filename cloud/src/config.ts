@@ -1,0 +1,95 @@
+import { Type, type Static } from 'typebox';
+import { compileValidator } from '@hivegate/shared';
+import path from 'node:path';
+
+/**
+ * Everything the cloud reads from its environment, validated once at start. The schema names environment
+ * variables so that an error points at exactly what to fix (`PORT must be <= 65535`).
+ */
+const Env = Type.Object({
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8600 }),
+  HOST: Type.String({ minLength: 1, default: '0.0.0.0' }),
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  DATA_DIR: Type.String({ minLength: 1, default: '.data' }),
+  JWT_SECRET: Type.Optional(Type.String({ minLength: 32 })),
+  PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 4 * 1024 * 1024 }),
+  DB_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 500, default: 10 }),
+  HEALTH_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 2000 }),
+  TOKEN_CACHE_SECONDS: Type.Number({ minimum: 0, maximum: 60, default: 2 }),
+  RETENTION_DAYS: Type.Integer({ minimum: 1, default: 730 }),
+  DEDUPE_RETENTION_DAYS: Type.Integer({ minimum: 1, default: 30 }),
+  CORS_ORIGINS: Type.String({ default: '' }),
+  LOG_LEVEL: Type.Union(
+    [Type.Literal('fatal'), Type.Literal('error'), Type.Literal('warn'), Type.Literal('info'), Type.Literal('debug'), Type.Literal('trace'), Type.Literal('silent')],
+    { default: 'info' },
+  ),
+});
+type Env = Static<typeof Env>;
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Postgres server URL; unset means the embedded database under dataDir. */
+  databaseUrl?: string;
+  dataDir: string;
+  jwtSecret?: string;
+  publicUrl?: string;
+  bodyLimitBytes: number;
+  dbPoolSize: number;
+  healthTimeoutMs: number;
+  tokenCacheSeconds: number;
+  retentionDays: number;
+  dedupeRetentionDays: number;
+  corsOrigins: string[];
+  logLevel: Env['LOG_LEVEL'];
+}
+
+export class ConfigError extends Error {}
+
+const checkEnv = compileValidator(Env);
+const INTEGER_VARIABLES = new Set(['PORT', 'BODY_LIMIT_BYTES', 'DB_POOL_SIZE', 'HEALTH_TIMEOUT_MS', 'RETENTION_DAYS', 'DEDUPE_RETENTION_DAYS']);
+const NUMBER_VARIABLES = new Set(['TOKEN_CACHE_SECONDS']);
+
+/** Reads the config from environment variables (strings), applying defaults; throws ConfigError naming the variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const raw: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(Env.properties)) {
+    const value = env[name];
+    if (value === undefined || value === '') {
+      if ('default' in schema) raw[name] = schema.default;
+      continue;
+    }
+    raw[name] = INTEGER_VARIABLES.has(name) || NUMBER_VARIABLES.has(name) ? parseNumber(value) : value;
+  }
+  const result = checkEnv(raw);
+  if (!result.ok) throw new ConfigError(`invalid configuration: ${result.error}`);
+  const e = result.value;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: path.resolve(e.DATA_DIR),
+    jwtSecret: e.JWT_SECRET,
+    publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
+    bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    dbPoolSize: e.DB_POOL_SIZE,
+    healthTimeoutMs: e.HEALTH_TIMEOUT_MS,
+    tokenCacheSeconds: e.TOKEN_CACHE_SECONDS,
+    retentionDays: e.RETENTION_DAYS,
+    dedupeRetentionDays: e.DEDUPE_RETENTION_DAYS,
+    corsOrigins: e.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
+    logLevel: e.LOG_LEVEL,
+  };
+}
+
+/** "8600" → 8600; anything else is kept as the string so the schema reports it as not a number. */
+function parseNumber(value: string): number | string {
+  const n = Number(value.trim());
+  return value.trim() !== '' && Number.isFinite(n) ? n : value;
+}
+
+/** The defaults, for tests and tools that build a config in code. */
+export function defaultConfig(overrides: Partial<Config> = {}): Config {
+  return { ...loadConfig({}), ...overrides };
+}

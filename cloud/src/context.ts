@@ -1,0 +1,24 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from './config.ts';
+import type { Database } from './db/database.ts';
+import type { TokenService } from './auth/tokens.ts';
+import type { TokensRepository } from './auth/tokens-repository.ts';
+import type { UsersRepository } from './auth/users-repository.ts';
+import type { Observability } from './observability/metrics.ts';
+import type { MetricsRepository } from './telemetry/metrics-repository.ts';
+import type { MovementRepository } from './telemetry/movement-repository.ts';
+import type { TelemetryReadRepository } from './telemetry/read-repository.ts';
+
+/** The services one app instance is made of, built once in app.ts and handed to each capability's routes. */
+export interface AppContext {
+  config: Config;
+  db: Database;
+  log: FastifyBaseLogger;
+  observability: Observability;
+  tokens: TokenService;
+  users: UsersRepository;
+  tokenRecords: TokensRepository;
+  metricsRepository: MetricsRepository;
+  movementRepository: MovementRepository;
+  telemetryReads: TelemetryReadRepository;
+}

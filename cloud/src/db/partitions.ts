@@ -1,0 +1,88 @@
+import type { Database } from './database.ts';
+
+/** Time-series tables partitioned by month on `ts`, each with a `<table>_default` partition. */
+export const PARTITIONED_TABLES = ['metrics', 'movements'] as const;
+const DEDUPE_TABLES = ['metric_dedupe', 'movement_dedupe'] as const;
+const MAINTENANCE_LOCK_KEY = 0x48_69_76_66;
+
+export interface PartitionPolicy {
+  now?: Date;
+  monthsAhead?: number;
+  monthsBehind?: number;
+  retentionDays: number;
+  dedupeRetentionDays: number;
+}
+
+export interface MaintenanceReport {
+  created: string[];
+  dropped: string[];
+  movedFromDefault: number;
+  dedupeKeysPruned: number;
+}
+
+function monthStart(year: number, month: number): Date {
+  return new Date(Date.UTC(year, month, 1));
+}
+
+export function partitionName(table: string, start: Date): string {
+  return `${table}_p${start.getUTCFullYear()}${String(start.getUTCMonth() + 1).padStart(2, '0')}`;
+}
+
+/**
+ * Creates the monthly partitions around now, moving any rows the default partition caught for those months, and
+ * drops partitions wholly older than the retention period. Safe to run from every instance at once: the work
+ * happens behind a transaction-scoped advisory lock.
+ */
+export async function maintainPartitions(db: Database, policy: PartitionPolicy): Promise<MaintenanceReport> {
+  const now = policy.now ?? new Date();
+  const ahead = policy.monthsAhead ?? 3;
+  const behind = policy.monthsBehind ?? 1;
+  const retentionCutoff = new Date(now.getTime() - policy.retentionDays * 86_400_000);
+  const report: MaintenanceReport = { created: [], dropped: [], movedFromDefault: 0, dedupeKeysPruned: 0 };
+
+  await db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [MAINTENANCE_LOCK_KEY]);
+    for (const table of PARTITIONED_TABLES) {
+      const existing = new Set(
+        (
+          await tx.query<{ name: string }>(
+            `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+             JOIN pg_class p ON p.oid = i.inhparent WHERE p.relname = $1`,
+            [table],
+          )
+        ).rows.map((r) => r.name),
+      );
+      for (let offset = -behind; offset <= ahead; offset++) {
+        const start = monthStart(now.getUTCFullYear(), now.getUTCMonth() + offset);
+        const end = monthStart(start.getUTCFullYear(), start.getUTCMonth() + 1);
+        if (end <= retentionCutoff) continue;
+        const name = partitionName(table, start);
+        if (existing.has(name)) continue;
+        await tx.exec(`CREATE TABLE ${name} (LIKE ${table} INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`);
+        const moved = await tx.query(
+          `WITH moved AS (DELETE FROM ${table}_default WHERE ts >= $1 AND ts < $2 RETURNING *)
+           INSERT INTO ${name} SELECT * FROM moved`,
+          [start.toISOString(), end.toISOString()],
+        );
+        report.movedFromDefault += moved.rowCount;
+        await tx.exec(`ALTER TABLE ${table} ATTACH PARTITION ${name} FOR VALUES FROM ('${start.toISOString()}') TO ('${end.toISOString()}')`);
+        report.created.push(name);
+      }
+      for (const name of existing) {
+        const match = /_p(\d{4})(\d{2})$/.exec(name);
+        if (!match) continue;
+        const end = monthStart(Number(match[1]), Number(match[2]));
+        if (end <= retentionCutoff) {
+          await tx.exec(`DROP TABLE ${name}`);
+          report.dropped.push(name);
+        }
+      }
+      await tx.query(`DELETE FROM ${table}_default WHERE ts < $1`, [retentionCutoff.toISOString()]);
+    }
+    const dedupeCutoff = new Date(now.getTime() - policy.dedupeRetentionDays * 86_400_000).toISOString();
+    for (const table of DEDUPE_TABLES) {
+      report.dedupeKeysPruned += (await tx.query(`DELETE FROM ${table} WHERE created_at < $1`, [dedupeCutoff])).rowCount;
+    }
+  });
+  return report;
+}

@@ -1,0 +1,174 @@
+import pg from 'pg';
+import { withTimeout, type Database, type Queryable, type QueryResult } from './database.ts';
+
+const { Pool, Client } = pg;
+
+/** int8 counts and numeric sums come back as numbers, as they do from the embedded database. */
+const typeParsers = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === 20 || oid === 1700) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format);
+  },
+} as pg.CustomTypesConfig;
+
+export interface PostgresOptions {
+  url: string;
+  poolSize: number;
+  connectTimeoutMs?: number;
+  onError?: (err: Error) => void;
+}
+
+export class PostgresDatabase implements Database {
+  readonly kind = 'postgres' as const;
+  private readonly pool: pg.Pool;
+  private listener?: Listener;
+
+  constructor(private readonly options: PostgresOptions) {
+    this.pool = new Pool({
+      connectionString: options.url,
+      max: options.poolSize,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+      idleTimeoutMillis: 30_000,
+      types: typeParsers,
+      options: '-c TimeZone=UTC',
+    });
+    // An idle client losing its server must not crash the process; the next query reconnects.
+    this.pool.on('error', (err) => options.onError?.(err));
+  }
+
+  async query<R>(text: string, params?: unknown[]): Promise<QueryResult<R>> {
+    const result = await this.pool.query(text, params);
+    return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
+  }
+
+  async exec(sql: string): Promise<void> {
+    await this.pool.query(sql);
+  }
+
+  async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await fn({
+        query: async <R>(text: string, params?: unknown[]) => {
+          const r = await client.query(text, params);
+          return { rows: r.rows as R[], rowCount: r.rowCount ?? 0 };
+        },
+        exec: async (sql: string) => {
+          await client.query(sql);
+        },
+      });
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
+  async listen(channel: string, onMessage: (payload: string) => void): Promise<() => Promise<void>> {
+    this.listener ??= new Listener(this.options);
+    return this.listener.subscribe(channel, onMessage);
+  }
+
+  async notify(channel: string, payload: string): Promise<void> {
+    await this.pool.query('SELECT pg_notify($1, $2)', [channel, payload]);
+  }
+
+  async ping(timeoutMs: number): Promise<void> {
+    await withTimeout(this.pool.query('SELECT 1'), timeoutMs, 'the database');
+  }
+
+  async close(): Promise<void> {
+    await this.listener?.close();
+    await this.pool.end();
+  }
+}
+
+/**
+ * One dedicated connection for all LISTEN channels of this process. It reconnects with backoff when the server
+ * goes away and listens again on every channel, so notifications resume after a database restart.
+ */
+class Listener {
+  private client?: pg.Client;
+  private connecting?: Promise<pg.Client>;
+  private readonly handlers = new Map<string, Set<(payload: string) => void>>();
+  private closed = false;
+  private retryMs = 250;
+
+  constructor(private readonly options: PostgresOptions) {}
+
+  async subscribe(channel: string, handler: (payload: string) => void): Promise<() => Promise<void>> {
+    let set = this.handlers.get(channel);
+    if (!set) {
+      set = new Set();
+      this.handlers.set(channel, set);
+      const client = await this.connect();
+      await client.query(`LISTEN ${quoteIdent(channel)}`);
+    }
+    set.add(handler);
+    return async () => {
+      const handlers = this.handlers.get(channel);
+      handlers?.delete(handler);
+      if (handlers && handlers.size === 0) {
+        this.handlers.delete(channel);
+        await this.client?.query(`UNLISTEN ${quoteIdent(channel)}`).catch(() => undefined);
+      }
+    };
+  }
+
+  private connect(): Promise<pg.Client> {
+    if (this.client) return Promise.resolve(this.client);
+    this.connecting ??= (async () => {
+      const client = new Client({ connectionString: this.options.url, connectionTimeoutMillis: this.options.connectTimeoutMs ?? 5000 });
+      client.on('notification', (msg) => {
+        for (const handler of this.handlers.get(msg.channel) ?? []) handler(msg.payload ?? '');
+      });
+      client.on('error', (err) => {
+        this.options.onError?.(err);
+        this.dropAndReconnect(client);
+      });
+      client.on('end', () => this.dropAndReconnect(client));
+      await client.connect();
+      for (const channel of this.handlers.keys()) await client.query(`LISTEN ${quoteIdent(channel)}`);
+      this.client = client;
+      this.retryMs = 250;
+      return client;
+    })().finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  private dropAndReconnect(client: pg.Client): void {
+    if (this.client !== client) return;
+    this.client = undefined;
+    client.removeAllListeners('end');
+    void client.end().catch(() => undefined);
+    if (this.closed || this.handlers.size === 0) return;
+    const retry = () => {
+      if (this.closed) return;
+      this.connect().catch(() => {
+        this.retryMs = Math.min(this.retryMs * 2, 10_000);
+        setTimeout(retry, this.retryMs).unref();
+      });
+    };
+    setTimeout(retry, this.retryMs).unref();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const client = this.client;
+    this.client = undefined;
+    if (client) {
+      client.removeAllListeners('end');
+      await client.end().catch(() => undefined);
+    }
+  }
+}
+
+function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}

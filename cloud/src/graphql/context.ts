@@ -1,0 +1,31 @@
+import mercurius from 'mercurius';
+import { grants, type Scope } from '@hivegate/shared';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Principal } from '../auth/tokens.ts';
+import type { AppContext } from '../context.ts';
+
+export interface GraphQLContext {
+  services: AppContext;
+  principal: Principal | null;
+  /** Why a presented token was refused, reported when a resolver needs a user. */
+  authProblem?: string;
+  request: FastifyRequest;
+  reply: FastifyReply;
+}
+
+/** A GraphQL error the client caused; `code` lands in `extensions.code`. */
+export function clientError(message: string, code = 'BAD_USER_INPUT'): Error {
+  return new mercurius.ErrorWithProps(message, { code }, 200);
+}
+
+/** The calling user, or an UNAUTHENTICATED / FORBIDDEN error. */
+export function requireUser(context: GraphQLContext, scope: Scope = 'read'): Principal {
+  const principal = context.principal;
+  if (!principal) throw clientError(context.authProblem ?? 'authentication required: send a token', 'UNAUTHENTICATED');
+  if (!grants(principal.scopes, scope)) throw clientError(`this token lacks the "${scope}" scope`, 'FORBIDDEN');
+  return principal;
+}
+
+/** Field resolvers of one capability; `never` lets each resolver declare its own source and argument types. */
+export type FieldResolver = (source: never, args: never, context: GraphQLContext) => unknown;
+export type Resolvers = Record<string, Record<string, FieldResolver>>;

@@ -1,0 +1,56 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import mercurius, { type IResolvers } from 'mercurius';
+import { readdirSync, readFileSync } from 'node:fs';
+import { authenticateRequest } from '../auth/request-auth.ts';
+import type { AppContext } from '../context.ts';
+import { HttpError } from '../http/errors.ts';
+import type { GraphQLContext, Resolvers } from './context.ts';
+import { DateTimeScalar } from './scalars.ts';
+
+const SCHEMA_DIR = new URL('./schema/', import.meta.url);
+
+/** The SDL files, `base.graphql` first: every capability extends its Query and Mutation. */
+export function loadSchema(): string {
+  const files = readdirSync(SCHEMA_DIR).filter((f) => f.endsWith('.graphql'));
+  files.sort((a, b) => (a === 'base.graphql' ? -1 : b === 'base.graphql' ? 1 : a.localeCompare(b)));
+  return files.map((f) => readFileSync(new URL(f, SCHEMA_DIR), 'utf8')).join('\n');
+}
+
+export function mergeResolvers(...parts: (Resolvers | IResolvers)[]): IResolvers {
+  const merged: Record<string, Record<string, unknown>> = {};
+  for (const part of parts) {
+    for (const [typeName, fields] of Object.entries(part)) {
+      merged[typeName] = { ...(merged[typeName] ?? {}), ...(fields as Record<string, unknown>) };
+    }
+  }
+  return merged as IResolvers;
+}
+
+/** A request may carry no token (sign-in) or a refused one; resolvers that need a user report which. */
+async function principalOf(ctx: AppContext, request: FastifyRequest): Promise<Pick<GraphQLContext, 'principal' | 'authProblem'>> {
+  try {
+    return { principal: await authenticateRequest(ctx.tokens, request) };
+  } catch (err) {
+    if (err instanceof HttpError && err.statusCode === 401) {
+      return { principal: null, authProblem: err.message.startsWith('missing token') ? undefined : err.message };
+    }
+    throw err;
+  }
+}
+
+export async function graphqlPlugin(app: FastifyInstance, { ctx, resolvers }: { ctx: AppContext; resolvers: Resolvers[] }) {
+  const baseResolvers: IResolvers = {
+    DateTime: DateTimeScalar,
+    Query: {
+      me: (_root: unknown, _args: unknown, context: GraphQLContext) =>
+        context.principal ? ctx.users.findById(context.principal.userId) : null,
+    },
+  } as IResolvers;
+  await app.register(mercurius, {
+    schema: loadSchema(),
+    resolvers: mergeResolvers(baseResolvers, ...resolvers),
+    path: '/graphql',
+    graphiql: false,
+    context: async (request, reply): Promise<GraphQLContext> => ({ services: ctx, request, reply, ...(await principalOf(ctx, request)) }),
+  });
+}

@@ -1,0 +1,28 @@
+import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
+
+const ISO_WITH_ZONE = /(Z|[+-]\d{2}:?\d{2})$/i;
+
+/** Parses an ISO-8601 instant; devices send local-looking strings without a zone, which are read as UTC. */
+export function parseInstant(value: unknown, what = 'DateTime'): Date {
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}/.test(value)) {
+    throw new GraphQLError(`${what} must be an ISO-8601 string such as 2026-05-01T12:00:00Z`);
+  }
+  const text = /T\d{2}:\d{2}/.test(value) && !ISO_WITH_ZONE.test(value) ? `${value}Z` : value;
+  const date = new Date(text);
+  if (Number.isNaN(date.getTime())) throw new GraphQLError(`${what} "${value}" is not a valid date`);
+  return date;
+}
+
+export const DateTimeScalar = new GraphQLScalarType({
+  name: 'DateTime',
+  serialize(value) {
+    if (value instanceof Date) return value.toISOString();
+    if (typeof value === 'string' || typeof value === 'number') return new Date(value).toISOString();
+    throw new GraphQLError('DateTime cannot represent this value');
+  },
+  parseValue: (value) => parseInstant(value),
+  parseLiteral(ast) {
+    if (ast.kind !== Kind.STRING) throw new GraphQLError('DateTime must be a string');
+    return parseInstant(ast.value);
+  },
+});

@@ -1,0 +1,58 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+
+/** A client mistake with a status and a message the client may read. */
+export class HttpError extends Error {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export type RejectionReason = 'validation' | 'auth' | 'forbidden' | 'too_large' | 'bad_request' | 'not_found' | 'server_error';
+
+function reasonFor(status: number, code: string | undefined): RejectionReason {
+  if (code === 'FST_ERR_VALIDATION') return 'validation';
+  if (status === 401) return 'auth';
+  if (status === 403) return 'forbidden';
+  if (status === 413) return 'too_large';
+  if (status === 404) return 'not_found';
+  if (status >= 500) return 'server_error';
+  return 'bad_request';
+}
+
+function clientMessage(err: FastifyError): string {
+  switch (err.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return 'request body is too large';
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return 'body is required';
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return `content type ${err.message.replace(/^.*?: /, '')} is not supported; send application/json`;
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return 'body is not valid JSON';
+    default:
+      return err instanceof SyntaxError ? `body is not valid JSON: ${err.message}` : err.message;
+  }
+}
+
+/**
+ * Every failure leaves as `{"error": "…"}`. Client mistakes keep their status and say what is wrong; anything
+ * unexpected is logged in full and answered with a 500 that reveals no internals.
+ */
+export function installErrorHandling(app: FastifyInstance, onRejected: (reason: RejectionReason) => void): void {
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
+    onRejected(reasonFor(status, err.code));
+    if (status >= 500) {
+      request.log.error({ err }, 'request failed');
+      return reply.status(status).send({ error: 'internal server error' });
+    }
+    return reply.status(status).send({ error: clientMessage(err) });
+  });
+  app.setNotFoundHandler((request, reply) => {
+    onRejected('not_found');
+    return reply.status(404).send({ error: `no route ${request.method} ${request.url.split('?')[0]}` });
+  });
+}

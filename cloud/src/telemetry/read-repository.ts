@@ -1,0 +1,124 @@
+import type { Queryable } from '../db/database.ts';
+
+export interface MetricReading {
+  time: Date;
+  temperatureCelsius: number | null;
+  humidityPercent: number | null;
+  weightKg: number | null;
+}
+export interface MetricBucket extends MetricReading {
+  samples: number;
+}
+export interface MovementBucket {
+  time: Date;
+  beesIn: number;
+  beesOut: number;
+  netFlow: number;
+  avgSpeed: number | null;
+  p95Speed: number | null;
+  detectedBees: number | null;
+  stationaryBees: number | null;
+  beeInteractions: number | null;
+  samples: number;
+}
+export interface EntranceTotals {
+  boxId: string;
+  hiveId: string | null;
+  date: string;
+  beesIn: number;
+  beesOut: number;
+  netFlow: number;
+  lastSampleAt: Date | null;
+}
+export interface HiveRow {
+  id: string;
+  firstSeenAt: Date;
+}
+export interface BoxRow {
+  id: string;
+  hiveId: string | null;
+  firstSeenAt: Date;
+}
+
+/** What beekeepers read: everything here is filtered by the owner first. */
+export class TelemetryReadRepository {
+  constructor(private readonly db: Queryable) {}
+
+  async hives(ownerId: number): Promise<HiveRow[]> {
+    const { rows } = await this.db.query<HiveRow>(
+      `SELECT hive_id AS id, first_seen_at AS "firstSeenAt" FROM hives WHERE owner_id = $1 ORDER BY hive_id`,
+      [ownerId],
+    );
+    return rows;
+  }
+
+  async hive(ownerId: number, hiveId: string): Promise<HiveRow | undefined> {
+    const { rows } = await this.db.query<HiveRow>(
+      `SELECT hive_id AS id, first_seen_at AS "firstSeenAt" FROM hives WHERE owner_id = $1 AND hive_id = $2`,
+      [ownerId, hiveId],
+    );
+    return rows[0];
+  }
+
+  async boxes(ownerId: number, hiveId?: string): Promise<BoxRow[]> {
+    const { rows } = await this.db.query<BoxRow>(
+      `SELECT box_id AS id, hive_id AS "hiveId", first_seen_at AS "firstSeenAt" FROM boxes
+       WHERE owner_id = $1 AND ($2::text IS NULL OR hive_id = $2) ORDER BY box_id`,
+      [ownerId, hiveId ?? null],
+    );
+    return rows;
+  }
+
+  async lastReading(ownerId: number, hiveId: string): Promise<MetricReading | undefined> {
+    const { rows } = await this.db.query<MetricReading>(
+      `SELECT ts AS time, temperature_celsius AS "temperatureCelsius", humidity_percent AS "humidityPercent", weight_kg AS "weightKg"
+       FROM metrics WHERE owner_id = $1 AND hive_id = $2 ORDER BY ts DESC LIMIT 1`,
+      [ownerId, hiveId],
+    );
+    return rows[0];
+  }
+
+  async metricSeries(ownerId: number, hiveId: string, from: Date, to: Date, bucketSeconds: number): Promise<MetricBucket[]> {
+    const { rows } = await this.db.query<MetricBucket>(
+      `SELECT to_timestamp(floor(extract(epoch FROM ts) / $5) * $5) AS time,
+              avg(temperature_celsius) AS "temperatureCelsius", avg(humidity_percent) AS "humidityPercent",
+              avg(weight_kg) AS "weightKg", count(*)::int AS samples
+       FROM metrics WHERE owner_id = $1 AND hive_id = $2 AND ts >= $3 AND ts < $4
+       GROUP BY 1 ORDER BY 1`,
+      [ownerId, hiveId, from, to, bucketSeconds],
+    );
+    return rows;
+  }
+
+  async movementSeries(ownerId: number, boxId: string, from: Date, to: Date, bucketSeconds: number): Promise<MovementBucket[]> {
+    const { rows } = await this.db.query<MovementBucket>(
+      `SELECT to_timestamp(floor(extract(epoch FROM ts) / $5) * $5) AS time,
+              sum(bees_in)::float8 AS "beesIn", sum(bees_out)::float8 AS "beesOut",
+              sum(coalesce(net_flow, bees_in - bees_out))::float8 AS "netFlow",
+              avg(avg_speed) AS "avgSpeed", avg(p95_speed) AS "p95Speed",
+              sum(detected_bees)::int AS "detectedBees", sum(stationary_bees)::int AS "stationaryBees",
+              sum(bee_interactions)::int AS "beeInteractions", count(*)::int AS samples
+       FROM movements WHERE owner_id = $1 AND box_id = $2 AND ts >= $3 AND ts < $4
+       GROUP BY 1 ORDER BY 1`,
+      [ownerId, boxId, from, to, bucketSeconds],
+    );
+    return rows;
+  }
+
+  /** Totals for one UTC day per box; boxes without data that day are listed with zeros. */
+  async entranceTotals(ownerId: number, date: string, boxIds?: string[]): Promise<EntranceTotals[]> {
+    const { rows } = await this.db.query<EntranceTotals>(
+      `SELECT b.box_id AS "boxId", b.hive_id AS "hiveId", $2::text AS date,
+              coalesce(sum(m.bees_in), 0)::float8 AS "beesIn", coalesce(sum(m.bees_out), 0)::float8 AS "beesOut",
+              coalesce(sum(coalesce(m.net_flow, m.bees_in - m.bees_out)), 0)::float8 AS "netFlow",
+              max(m.ts) AS "lastSampleAt"
+       FROM boxes b
+       LEFT JOIN movements m ON m.owner_id = b.owner_id AND m.box_id = b.box_id
+         AND m.ts >= ($2::date::timestamp AT TIME ZONE 'UTC') AND m.ts < (($2::date + 1)::timestamp AT TIME ZONE 'UTC')
+       WHERE b.owner_id = $1 AND ($3::text[] IS NULL OR b.box_id = ANY($3))
+       GROUP BY b.box_id, b.hive_id ORDER BY b.box_id`,
+      [ownerId, date, boxIds ?? null],
+    );
+    return rows;
+  }
+}

@@ -1,0 +1,49 @@
+import { clientError, requireUser, type GraphQLContext, type Resolvers } from '../graphql/context.ts';
+import { chooseBucket, isIsoDate, utcDate } from './buckets.ts';
+import type { BoxRow, HiveRow } from './read-repository.ts';
+
+interface RangeArgs {
+  from: Date;
+  to: Date;
+  bucketSeconds?: number | null;
+}
+
+function bucketOrThrow(args: RangeArgs): number {
+  const choice = chooseBucket(args.from, args.to, args.bucketSeconds);
+  if (!choice.ok) throw clientError(choice.error);
+  return choice.bucketSeconds;
+}
+
+export const telemetryResolvers: Resolvers = {
+  Query: {
+    hives: (_root: unknown, _args: unknown, ctx: GraphQLContext) => ctx.services.telemetryReads.hives(requireUser(ctx).userId),
+    hive: (_root: unknown, args: { id: string }, ctx: GraphQLContext) => ctx.services.telemetryReads.hive(requireUser(ctx).userId, String(args.id)),
+    boxes: (_root: unknown, args: { hiveId?: string | null }, ctx: GraphQLContext) =>
+      ctx.services.telemetryReads.boxes(requireUser(ctx).userId, args.hiveId == null ? undefined : String(args.hiveId)),
+    hiveMetrics: (_root: unknown, args: RangeArgs & { hiveId: string }, ctx: GraphQLContext) => {
+      const user = requireUser(ctx);
+      return ctx.services.telemetryReads.metricSeries(user.userId, String(args.hiveId), args.from, args.to, bucketOrThrow(args));
+    },
+    entranceMovement: (_root: unknown, args: RangeArgs & { boxId: string }, ctx: GraphQLContext) => {
+      const user = requireUser(ctx);
+      return ctx.services.telemetryReads.movementSeries(user.userId, String(args.boxId), args.from, args.to, bucketOrThrow(args));
+    },
+    entranceTotals: (_root: unknown, args: { boxIds?: (string | null)[] | null; date?: string | null }, ctx: GraphQLContext) => {
+      const user = requireUser(ctx);
+      const date = args.date ?? utcDate();
+      if (!isIsoDate(date)) throw clientError('date must be a calendar date YYYY-MM-DD');
+      const boxIds = args.boxIds?.filter((id): id is string => id != null).map(String);
+      return ctx.services.telemetryReads.entranceTotals(user.userId, date, boxIds);
+    },
+  },
+  Hive: {
+    lastReading: (hive: HiveRow, _args: unknown, ctx: GraphQLContext) => ctx.services.telemetryReads.lastReading(requireUser(ctx).userId, hive.id),
+    boxes: (hive: HiveRow, _args: unknown, ctx: GraphQLContext) => ctx.services.telemetryReads.boxes(requireUser(ctx).userId, hive.id),
+  },
+  Box: {
+    today: async (box: BoxRow, _args: unknown, ctx: GraphQLContext) => {
+      const [totals] = await ctx.services.telemetryReads.entranceTotals(requireUser(ctx).userId, utcDate(), [box.id]);
+      return totals;
+    },
+  },
+};

@@ -1,0 +1,55 @@
+import type { FastifyInstance } from 'fastify';
+import { asArray, ErrorResponse, MessageResponse, MetricBody, MovementBody } from '@hivegate/shared';
+import { assertBoxAllowed, requireScope } from '../auth/request-auth.ts';
+import type { AppContext } from '../context.ts';
+
+const errorResponses = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 413: ErrorResponse, 500: ErrorResponse };
+
+export async function telemetryRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
+  const ingest = requireScope(ctx.tokens, 'ingest');
+
+  app.post(
+    '/iot/v1/metrics',
+    {
+      onRequest: ingest,
+      schema: {
+        summary: 'Submit hive sensor readings (one or a batch of up to 1000)',
+        tags: ['telemetry'],
+        security: [{ bearer: [] }],
+        body: MetricBody,
+        response: { 200: MessageResponse, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const items = asArray(request.body as MetricBody);
+      const outcome = await ctx.metricsRepository.ingest(request.principal!.userId, items, nowSeconds());
+      ctx.observability.ingested('metrics', outcome);
+      return { message: 'OK' };
+    },
+  );
+
+  app.post(
+    '/entrance/v1/movement',
+    {
+      onRequest: ingest,
+      schema: {
+        summary: 'Submit entrance movement aggregates (one or a batch of up to 1000)',
+        tags: ['telemetry'],
+        security: [{ bearer: [] }],
+        body: MovementBody,
+        response: { 200: MessageResponse, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const items = asArray(request.body as MovementBody);
+      for (const item of items) assertBoxAllowed(request.principal!, String(item.boxId));
+      const outcome = await ctx.movementRepository.ingest(request.principal!.userId, items, nowSeconds());
+      ctx.observability.ingested('movement', outcome);
+      return { message: 'OK' };
+    },
+  );
+}
+
+function nowSeconds(): number {
+  return Math.floor(Date.now() / 1000);
+}

@@ -1,0 +1,58 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, createTestDatabase } from './helper.ts';
+import { runScript } from './processes.ts';
+
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let env: Record<string, string>;
+const JWT_SECRET = 'cli-test-secret-that-is-long-enough-0123456789';
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  env = { DATABASE_URL: database.url, JWT_SECRET };
+});
+afterAll(() => database.drop());
+
+const cli = (...args: string[]) => runScript('src/cli.ts', args, env);
+
+describe('admin CLI on a Postgres server', () => {
+  it('creates a user and a token that the service accepts, lists and revokes it', async () => {
+    expect(await cli('user', 'add', 'maya')).toMatchObject({ code: 0, stdout: expect.stringMatching(/^created user maya \(id \d+\)\n$/) });
+    expect((await cli('user', 'add', 'maya')).stderr).toMatch(/taken/);
+
+    const created = await cli('token', 'create', '--user', 'maya', '--name', 'scale', '--scope', 'ingest');
+    expect(created.code).toBe(0);
+    expect(created.stdout).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+\n$/); // only the token, for scripts
+    const token = created.stdout.trim();
+
+    const t = await buildTestApp({ jwtSecret: JWT_SECRET }, { url: database.url });
+    try {
+      const post = () => t.app.inject({ method: 'POST', url: '/iot/v1/metrics', headers: { authorization: `Bearer ${token}` }, payload: { hiveId: 1, fields: { weightKg: 3 } } });
+      expect((await post()).statusCode).toBe(200);
+
+      const listed = await cli('token', 'list', '--user', 'maya');
+      const row = listed.stdout.split('\n').find((line) => line.includes('\tscale\t'))!;
+      expect(row).toMatch(/\tmaya\tscale\tingest\t-\t.*\tactive$/);
+      const tokenId = row.split('\t')[0]!;
+
+      expect(await cli('token', 'revoke', tokenId)).toMatchObject({ code: 0, stdout: `revoked ${tokenId}\n` });
+      expect((await cli('token', 'revoke', tokenId)).code).toBe(1);
+      await new Promise((r) => setTimeout(r, 700)); // the test app caches token status for 0.5 s
+      expect((await post()).statusCode).toBe(401);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('explains usage mistakes with exit code 2', async () => {
+    expect(await cli('token', 'create')).toMatchObject({ code: 2, stderr: expect.stringContaining('--user') });
+    expect(await cli('token', 'create', '--user', 'maya', '--scope', 'everything')).toMatchObject({ code: 2, stderr: expect.stringContaining('unknown scope everything') });
+    expect(await cli('hive', 'burn')).toMatchObject({ code: 2, stderr: expect.stringContaining('unknown command') });
+    expect(await cli('token', 'create', '--user', 'nobody')).toMatchObject({ code: 1, stderr: 'no user "nobody"\n' });
+  });
+
+  it('refuses a bad configuration naming the variable', async () => {
+    const result = await runScript('src/cli.ts', ['user', 'list'], { ...env, DB_POOL_SIZE: 'many' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('DB_POOL_SIZE must be an integer');
+  });
+});

@@ -1,0 +1,69 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { PostgresDatabase } from '../src/db/postgres.ts';
+import { migrate, loadMigrations } from '../src/db/migrate.ts';
+import { maintainPartitions, partitionName } from '../src/db/partitions.ts';
+import { createTestDatabase } from './helper.ts';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+async function freshDatabase() {
+  const database = await createTestDatabase();
+  const db = new PostgresDatabase({ url: database.url, poolSize: 4 });
+  cleanups.push(database.drop, () => db.close());
+  return { db, url: database.url };
+}
+
+describe('migrations', () => {
+  it('apply once when several instances start together, and again is a no-op', async () => {
+    const database = await createTestDatabase();
+    const instances = Array.from({ length: 3 }, () => new PostgresDatabase({ url: database.url, poolSize: 2 }));
+    cleanups.push(database.drop, async () => void (await Promise.all(instances.map((db) => db.close()))));
+    const applied = await Promise.all(instances.map((db) => migrate(db)));
+    const all = loadMigrations().map((m) => m.version);
+    expect(applied.flat().sort()).toEqual(all);
+    expect(applied.filter((versions) => versions.length > 0)).toHaveLength(1);
+    expect(await migrate(instances[0]!)).toEqual([]);
+  });
+});
+
+describe('partitions', () => {
+  const policy = { retentionDays: 365, dedupeRetentionDays: 30, now: new Date('2026-05-15T00:00:00Z') };
+
+  it('creates monthly partitions around now and moves rows the default partition caught', async () => {
+    const { db } = await freshDatabase();
+    await migrate(db);
+    await db.query(`INSERT INTO metrics (owner_id, hive_id, ts, weight_kg) VALUES (1, 'h', '2026-06-10T00:00:00Z', 1), (1, 'h', '2030-01-01T00:00:00Z', 2)`);
+    const report = await maintainPartitions(db, policy);
+    expect(report.created).toContain('metrics_p202606');
+    expect(report.created).toContain('movements_p202604');
+    expect(report.created).toContain('metrics_p202608');
+    expect(report.movedFromDefault).toBe(1);
+    const where = await db.query<{ table: string; weight: number }>(`SELECT tableoid::regclass::text AS table, weight_kg AS weight FROM metrics ORDER BY weight_kg`);
+    expect(where.rows).toEqual([{ table: 'metrics_p202606', weight: 1 }, { table: 'metrics_default', weight: 2 }]);
+    expect((await maintainPartitions(db, policy)).created).toEqual([]);
+  });
+
+  it('drops partitions and default rows past retention, and old dedupe keys', async () => {
+    const { db } = await freshDatabase();
+    await migrate(db);
+    await maintainPartitions(db, { ...policy, now: new Date('2024-03-15T00:00:00Z') });
+    await db.query(`INSERT INTO movements (owner_id, hive_id, box_id, ts, bees_in, bees_out) VALUES (1, 'h', 'b', '2024-03-02T00:00:00Z', 1, 1)`);
+    await db.query(`INSERT INTO metric_dedupe (owner_id, hive_id, dedupe_key, created_at) VALUES (1, 'h', 'old', '2026-01-01'), (1, 'h', 'new', '2026-05-14')`);
+    const report = await maintainPartitions(db, policy);
+    expect(report.dropped).toContain(partitionName('movements', new Date('2024-03-01T00:00:00Z')));
+    expect(report.dedupeKeysPruned).toBe(1);
+    expect((await db.query('SELECT * FROM movements')).rowCount).toBe(0);
+  });
+
+  it('lets two instances maintain partitions at the same time', async () => {
+    const { db, url } = await freshDatabase();
+    await migrate(db);
+    const other = new PostgresDatabase({ url, poolSize: 2 });
+    cleanups.push(() => other.close());
+    const [a, b] = await Promise.all([maintainPartitions(db, policy), maintainPartitions(other, policy)]);
+    expect(a.created.length + b.created.length).toBe(10);
+  });
+});

@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, createUser, graphql, type TestApp } from './helper.ts';
+
+let t: TestApp;
+let token: string;
+const T0 = Date.UTC(2026, 4, 1) / 1000; // 2026-05-01T00:00:00Z
+
+beforeAll(async () => {
+  t = await buildTestApp();
+  const user = await createUser(t.app);
+  token = user.token;
+  const metrics = Array.from({ length: 120 }, (_, i) => ({ hiveId: 'h', fields: { temperatureCelsius: 30 + (i % 2), weightKg: 40 + i / 100 }, timestamp: T0 + i * 60 }));
+  const movement = Array.from({ length: 60 }, (_, i) => ({ hiveId: 'h', boxId: 'b', beesIn: 2, beesOut: 1, avgSpeed: 4, detectedBees: 5, timestamp: T0 + (i + 1) * 60 }));
+  await t.app.inject({ method: 'POST', url: '/iot/v1/metrics', headers: user.auth, payload: metrics });
+  await t.app.inject({ method: 'POST', url: '/entrance/v1/movement', headers: user.auth, payload: movement });
+  // The day after, to check that daily totals stop at midnight UTC.
+  await t.app.inject({ method: 'POST', url: '/entrance/v1/movement', headers: user.auth, payload: { hiveId: 'h', boxId: 'b', beesIn: 100, beesOut: 0, timestamp: T0 + 86_400 } });
+});
+afterAll(() => t.close());
+
+describe('telemetry reads', () => {
+  it('averages metrics per bucket', async () => {
+    const result = await graphql(t.app, token, `{ hiveMetrics(hiveId: "h", from: "2026-05-01T00:00:00Z", to: "2026-05-01T02:00:00Z", bucketSeconds: 3600) { time temperatureCelsius weightKg samples } }`);
+    expect(result.data?.hiveMetrics).toEqual([
+      { time: '2026-05-01T00:00:00.000Z', temperatureCelsius: 30.5, weightKg: expect.closeTo(40.295, 6), samples: 60 },
+      { time: '2026-05-01T01:00:00.000Z', temperatureCelsius: 30.5, weightKg: expect.closeTo(40.895, 6), samples: 60 },
+    ]);
+  });
+
+  it('sums movement per bucket and reads zone-less times as UTC', async () => {
+    const result = await graphql(t.app, token, `{ entranceMovement(boxId: "b", from: "2026-05-01T00:00:00", to: "2026-05-01T00:30:00", bucketSeconds: 600) { time beesIn beesOut netFlow avgSpeed detectedBees samples } }`);
+    const buckets = result.data?.entranceMovement as { beesIn: number; samples: number }[];
+    expect(buckets).toHaveLength(3);
+    expect(buckets[0]).toEqual({ time: '2026-05-01T00:00:00.000Z', beesIn: 18, beesOut: 9, netFlow: 9, avgSpeed: 4, detectedBees: 45, samples: 9 });
+    expect(buckets[1]).toMatchObject({ beesIn: 20, samples: 10 });
+  });
+
+  it('gives daily totals per box for a UTC date', async () => {
+    const result = await graphql(t.app, token, `{ entranceTotals(date: "2026-05-01") { boxId hiveId date beesIn beesOut netFlow lastSampleAt } }`);
+    expect(result.data?.entranceTotals).toEqual([
+      { boxId: 'b', hiveId: 'h', date: '2026-05-01', beesIn: 120, beesOut: 60, netFlow: 60, lastSampleAt: '2026-05-01T01:00:00.000Z' },
+    ]);
+    const nextDay = await graphql(t.app, token, `{ entranceTotals(boxIds: ["b"], date: "2026-05-02") { beesIn } }`);
+    expect(nextDay.data?.entranceTotals).toEqual([{ beesIn: 100 }]);
+  });
+
+  it('lists hives with their boxes', async () => {
+    const result = await graphql(t.app, token, `{ hive(id: "h") { id boxes { id hiveId } lastReading { temperatureCelsius } } boxes(hiveId: "h") { id } }`);
+    expect(result.data).toEqual({ hive: { id: 'h', boxes: [{ id: 'b', hiveId: 'h' }], lastReading: { temperatureCelsius: 31 } }, boxes: [{ id: 'b' }] });
+  });
+
+  it('explains bad ranges, buckets and dates', async () => {
+    const reversed = await graphql(t.app, token, `{ hiveMetrics(hiveId: "h", from: "2026-05-02T00:00:00Z", to: "2026-05-01T00:00:00Z") { time } }`);
+    expect(reversed.errors?.[0]).toMatchObject({ message: '"to" must be after "from"', extensions: { code: 'BAD_USER_INPUT' } });
+    const tiny = await graphql(t.app, token, `{ hiveMetrics(hiveId: "h", from: "2026-01-01T00:00:00Z", to: "2026-05-01T00:00:00Z", bucketSeconds: 60) { time } }`);
+    expect(tiny.errors?.[0]?.message).toMatch(/more than 10000 points/);
+    const badDate = await graphql(t.app, token, `{ hiveMetrics(hiveId: "h", from: "yesterday", to: "2026-05-01T00:00:00Z") { time } }`);
+    expect(badDate.errors?.[0]?.message).toMatch(/ISO-8601/);
+    const badDay = await graphql(t.app, token, `{ entranceTotals(date: "2026-02-30") { boxId } }`);
+    expect(badDay.errors?.[0]?.message).toBe('date must be a calendar date YYYY-MM-DD');
+  });
+});

@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, createTestDatabase, createUser, startDatabaseRelay, type TestApp } from './helper.ts';
+
+describe('health', () => {
+  it('answers hello world while the database answers', async () => {
+    const t = await buildTestApp();
+    try {
+      const response = await t.app.inject({ method: 'GET', url: '/health' });
+      expect(response.statusCode).toBe(200);
+      expect(response.json()).toEqual({ hello: 'world' });
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('answers 503 within about two seconds once the database is gone', async () => {
+    const database = await createTestDatabase();
+    const relay = await startDatabaseRelay();
+    const t = await buildTestApp({ healthTimeoutMs: 2000 }, { url: relay.urlFor(database.name) });
+    try {
+      expect((await t.app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200);
+      await relay.cut();
+      const started = Date.now();
+      const response = await t.app.inject({ method: 'GET', url: '/health' });
+      expect(response.statusCode).toBe(503);
+      expect(response.json()).toEqual({ error: 'database unavailable' });
+      expect(Date.now() - started).toBeLessThan(4500);
+    } finally {
+      await t.close();
+      await database.drop();
+    }
+  });
+});
+
+describe('operations endpoints', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await buildTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('serves the OpenAPI document generated from the shared schemas', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    expect(doc.info.version).toBe('1.0.0');
+    const metrics = doc.paths['/iot/v1/metrics'].post;
+    expect(metrics.security).toEqual([{ bearer: [] }]);
+    const body = metrics.requestBody.content['application/json'].schema;
+    const [item, batch] = body.anyOf;
+    expect(item.additionalProperties).toBe(false);
+    expect(item.required).toEqual(['hiveId', 'fields']);
+    expect(batch).toMatchObject({ type: 'array', minItems: 1, maxItems: 1000 });
+    expect(doc.paths['/entrance/v1/movement'].post.responses['200']).toBeDefined();
+    expect(doc.paths['/health'].get.responses['503']).toBeDefined();
+  });
+
+  it('counts ingested rows and rejected requests for Prometheus', async () => {
+    const { auth } = await createUser(t.app);
+    await t.app.inject({ method: 'POST', url: '/iot/v1/metrics', headers: auth, payload: [{ hiveId: 1, fields: { weightKg: 1 }, dedupeKey: 'a' }, { hiveId: 1, fields: { weightKg: 1 }, dedupeKey: 'a' }] });
+    await t.app.inject({ method: 'POST', url: '/iot/v1/metrics', headers: auth, payload: [] });
+    await t.app.inject({ method: 'POST', url: '/iot/v1/metrics', payload: [] });
+    const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(text).toContain('hivegate_ingested_rows_total{kind="metrics",outcome="stored"} 1');
+    expect(text).toContain('hivegate_ingested_rows_total{kind="metrics",outcome="duplicate"} 1');
+    expect(text).toContain('hivegate_rejected_requests_total{reason="validation"} 1');
+    expect(text).toContain('hivegate_rejected_requests_total{reason="auth"} 1');
+    expect(text).toMatch(/hivegate_http_request_duration_seconds_count\{method="POST",route="\/iot\/v1\/metrics",status="200"\} 1/);
+  });
+
+  it('answers unknown routes with a JSON 404', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/nope?x=1' });
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toEqual({ error: 'no route GET /nope' });
+  });
+});

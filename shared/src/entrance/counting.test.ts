@@ -1,0 +1,150 @@
+import { describe, expect, it } from 'vitest';
+import { MovementAggregator, percentile, toMovementInput, type BeeObservation } from './counting.ts';
+import { isInsidePolygon, signedDistanceToPolygon, zoneFromLine, type Point } from './geometry.ts';
+
+// The hive opening: a 200×40 slot at the top of a 640×480 frame.
+const zone: Point[] = [[220, 0], [420, 0], [420, 60], [220, 60]];
+const T0 = 1_767_225_600; // a whole minute
+const fps = 10;
+
+/** Walks one bee along straight legs at one observation per frame. */
+function walk(points: Point[], framesPerLeg: number): Point[] {
+  const path: Point[] = [];
+  for (let i = 0; i + 1 < points.length; i++) {
+    const [ax, ay] = points[i]!;
+    const [bx, by] = points[i + 1]!;
+    for (let f = 0; f < framesPerLeg; f++) path.push([ax + ((bx - ax) * f) / framesPerLeg, ay + ((by - ay) * f) / framesPerLeg]);
+  }
+  path.push(points.at(-1)!);
+  return path;
+}
+
+function play(aggregator: MovementAggregator, tracks: Record<string, { from: number; path: Point[] }>, totalFrames: number) {
+  const crossings = [];
+  for (let frame = 0; frame < totalFrames; frame++) {
+    const bees: BeeObservation[] = [];
+    for (const [id, { from, path }] of Object.entries(tracks)) {
+      const p = path[frame - from];
+      if (p) bees.push({ trackId: id, x: p[0], y: p[1] });
+    }
+    aggregator.observeFrame(T0 + frame / fps, bees);
+    for (const [id, { from, path }] of Object.entries(tracks)) {
+      if (frame - from === path.length - 1) crossings.push(aggregator.endTrack(id));
+    }
+  }
+  return crossings;
+}
+
+describe('geometry', () => {
+  it('knows inside from outside and measures distance to the edge', () => {
+    expect(isInsidePolygon([300, 30], zone)).toBe(true);
+    expect(isInsidePolygon([300, 100], zone)).toBe(false);
+    expect(signedDistanceToPolygon([300, 30], zone)).toBeCloseTo(-30);
+    expect(signedDistanceToPolygon([300, 100], zone)).toBeCloseTo(40);
+  });
+  it('turns a counting line into the half-plane on its left', () => {
+    const above = zoneFromLine([0, 100], [640, 100]); // left of a rightward line is up the image
+    expect(isInsidePolygon([320, 50], above)).toBe(true);
+    expect(isInsidePolygon([320, 150], above)).toBe(false);
+  });
+});
+
+describe('MovementAggregator', () => {
+  it('counts a bee walking into the entrance as in, at the moment it crossed', () => {
+    const aggregator = new MovementAggregator({ zone, fps });
+    const [crossing] = play(aggregator, { a: { from: 0, path: walk([[320, 300], [320, 20]], 28) } }, 40);
+    expect(crossing).toMatchObject({ trackId: 'a', direction: 'in' });
+    expect(crossing!.t).toBeGreaterThan(T0 + 2);
+    const [interval] = aggregator.flush();
+    expect(interval).toMatchObject({ beesIn: 1, beesOut: 0, netFlow: 1, detectedBees: 1, intervalEnd: T0 + 60 });
+  });
+
+  it('counts a bee leaving the entrance as out', () => {
+    const aggregator = new MovementAggregator({ zone, fps });
+    play(aggregator, { a: { from: 0, path: walk([[320, 20], [500, 400]], 20) } }, 25);
+    expect(aggregator.flush()[0]).toMatchObject({ beesIn: 0, beesOut: 1, netFlow: -1 });
+  });
+
+  // A bee dancing on the zone edge used to be counted on every crossing by line counters.
+  it('counts a bee jittering on the boundary at most once', () => {
+    const aggregator = new MovementAggregator({ zone, fps });
+    const jitter: Point[] = [[320, 200], [320, 120]];
+    for (let i = 0; i < 30; i++) jitter.push([320, i % 2 ? 57 : 64]);
+    jitter.push([320, 20]);
+    play(aggregator, { a: { from: 0, path: walk(jitter, 3) } }, 200);
+    expect(aggregator.flush()[0]).toMatchObject({ beesIn: 1, beesOut: 0 });
+  });
+
+  it('does not count a bee that comes out and goes back in', () => {
+    const aggregator = new MovementAggregator({ zone, fps });
+    play(aggregator, { a: { from: 0, path: walk([[320, 20], [320, 200], [320, 20]], 15) } }, 40);
+    expect(aggregator.flush()[0]).toMatchObject({ beesIn: 0, beesOut: 0, unknownDirection: 1 });
+  });
+
+  it('attributes a crossing to the interval in which it happened, across a boundary', () => {
+    const aggregator = new MovementAggregator({ zone, fps, intervalSeconds: 2 });
+    // Crosses inwards around frame 10 (t = 1 s), track ends at 3.5 s in the next interval.
+    play(aggregator, { a: { from: 0, path: [...walk([[320, 200], [320, 20]], 12), ...Array.from({ length: 22 }, () => [320, 20] as Point)] } }, 40);
+    const [first, second] = aggregator.flush();
+    expect(first).toMatchObject({ intervalStart: T0, beesIn: 1 });
+    expect(second).toMatchObject({ intervalStart: T0 + 2, beesIn: 0 });
+  });
+
+  it('measures speed in pixels per nominal frame from real time gaps', () => {
+    const aggregator = new MovementAggregator({ zone, fps });
+    // 5 px per observation, but observations are 2 frames apart (every other frame skipped): 2.5 px/frame.
+    for (let i = 0; i < 10; i++) aggregator.observeFrame(T0 + (2 * i) / fps, [{ trackId: 1, x: 100 + 5 * i, y: 300 }]);
+    const [interval] = aggregator.flush();
+    expect(interval!.avgSpeed).toBeCloseTo(2.5);
+    expect(interval!.p95Speed).toBeCloseTo(2.5);
+  });
+
+  it('counts stationary bees and one interaction per episode', () => {
+    const aggregator = new MovementAggregator({ zone, fps, interactionMinFrames: 3 });
+    for (let f = 0; f < 50; f++) {
+      const apart = f >= 20 && f < 30;
+      aggregator.observeFrame(T0 + f / fps, [
+        { trackId: 'fanner', x: 100 + (f % 2), y: 300 },
+        { trackId: 'visitor', x: apart ? 300 : 120, y: 300 },
+      ]);
+    }
+    const [interval] = aggregator.flush();
+    expect(interval!.stationaryBees).toBe(1); // the visitor moved 180 px
+    expect(interval!.beeInteractions).toBe(2); // close, apart, close again: two episodes
+    expect(interval!.detectedBees).toBe(2);
+  });
+
+  it('emits closed intervals once and sends a late crossing to the oldest open interval', () => {
+    const aggregator = new MovementAggregator({ zone, fps, intervalSeconds: 1 });
+    aggregator.observeFrame(T0, [{ trackId: 'x', x: 320, y: 300 }]);
+    aggregator.observeFrame(T0 + 0.5, [{ trackId: 'x', x: 320, y: 20 }]);
+    aggregator.observeFrame(T0 + 1.5, []);
+    expect(aggregator.closeIntervalsBefore(T0 + 1).map((i) => i.intervalStart)).toEqual([T0]);
+    expect(aggregator.closeIntervalsBefore(T0 + 1)).toEqual([]);
+    expect(aggregator.endTrack('x')).toMatchObject({ direction: 'in' });
+    expect(aggregator.flush()).toEqual([expect.objectContaining({ intervalStart: T0 + 1, beesIn: 1 })]);
+  });
+
+  it('refuses frames out of time order', () => {
+    const aggregator = new MovementAggregator({ zone, fps });
+    aggregator.observeFrame(T0 + 1, []);
+    expect(() => aggregator.observeFrame(T0, [])).toThrow(/time order/);
+  });
+
+  it('shapes an interval as the movement record the cloud takes', () => {
+    const aggregator = new MovementAggregator({ zone, fps });
+    aggregator.observeFrame(T0 + 1, []);
+    const [interval] = aggregator.flush();
+    expect(toMovementInput(interval!, 'hive-1', 7)).toEqual({
+      hiveId: 'hive-1', boxId: 7, beesOut: 0, beesIn: 0, netFlow: 0, stationaryBees: 0, detectedBees: 0, beeInteractions: 0, timestamp: T0 + 60,
+    });
+  });
+});
+
+describe('percentile', () => {
+  it('uses the nearest rank', () => {
+    expect(percentile([], 95)).toBeUndefined();
+    expect(percentile([3, 1, 2], 50)).toBe(2);
+    expect(percentile(Array.from({ length: 100 }, (_, i) => i + 1), 95)).toBe(95);
+  });
+});

@@ -1,0 +1,300 @@
+import type { EntranceMovementInput } from '../telemetry.ts';
+import { signedDistanceToPolygon, type Point } from './geometry.ts';
+
+/**
+ * The counting rules shared by the edge agent (fed by its tracker) and the simulator (fed by ground truth), so
+ * that the two can be compared field by field and differ only where detection or tracking erred.
+ */
+export interface CountingConfig {
+  /** The entrance zone (the hive opening and a margin around it) in frame pixels. */
+  zone: readonly Point[];
+  /** Nominal frame rate: speeds are pixels per nominal frame, computed from real time gaps. */
+  fps: number;
+  /** Interval length; intervals are aligned to Unix time (a 60 s interval ends on a whole minute). */
+  intervalSeconds?: number;
+  /** A centre within this distance of the zone boundary is on neither side, so jitter on the edge decides nothing. */
+  hysteresisPx?: number;
+  /** A track whose centre stays within this radius of where it was first seen in an interval is stationary. */
+  stationaryPx?: number;
+  /** ...provided it was seen for at least this long in the interval. */
+  stationaryMinSeconds?: number;
+  /** Two bees closer than this are interacting... */
+  interactionPx?: number;
+  /** ...once they have been close for this many consecutive frames in which both were seen. */
+  interactionMinFrames?: number;
+  /** Consecutive observations further apart than this give no speed sample (the track was lost and re-found). */
+  maxSpeedGapSeconds?: number;
+}
+
+export type TrackId = string | number;
+export type Direction = 'in' | 'out';
+export interface Crossing {
+  trackId: TrackId;
+  direction: Direction;
+  /** When the centre last moved to the side the track ended on. */
+  t: number;
+}
+export interface BeeObservation {
+  trackId: TrackId;
+  x: number;
+  y: number;
+}
+
+export interface IntervalSummary {
+  intervalStart: number;
+  intervalEnd: number;
+  beesIn: number;
+  beesOut: number;
+  netFlow: number;
+  avgSpeed?: number;
+  p95Speed?: number;
+  stationaryBees: number;
+  detectedBees: number;
+  beeInteractions: number;
+  /** Tracks that ended in this interval without a decided direction; kept for local stats, not sent. */
+  unknownDirection: number;
+  frames: number;
+}
+
+type Side = 'inside' | 'outside';
+
+interface TrackState {
+  startSide?: Side;
+  side?: Side;
+  sideSince: number;
+  last?: { t: number; x: number; y: number };
+  touchedZone: boolean;
+}
+
+interface IntervalState {
+  start: number;
+  frames: number;
+  speeds: number[];
+  beesIn: number;
+  beesOut: number;
+  interactions: number;
+  unknownDirection: number;
+  /** Per track: where it was first seen in this interval, how long, and how far it strayed from there. */
+  tracks: Map<TrackId, { x: number; y: number; firstT: number; lastT: number; maxDistance: number }>;
+}
+
+const DEFAULTS = {
+  intervalSeconds: 60,
+  hysteresisPx: 6,
+  stationaryPx: 10,
+  stationaryMinSeconds: 1,
+  interactionPx: 40,
+  interactionMinFrames: 3,
+  maxSpeedGapSeconds: 1,
+};
+
+export function intervalStartOf(t: number, intervalSeconds: number): number {
+  return Math.floor(t / intervalSeconds) * intervalSeconds;
+}
+
+/** Nearest-rank percentile of an unsorted sample (sorts a copy). */
+export function percentile(values: readonly number[], p: number): number | undefined {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length)));
+  return sorted[rank - 1];
+}
+
+export class MovementAggregator {
+  private readonly config: Required<CountingConfig>;
+  private readonly tracks = new Map<TrackId, TrackState>();
+  private readonly intervals = new Map<number, IntervalState>();
+  /** Consecutive close frames per pair of tracks, and whether the current episode was already counted. */
+  private readonly pairs = new Map<string, { closeFrames: number; counted: boolean }>();
+  private lastFrameT = -Infinity;
+  private closedBefore = -Infinity;
+
+  constructor(config: CountingConfig) {
+    if (config.zone.length < 3) throw new Error('the entrance zone needs at least 3 points');
+    if (!(config.fps > 0)) throw new Error('fps must be positive');
+    this.config = { ...DEFAULTS, ...config } as Required<CountingConfig>;
+  }
+
+  /** Every processed frame, in time order, also frames where nothing was seen. */
+  observeFrame(t: number, bees: readonly BeeObservation[]): void {
+    if (t < this.lastFrameT) throw new Error(`frames must come in time order (got ${t} after ${this.lastFrameT})`);
+    this.lastFrameT = t;
+    const interval = this.intervalFor(t);
+    interval.frames++;
+    for (const bee of bees) this.observeBee(interval, t, bee);
+    this.observeInteractions(interval, bees);
+  }
+
+  private observeBee(interval: IntervalState, t: number, bee: BeeObservation): void {
+    const { zone, hysteresisPx, fps, maxSpeedGapSeconds } = this.config;
+    let track = this.tracks.get(bee.trackId);
+    if (!track) {
+      track = { sideSince: t, touchedZone: false };
+      this.tracks.set(bee.trackId, track);
+    }
+    const distance = signedDistanceToPolygon([bee.x, bee.y], zone);
+    if (distance <= 0) track.touchedZone = true;
+    const side: Side | undefined = distance <= -hysteresisPx ? 'inside' : distance >= hysteresisPx ? 'outside' : undefined;
+    if (side) {
+      track.startSide ??= side;
+      if (track.side !== side) {
+        track.side = side;
+        track.sideSince = t;
+      }
+    }
+
+    const last = track.last;
+    if (last && t > last.t && t - last.t <= maxSpeedGapSeconds) {
+      interval.speeds.push(Math.hypot(bee.x - last.x, bee.y - last.y) / ((t - last.t) * fps));
+    }
+    track.last = { t, x: bee.x, y: bee.y };
+
+    const seen = interval.tracks.get(bee.trackId);
+    if (!seen) {
+      interval.tracks.set(bee.trackId, { x: bee.x, y: bee.y, firstT: t, lastT: t, maxDistance: 0 });
+    } else {
+      seen.lastT = t;
+      seen.maxDistance = Math.max(seen.maxDistance, Math.hypot(bee.x - seen.x, bee.y - seen.y));
+    }
+  }
+
+  private observeInteractions(interval: IntervalState, bees: readonly BeeObservation[]): void {
+    const { interactionPx, interactionMinFrames } = this.config;
+    for (let i = 0; i < bees.length; i++) {
+      const a = bees[i]!;
+      for (let j = i + 1; j < bees.length; j++) {
+        const b = bees[j]!;
+        const key = pairKey(a.trackId, b.trackId);
+        const close = Math.hypot(a.x - b.x, a.y - b.y) < interactionPx;
+        let pair = this.pairs.get(key);
+        if (!close) {
+          if (pair) this.pairs.delete(key);
+          continue;
+        }
+        if (!pair) {
+          pair = { closeFrames: 0, counted: false };
+          this.pairs.set(key, pair);
+        }
+        pair.closeFrames++;
+        if (!pair.counted && pair.closeFrames >= interactionMinFrames) {
+          pair.counted = true;
+          interval.interactions++;
+        }
+      }
+    }
+  }
+
+  /**
+   * The track is over: decide its direction once, from the side it started on and the side it ended on.
+   * Attributed to the interval of the decisive side change, or the oldest interval still open when that one has
+   * already been emitted (a late count beats a lost one).
+   */
+  endTrack(trackId: TrackId): Crossing | null {
+    const track = this.tracks.get(trackId);
+    if (!track) return null;
+    this.tracks.delete(trackId);
+    for (const key of this.pairs.keys()) if (pairHas(key, trackId)) this.pairs.delete(key);
+
+    const direction: Direction | null =
+      track.startSide === 'outside' && track.side === 'inside' ? 'in' : track.startSide === 'inside' && track.side === 'outside' ? 'out' : null;
+    const t = direction ? track.sideSince : (track.last?.t ?? track.sideSince);
+    const interval = this.intervalFor(Math.max(t, this.closedBefore));
+    if (!direction) {
+      if (track.touchedZone) interval.unknownDirection++;
+      return null;
+    }
+    if (direction === 'in') interval.beesIn++;
+    else interval.beesOut++;
+    return { trackId, direction, t };
+  }
+
+  /** Track ids the aggregator still holds (seen and not yet ended). */
+  activeTracks(): TrackId[] {
+    return [...this.tracks.keys()];
+  }
+
+  /** Emits the intervals that end at or before `t`, oldest first; later counts for them go to the next open one. */
+  closeIntervalsBefore(t: number): IntervalSummary[] {
+    const due = [...this.intervals.values()]
+      .filter((interval) => interval.start + this.config.intervalSeconds <= t)
+      .sort((a, b) => a.start - b.start);
+    for (const interval of due) this.intervals.delete(interval.start);
+    const last = due.at(-1);
+    if (last) this.closedBefore = Math.max(this.closedBefore, last.start + this.config.intervalSeconds);
+    return due.map((interval) => this.summarize(interval));
+  }
+
+  /** Ends every track still open and emits every interval, oldest first. */
+  flush(): IntervalSummary[] {
+    for (const trackId of [...this.tracks.keys()]) this.endTrack(trackId);
+    return this.closeIntervalsBefore(Infinity);
+  }
+
+  private intervalFor(t: number): IntervalState {
+    const start = intervalStartOf(t, this.config.intervalSeconds);
+    let interval = this.intervals.get(start);
+    if (!interval) {
+      interval = { start, frames: 0, speeds: [], beesIn: 0, beesOut: 0, interactions: 0, unknownDirection: 0, tracks: new Map() };
+      this.intervals.set(start, interval);
+    }
+    return interval;
+  }
+
+  private summarize(interval: IntervalState): IntervalSummary {
+    const { stationaryPx, stationaryMinSeconds, intervalSeconds } = this.config;
+    let stationary = 0;
+    for (const seen of interval.tracks.values()) {
+      if (seen.lastT - seen.firstT >= stationaryMinSeconds && seen.maxDistance < stationaryPx) stationary++;
+    }
+    const speeds = interval.speeds;
+    const summary: IntervalSummary = {
+      intervalStart: interval.start,
+      intervalEnd: interval.start + intervalSeconds,
+      beesIn: interval.beesIn,
+      beesOut: interval.beesOut,
+      netFlow: interval.beesIn - interval.beesOut,
+      stationaryBees: stationary,
+      detectedBees: interval.tracks.size,
+      beeInteractions: interval.interactions,
+      unknownDirection: interval.unknownDirection,
+      frames: interval.frames,
+    };
+    if (speeds.length > 0) {
+      summary.avgSpeed = round(speeds.reduce((sum, s) => sum + s, 0) / speeds.length);
+      summary.p95Speed = round(percentile(speeds, 95)!);
+    }
+    return summary;
+  }
+}
+
+function pairKey(a: TrackId, b: TrackId): string {
+  const [first, second] = String(a) < String(b) ? [a, b] : [b, a];
+  return `${String(first)}\u0000${String(second)}`;
+}
+
+function pairHas(key: string, trackId: TrackId): boolean {
+  const [a, b] = key.split('\u0000');
+  return a === String(trackId) || b === String(trackId);
+}
+
+function round(value: number): number {
+  return Math.round(value * 1000) / 1000;
+}
+
+/** The record the movement endpoint takes; its timestamp is the interval's end. */
+export function toMovementInput(summary: IntervalSummary, hiveId: string | number, boxId: string | number): EntranceMovementInput {
+  const record: EntranceMovementInput = {
+    hiveId,
+    boxId,
+    beesOut: summary.beesOut,
+    beesIn: summary.beesIn,
+    netFlow: summary.netFlow,
+    stationaryBees: summary.stationaryBees,
+    detectedBees: summary.detectedBees,
+    beeInteractions: summary.beeInteractions,
+    timestamp: summary.intervalEnd,
+  };
+  if (summary.avgSpeed !== undefined) record.avgSpeed = summary.avgSpeed;
+  if (summary.p95Speed !== undefined) record.p95Speed = summary.p95Speed;
+  return record;
+}
