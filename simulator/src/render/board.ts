@@ -16,12 +16,31 @@ const WALL_PAINTS: ReadonlyArray<[number, number, number]> = [
   [190, 190, 184], // grey
 ];
 
-function fbm(seed: number, x: number, y: number): number {
-  // Two octaves of separable value noise: cheap and enough for weathering.
-  return (
-    0.6 * smoothNoise(seed, x * 0.013 + smoothNoise(seed ^ 7, y * 0.02) * 2) +
-    0.4 * smoothNoise(seed ^ 0x1234, y * 0.031 + smoothNoise(seed ^ 11, x * 0.027) * 1.5)
-  );
+/**
+ * Two octaves of domain-warped value noise, for weathering. Its inner terms depend on only x or only y, so
+ * they are computed once per column and once per row.
+ */
+class Weathering {
+  private readonly columnWarp: Float64Array;
+  private readonly rowWarp: Float64Array;
+
+  constructor(
+    private readonly seed: number,
+    width: number,
+    height: number,
+    private readonly xScale = 1,
+    private readonly yScale = 1,
+  ) {
+    this.columnWarp = Float64Array.from({ length: width }, (_, x) => smoothNoise(seed ^ 11, x * xScale * 0.027) * 1.5);
+    this.rowWarp = Float64Array.from({ length: height }, (_, y) => smoothNoise(seed ^ 7, y * yScale * 0.02) * 2);
+  }
+
+  at(x: number, y: number): number {
+    return (
+      0.6 * smoothNoise(this.seed, x * this.xScale * 0.013 + (this.rowWarp[y] as number)) +
+      0.4 * smoothNoise(this.seed ^ 0x1234, y * this.yScale * 0.031 + (this.columnWarp[x] as number))
+    );
+  }
 }
 
 export function drawBackground(layout: Layout, rng: Prng): RgbFrame {
@@ -52,6 +71,12 @@ export function drawBackground(layout: Layout, rng: Prng): RgbFrame {
     });
   }
 
+  const slotWeathering = new Weathering(seed ^ 99, width, height);
+  const wallWeathering = new Weathering(seed ^ 3, width, height, 3, 0.4);
+  const boardWeathering = new Weathering(seed ^ 41, width, height);
+  const wallStreaks = Float64Array.from({ length: width }, (_, x) => smoothNoise(seed ^ 5, x * 0.9));
+  // Grain lines follow the planks but wander a little along them.
+  const warps = Float64Array.from({ length: width }, (_, x) => smoothNoise(seed ^ 21, x * 0.008) * 7 * unit + smoothNoise(seed ^ 23, x * 0.05) * 1.2 * unit);
   const cx = width / 2;
   const cy = height / 2;
   const maxRadius = Math.hypot(cx, cy);
@@ -64,13 +89,13 @@ export function drawBackground(layout: Layout, rng: Prng): RgbFrame {
       if (inOpening) {
         // Dark opening; a little light reaches the hive floor near the lip.
         const depth = (y - slotTop) / (slotBottom - slotTop);
-        const glow = 10 + 26 * depth * depth + 4 * fbm(seed ^ 99, x, y);
+        const glow = 10 + 26 * depth * depth + 4 * slotWeathering.at(x, y);
         r = glow * 1.05;
         g = glow * 0.95;
         b = glow * 0.8;
       } else if (y < slotBottom) {
         // Painted wall: brush texture, darker under its lower edge where it overhangs the slot.
-        const texture = 1 + 0.05 * fbm(seed ^ 3, x * 3, y * 0.4) + 0.02 * smoothNoise(seed ^ 5, x * 0.9);
+        const texture = 1 + 0.05 * wallWeathering.at(x, y) + 0.02 * (wallStreaks[x] as number);
         const edge = y >= slotTop - 3 * unit && y < slotTop ? 0.72 : 1;
         const board = Math.floor(y / (height * 0.075)) !== Math.floor((y + 1) / (height * 0.075)) ? 0.88 : 1;
         const shade = texture * edge * board;
@@ -79,13 +104,13 @@ export function drawBackground(layout: Layout, rng: Prng): RgbFrame {
         b = paint[2] * shade;
       } else {
         // Landing board: grain runs along the planks (x); seams between planks; weathering.
-        const warp = smoothNoise(seed ^ 21, x * 0.008) * 7 * unit + smoothNoise(seed ^ 23, x * 0.05) * 1.2 * unit;
+        const warp = warps[x] as number;
         const grain = Math.sin((y + warp) * 0.9 * grainScale) * 0.5 + Math.sin((y + warp * 1.7) * 2.3 * grainScale) * 0.25;
         const plankPosition = (y - slotBottom + plankPhase) % plankHeight;
         const seam = plankPosition < 1.6 * unit ? 0.55 : plankPosition < 3 * unit ? 0.85 : 1;
         const plankIndex = Math.floor((y - slotBottom + plankPhase) / plankHeight);
         const plankTone = 1 + 0.08 * smoothNoise(seed ^ 31, plankIndex * 1.7);
-        const weather = 1 + 0.1 * fbm(seed ^ 41, x, y);
+        const weather = 1 + 0.1 * boardWeathering.at(x, y);
         // Soft shadow on the board right under the slot, where the wall blocks part of the sky.
         const under = y - slotBottom < 8 * unit ? 0.75 + 0.25 * ((y - slotBottom) / (8 * unit)) : 1;
         const shade = (1 + 0.07 * grain) * seam * plankTone * weather * under;

@@ -10,7 +10,7 @@ import { SpriteBank, type WingState } from './sprites.ts';
 /** Share of the frame interval the shutter is open; sets the length of motion blur. */
 const SHUTTER = 0.6;
 /** Light is applied to the background in steps this fine (relative), so it is redone only when it changes. */
-const GAIN_STEP = 1 / 160;
+const GAIN_STEP = 1 / 100;
 
 /**
  * Draws frames of a population: the lit background, bee shadows, bees (rotated sprites with motion blur,

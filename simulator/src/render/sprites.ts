@@ -38,14 +38,19 @@ export const PALETTES: readonly Palette[] = [
 
 type Rgba = [number, number, number, number];
 
-/** Inside-ness of a rotated ellipse with a soft rim: 1 inside, 0 outside, `r` the normalised radius. */
-function ellipseRadius(x: number, y: number, cx: number, cy: number, rx: number, ry: number, angle = 0): number {
+/** Normalised radius of a point in an axis-aligned ellipse (< 1 inside). */
+function ellipseRadius(x: number, y: number, cx: number, cy: number, rx: number, ry: number): number {
+  const u = (x - cx) / rx;
+  const v = (y - cy) / ry;
+  return Math.sqrt(u * u + v * v);
+}
+
+/** Normalised radius in an ellipse turned by an angle given as its cosine and sine. */
+function turnedEllipseRadius(x: number, y: number, cx: number, cy: number, rx: number, ry: number, cos: number, sin: number): number {
   const dx = x - cx;
   const dy = y - cy;
-  const c = Math.cos(angle);
-  const s = Math.sin(angle);
-  const u = (dx * c + dy * s) / rx;
-  const v = (-dx * s + dy * c) / ry;
+  const u = (dx * cos + dy * sin) / rx;
+  const v = (-dx * sin + dy * cos) / ry;
   return Math.sqrt(u * u + v * v);
 }
 
@@ -73,27 +78,28 @@ function shade(radius: number, x: number, y: number, cx: number, cy: number): nu
   return 0.62 + 0.38 * nz + Math.max(0, Math.min(0.18, toward * 0.6));
 }
 
-/**
- * Colour of one point of a bee in body units (length 1, head at +x, centre at 0). `wings` picks folded or
- * one of two buzzing wing blurs, which alternate frame to frame to make the wings flicker.
- */
-function beePoint(x: number, y: number, palette: Palette, wings: WingState): Rgba {
-  const out: Rgba = [0, 0, 0, 0];
+const LEGS: ReadonlyArray<readonly [number, number, number, number]> = [
+  [0.24, 0.06, 0.36, 0.22],
+  [0.18, 0.07, 0.16, 0.27],
+  [0.12, 0.07, -0.06, 0.25],
+];
+
+/** Colour of one point of a bee's body (no wings) in body units: length 1, head at +x, centre at 0. */
+function bodyPoint(x: number, y: number, palette: Palette, out: Rgba): void {
+  out[0] = out[1] = out[2] = out[3] = 0;
   const ay = Math.abs(y);
 
   // Legs: three thin pairs from under the thorax, bent back.
-  const legs: Array<[number, number, number, number]> = [
-    [0.24, 0.06, 0.36, 0.22],
-    [0.18, 0.07, 0.16, 0.27],
-    [0.12, 0.07, -0.06, 0.25],
-  ];
-  for (const [ax, ayy, bx, by] of legs) {
-    const d = distanceToSegment(x, ay, ax, ayy, bx, by);
-    if (d < 0.016) over(out, 30, 24, 20, 0.85 * (1 - d / 0.016));
+  if (x > -0.08 && x < 0.38 && ay > 0.04 && ay < 0.29) {
+    for (const [ax, ayy, bx, by] of LEGS) {
+      const d = distanceToSegment(x, ay, ax, ayy, bx, by);
+      if (d < 0.016) over(out, 30, 24, 20, 0.85 * (1 - d / 0.016));
+    }
   }
+  if (ay > 0.2) return;
 
   // Abdomen with bands; its tip is dark.
-  const abdomen = ellipseRadius(x, y, -0.18, 0, 0.31, 0.185);
+  const abdomen = x < 0.14 ? ellipseRadius(x, y, -0.18, 0, 0.31, 0.185) : 2;
   if (abdomen < 1) {
     const along = (x + 0.49) / 0.62;
     const stripe = (along * 5.2 + 0.15) % 1;
@@ -126,72 +132,95 @@ function beePoint(x: number, y: number, palette: Palette, wings: WingState): Rgb
     if (eye < 1) over(out, 18, 16, 16, 0.8 * Math.min(1, (1 - eye) * 6));
   }
   // Antennae.
-  const antenna = distanceToSegment(x, ay, 0.46, 0.025, 0.6, 0.11);
-  if (antenna < 0.012) over(out, 28, 22, 18, 0.9 * (1 - antenna / 0.012));
-
-  // Wings: translucent, folded along the back, or a spread blur when beating.
-  if (wings === 'folded') {
-    for (const side of [-1, 1]) {
-      const wing = ellipseRadius(x, y, -0.1, side * 0.06, 0.27, 0.07, side * 0.2);
-      if (wing < 1) {
-        const rim = wing > 0.82 ? 0.14 : 0;
-        over(out, 214, 220, 228, 0.17 + rim);
-      }
-    }
-  } else {
-    const spread = wings === 'buzzA' ? 0.95 : 1.25;
-    const strength = wings === 'buzzA' ? 0.24 : 0.18;
-    for (const side of [-1, 1]) {
-      const wing = ellipseRadius(x, y, 0.02, side * 0.26, 0.2, 0.3, side * spread * 0.5);
-      if (wing < 1) over(out, 235, 238, 242, strength * (1 - wing * wing));
-    }
+  if (x > 0.44) {
+    const antenna = distanceToSegment(x, ay, 0.46, 0.025, 0.6, 0.11);
+    if (antenna < 0.012) over(out, 28, 22, 18, 0.9 * (1 - antenna / 0.012));
   }
-  return out;
 }
 
-const SUPERSAMPLE = 4;
+/**
+ * Paints the translucent wings over a body point: folded along the back, or a spread blur when beating
+ * (two blurs alternate frame to frame so the wings flicker).
+ */
+function wingsOver(x: number, y: number, wings: WingState, out: Rgba): void {
+  const side = y < 0 ? -1 : 1;
+  if (wings === 'folded') {
+    // The two folded wings overlap along the middle; each point takes the wing on its side plus, near the
+    // midline, the other one.
+    for (const s of side < 0 ? FOLDED_ORDER_NEGATIVE : FOLDED_ORDER_POSITIVE) {
+      const wing = turnedEllipseRadius(x, y, -0.1, s * 0.06, 0.27, 0.07, FOLDED_COS, s * FOLDED_SIN);
+      if (wing < 1) over(out, 214, 220, 228, 0.17 + (wing > 0.82 ? 0.14 : 0));
+    }
+    return;
+  }
+  const [cos, sin, strength] = wings === 'buzzA' ? BUZZ_A : BUZZ_B;
+  const wing = turnedEllipseRadius(x, y, 0.02, side * 0.26, 0.2, 0.3, cos, side * sin);
+  if (wing < 1) over(out, 235, 238, 242, strength * (1 - wing * wing));
+}
 
-export function drawBeeSprite(length: number, wings: WingState, paletteIndex: number): Sprite {
+const FOLDED_COS = Math.cos(0.2);
+const FOLDED_SIN = Math.sin(0.2);
+const FOLDED_ORDER_NEGATIVE = [1, -1] as const;
+const FOLDED_ORDER_POSITIVE = [-1, 1] as const;
+const BUZZ_A = [Math.cos(0.475), Math.sin(0.475), 0.24] as const;
+const BUZZ_B = [Math.cos(0.625), Math.sin(0.625), 0.18] as const;
+
+const SUPERSAMPLE = 3;
+const WING_STATES: readonly WingState[] = ['folded', 'buzzA', 'buzzB'];
+
+/** Draws the three wing variants of one bee size and colour together (the body is shared). */
+export function drawBeeSprites(length: number, paletteIndex: number): Record<WingState, Sprite> {
   const palette = PALETTES[paletteIndex % PALETTES.length] as Palette;
   const size = Math.ceil(length * 1.45) + 4;
-  const pixels = new Float32Array(size * size * 4);
+  const centre = size / 2;
+  const samples = SUPERSAMPLE * SUPERSAMPLE;
+  const layers = WING_STATES.map(() => new Float32Array(size * size * 4));
+  const body: Rgba = [0, 0, 0, 0];
+  const point: Rgba = [0, 0, 0, 0];
+  for (let py = 0; py < size; py++) {
+    for (let px = 0; px < size; px++) {
+      const i = (py * size + px) * 4;
+      for (let sy = 0; sy < SUPERSAMPLE; sy++) {
+        for (let sx = 0; sx < SUPERSAMPLE; sx++) {
+          const x = (px + (sx + 0.5) / SUPERSAMPLE - centre) / length;
+          const y = (py + (sy + 0.5) / SUPERSAMPLE - centre) / length;
+          if (x * x + y * y > 0.45) continue;
+          bodyPoint(x, y, palette, body);
+          for (let w = 0; w < WING_STATES.length; w++) {
+            point[0] = body[0];
+            point[1] = body[1];
+            point[2] = body[2];
+            point[3] = body[3];
+            wingsOver(x, y, WING_STATES[w] as WingState, point);
+            const layer = layers[w] as Float32Array;
+            layer[i] = (layer[i] as number) + point[0] / samples;
+            layer[i + 1] = (layer[i + 1] as number) + point[1] / samples;
+            layer[i + 2] = (layer[i + 2] as number) + point[2] / samples;
+            layer[i + 3] = (layer[i + 3] as number) + point[3] / samples;
+          }
+        }
+      }
+    }
+  }
+  const sprites = WING_STATES.map((_, w) => finishSprite(layers[w] as Float32Array, size, length));
+  return { folded: sprites[0] as Sprite, buzzA: sprites[1] as Sprite, buzzB: sprites[2] as Sprite };
+}
+
+function finishSprite(pixels: Float32Array, size: number, length: number): Sprite {
   const centre = size / 2;
   let radius = 0;
   let minU = size;
   let maxU = 0;
   let minV = size;
   let maxV = 0;
-  const samples = SUPERSAMPLE * SUPERSAMPLE;
   for (let py = 0; py < size; py++) {
     for (let px = 0; px < size; px++) {
-      let r = 0;
-      let g = 0;
-      let b = 0;
-      let a = 0;
-      for (let sy = 0; sy < SUPERSAMPLE; sy++) {
-        for (let sx = 0; sx < SUPERSAMPLE; sx++) {
-          const x = (px + (sx + 0.5) / SUPERSAMPLE - centre) / length;
-          const y = (py + (sy + 0.5) / SUPERSAMPLE - centre) / length;
-          if (x * x + y * y > 0.45) continue;
-          const c = beePoint(x, y, palette, wings);
-          r += c[0];
-          g += c[1];
-          b += c[2];
-          a += c[3];
-        }
-      }
-      const i = (py * size + px) * 4;
-      pixels[i] = r / samples;
-      pixels[i + 1] = g / samples;
-      pixels[i + 2] = b / samples;
-      pixels[i + 3] = a / samples;
-      if (a / samples > 0.002) {
-        radius = Math.max(radius, Math.hypot(px + 0.5 - centre, py + 0.5 - centre) + 1);
-        minU = Math.min(minU, px);
-        maxU = Math.max(maxU, px);
-        minV = Math.min(minV, py);
-        maxV = Math.max(maxV, py);
-      }
+      if ((pixels[(py * size + px) * 4 + 3] as number) <= 0.002) continue;
+      radius = Math.max(radius, Math.hypot(px + 0.5 - centre, py + 0.5 - centre) + 1);
+      minU = Math.min(minU, px);
+      maxU = Math.max(maxU, px);
+      minV = Math.min(minV, py);
+      maxV = Math.max(maxV, py);
     }
   }
   return { size, length, pixels, radius, minU: Math.max(0, minU - 1), maxU: Math.min(size - 1, maxU + 1), minV: Math.max(0, minV - 1), maxV: Math.min(size - 1, maxV + 1) };
@@ -202,20 +231,21 @@ const LEVEL_RATIO = 1.15;
 const SMALLEST = 8;
 
 export class SpriteBank {
-  private readonly cache = new Map<string, Sprite>();
+  private readonly cache = new Map<string, Record<WingState, Sprite>>();
 
   /** The sprite to shrink for a bee `length` pixels long. */
   spriteFor(length: number, wings: WingState, palette: number): Sprite {
-    const level = Math.max(0, Math.ceil(Math.log(Math.max(length, SMALLEST) / SMALLEST) / Math.log(LEVEL_RATIO)));
-    const key = `${level}:${wings}:${palette}`;
-    let sprite = this.cache.get(key);
-    if (!sprite) {
-      sprite = drawBeeSprite(SMALLEST * LEVEL_RATIO ** level, wings, palette);
-      this.cache.set(key, sprite);
+    const level = Math.max(0, Math.ceil(Math.log(Math.max(length, SMALLEST) / SMALLEST) / Math.log(LEVEL_RATIO) - 1e-9));
+    const key = `${level}:${palette}`;
+    let set = this.cache.get(key);
+    if (!set) {
+      set = drawBeeSprites(SMALLEST * LEVEL_RATIO ** level, palette);
+      this.cache.set(key, set);
     }
-    return sprite;
+    return set[wings];
   }
 
+  /** Number of (size, colour) sets drawn so far. */
   get count(): number {
     return this.cache.size;
   }

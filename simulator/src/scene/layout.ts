@@ -4,7 +4,15 @@
  * filling the rest. Bees that walk into the slot pass behind the wall's lower edge and vanish.
  */
 
-export type Point = readonly [number, number];
+import { signedDistanceToPolygon, type Point } from '@hivegate/shared';
+
+export type { Point };
+
+/**
+ * A centre this close to the zone's outline is on neither side (the shared counting rules' default, passed
+ * to the counter explicitly and written into the ground truth so an agent can use the same).
+ */
+export const HYSTERESIS_PX = 6;
 
 export interface Layout {
   width: number;
@@ -19,8 +27,8 @@ export interface Layout {
   beeLength: number;
   /** The entrance zone used for counting, as written to the ground truth (clockwise, pixel coordinates). */
   zone: Point[];
-  /** How far outside the zone a bee must be before it counts as outside (the counter's hysteresis). */
-  zoneMarginPx: number;
+  /** How far from the zone's outline a centre must be to count as inside or outside it. */
+  hysteresisPx: number;
 }
 
 export function createLayout(width: number, height: number, beeLength: number): Layout {
@@ -48,37 +56,14 @@ export function createLayout(width: number, height: number, beeLength: number): 
       [zoneRight, zoneBottom],
       [zoneLeft, zoneBottom],
     ],
-    zoneMarginPx: Math.max(4, Math.round(beeLength * 0.3)),
+    hysteresisPx: HYSTERESIS_PX,
   };
 }
 
-/** Even–odd point-in-polygon test. */
-export function insidePolygon(polygon: readonly Point[], x: number, y: number): boolean {
-  let inside = false;
-  for (let i = 0, j = polygon.length - 1; i < polygon.length; j = i++) {
-    const [xi, yi] = polygon[i] as Point;
-    const [xj, yj] = polygon[j] as Point;
-    if (yi > y !== yj > y && x < ((xj - xi) * (y - yi)) / (yj - yi) + xi) inside = !inside;
-  }
-  return inside;
-}
-
-/** Distance from a point to the polygon's outline (0 on the edge). */
-export function distanceToPolygonEdge(polygon: readonly Point[], x: number, y: number): number {
-  let best = Infinity;
-  for (let i = 0, j = polygon.length - 1; i < polygon.length; j = i++) {
-    const [ax, ay] = polygon[j] as Point;
-    const [bx, by] = polygon[i] as Point;
-    const dx = bx - ax;
-    const dy = by - ay;
-    const lengthSquared = dx * dx + dy * dy;
-    const u = lengthSquared === 0 ? 0 : Math.max(0, Math.min(1, ((x - ax) * dx + (y - ay) * dy) / lengthSquared));
-    best = Math.min(best, Math.hypot(x - (ax + u * dx), y - (ay + u * dy)));
-  }
-  return best;
-}
-
-/** Clearly outside the zone: beyond the counter's hysteresis margin. */
-export function clearlyOutsideZone(layout: Layout, x: number, y: number): boolean {
-  return !insidePolygon(layout.zone, x, y) && distanceToPolygonEdge(layout.zone, x, y) > layout.zoneMarginPx;
+/** Which side of the zone a centre is on, with the counter's hysteresis: undefined on the fence. */
+export function zoneSide(layout: Layout, x: number, y: number): 'inside' | 'outside' | undefined {
+  const distance = signedDistanceToPolygon([x, y], layout.zone);
+  if (distance <= -layout.hysteresisPx) return 'inside';
+  if (distance >= layout.hysteresisPx) return 'outside';
+  return undefined;
 }

@@ -1,7 +1,7 @@
 import { streamFor, type Prng } from '../random/prng.ts';
 import { plannedCrossings, type Scenario } from '../scenario/scenario.ts';
 import { beeStateAt, visibleBox, type BeePlan, type BeeRole } from './bee.ts';
-import { clearlyOutsideZone, createLayout, insidePolygon, type Layout } from './layout.ts';
+import { createLayout, zoneSide, type Layout } from './layout.ts';
 import { PathBuilder, shiftSegments, type Vec } from './motion.ts';
 
 /**
@@ -35,7 +35,7 @@ interface Geometry {
 function geometry(layout: Layout): Geometry {
   const L = layout.beeLength;
   const zoneBottom = Math.max(...layout.zone.map((p) => p[1]));
-  return { layout, L, W: layout.width, H: layout.height, boardTop: zoneBottom + layout.zoneMarginPx + 0.45 * L };
+  return { layout, L, W: layout.width, H: layout.height, boardTop: zoneBottom + layout.hysteresisPx + 0.45 * L };
 }
 
 function boardPoint(g: Geometry, rng: Prng, nearSlot = false, margin = 0): Vec {
@@ -146,39 +146,48 @@ function shiftPlan(plan: BeePlan, by: number): BeePlan {
   return { ...plan, segments: shiftSegments(plan.segments, by), start: plan.start + by, end: plan.end + by };
 }
 
-/** Local times at which a plan's visible centre is last clearly outside the zone, and first invisible after that. */
-function vanishingTimes(layout: Layout, plan: BeePlan): { lastOutside: number; vanish: number } {
-  let vanish = plan.end;
-  let t = plan.end;
-  while (t >= plan.start) {
-    const state = beeStateAt(layout, plan, t);
-    if (state && visibleBox(layout, state)) break;
-    vanish = t;
-    t -= SAMPLE_STEP;
-  }
-  let lastOutside = plan.start;
-  for (; t >= plan.start; t -= SAMPLE_STEP) {
-    const state = beeStateAt(layout, plan, t);
-    const box = state && visibleBox(layout, state);
-    if (box && clearlyOutsideZone(layout, box.x, box.y)) {
-      lastOutside = t;
-      break;
-    }
-  }
-  return { lastOutside, vanish };
+function sideAt(layout: Layout, plan: BeePlan, t: number): 'inside' | 'outside' | 'unseen' | undefined {
+  const state = beeStateAt(layout, plan, t);
+  const box = state && visibleBox(layout, state);
+  return box ? zoneSide(layout, box.x, box.y) : 'unseen';
 }
 
-/** Local times at which an emerging bee's visible centre is last inside the zone, and first clearly outside it. */
-function leavingTimes(layout: Layout, plan: BeePlan): { lastInside: number; leaving: number } {
-  let lastInside = plan.start;
-  for (let t = plan.start; t <= plan.end; t += SAMPLE_STEP) {
-    const state = beeStateAt(layout, plan, t);
-    const box = state && visibleBox(layout, state);
-    if (!box) continue;
-    if (insidePolygon(layout.zone, box.x, box.y)) lastInside = t;
-    else if (clearlyOutsideZone(layout, box.x, box.y)) return { lastInside, leaving: t };
+/**
+ * For a bee walking into the slot (plan-local times): when its visible centre was last outside the zone,
+ * when it then entered the zone for good (the moment a counter records the crossing), and when it vanished.
+ * Throws if it did not vanish from inside the zone, which would mean the zone does not cover the slot.
+ */
+function enteringTimes(layout: Layout, plan: BeePlan): { lastOutside: number; entered: number; vanish: number } {
+  let t = plan.end;
+  while (t >= plan.start && sideAt(layout, plan, t) === 'unseen') t -= SAMPLE_STEP;
+  const vanish = t + SAMPLE_STEP;
+  if (sideAt(layout, plan, t) !== 'inside') throw new Error(`bee ${plan.id} vanished into the slot outside the entrance zone`);
+  let entered = t;
+  for (; t >= plan.start; t -= SAMPLE_STEP) {
+    const side = sideAt(layout, plan, t);
+    if (side === 'inside') entered = t;
+    if (side === 'outside') return { lastOutside: t, entered, vanish };
   }
-  throw new Error('an outgoing bee never left the entrance zone');
+  throw new Error(`bee ${plan.id} walked into the slot without being seen outside the entrance zone`);
+}
+
+/** For a bee coming out of the slot (plan-local times): when its centre was last inside the zone, and first outside it. */
+function leavingTimes(layout: Layout, plan: BeePlan): { lastInside: number; leaving: number } {
+  let lastInside: number | undefined;
+  for (let t = plan.start; t <= plan.end; t += SAMPLE_STEP) {
+    const side = sideAt(layout, plan, t);
+    if (side === 'inside') lastInside = t;
+    else if (side === 'outside') {
+      if (lastInside === undefined) throw new Error(`bee ${plan.id} came out of the slot outside the entrance zone`);
+      return { lastInside, leaving: t };
+    }
+  }
+  throw new Error(`bee ${plan.id} never left the entrance zone`);
+}
+
+/** Clamps into [lo, hi]; when the range is empty (a very short clip) the upper end wins. */
+function clamp(value: number, lo: number, hi: number): number {
+  return Math.min(hi, Math.max(lo, value));
 }
 
 function sortedUniform(rng: Prng, count: number, lo: number, hi: number): number[] {
@@ -210,10 +219,10 @@ export function planPopulation(scenario: Scenario): Population {
     path.walkTo(slotMouth(g, x), speeds.walk);
     path.walkTo(insideSlot(g, x), speeds.walk * 0.7);
     const local = finishPlan(nextId++, 'forager-in', rng, path, 0);
-    const { lastOutside, vanish } = vanishingTimes(layout, local);
-    // The bee must be seen outside the zone within the clip, or no counter could know it came from outside.
-    const when = Math.min(duration - frameGap, Math.max(target, vanish - lastOutside + 2 * frameGap));
-    plans.push({ ...shiftPlan(local, when - vanish), plannedCrossing: { direction: 'in', t: when } });
+    const { lastOutside, entered, vanish } = enteringTimes(layout, local);
+    // A counter must see the bee outside the zone and see it vanish, both within the clip.
+    const when = clamp(target, entered - lastOutside + 2 * frameGap, duration - frameGap - (vanish - entered));
+    plans.push({ ...shiftPlan(local, when - entered), plannedCrossing: { direction: 'in', t: when } });
   }
 
   // Foragers going out: emerge from the slot, walk off the zone, take off or walk away.
@@ -230,7 +239,7 @@ export function planPopulation(scenario: Scenario): Population {
     const local = finishPlan(nextId++, 'forager-out', rng, path, 0);
     const { lastInside, leaving } = leavingTimes(layout, local);
     // The bee must be seen inside the zone within the clip, or no counter could know it came from the hive.
-    const when = Math.min(duration - frameGap, Math.max(target, leaving - lastInside + 2 * frameGap));
+    const when = clamp(target, leaving - lastInside + 2 * frameGap, duration - frameGap);
     plans.push({ ...shiftPlan(local, when - leaving), plannedCrossing: { direction: 'out', t: when } });
   }
 
@@ -254,7 +263,8 @@ export function planPopulation(scenario: Scenario): Population {
     const path = new PathBuilder(insideSlot(g, x), 0, Math.PI / 2);
     const spot: Vec = [x + rng.range(-0.5, 0.5) * g.L, layout.slotBottom + rng.range(role === 'fanner' ? 0.3 : 0.2, 0.7) * g.L];
     path.walkTo(spot, speeds.walk * 0.6);
-    const stay = rng.range(20, 80);
+    // Fanners and guards keep their spot for minutes, so a counter sees them as stationary.
+    const stay = role === 'fanner' ? rng.range(40, 180) : rng.range(30, 150);
     if (role === 'fanner') {
       // Fanners face the entrance and buzz their wings to ventilate the hive.
       path.hold(0.4, 'stand', -Math.PI / 2 + rng.range(-0.25, 0.25));
@@ -265,11 +275,12 @@ export function planPopulation(scenario: Scenario): Population {
         const pause = Math.min(left, rng.range(3, 15));
         path.hold(pause, 'stand', Math.PI / 2 + rng.range(-0.9, 0.9));
         left -= pause;
-        if (left > 0) path.walkTo([spot[0] + rng.range(-0.4, 0.4) * g.L, spot[1] + rng.range(-0.1, 0.1) * g.L], speeds.walk * 0.5);
+        // A guard shifts its feet now and then but stays on its spot.
+        if (left > 0) path.walkTo([spot[0] + rng.range(-0.12, 0.12) * g.L, spot[1] + rng.range(-0.05, 0.05) * g.L], speeds.walk * 0.4);
       }
     }
     path.walkTo(insideSlot(g, path.at[0]), speeds.walk * 0.6);
-    return finishPlan(id, role, rng, path, rng.range(-100, duration));
+    return finishPlan(id, role, rng, path, rng.range(-200, duration));
   };
   addResidents('fanners', scenario.density.fanners, (rng, id) => standAtSlot(rng, id, 'fanner'));
   addResidents('guards', scenario.density.guards, (rng, id) => standAtSlot(rng, id, 'guard'));
@@ -321,7 +332,3 @@ export function planPopulation(scenario: Scenario): Population {
   return { scenario, layout, plans: visible, frameCount: Math.max(1, Math.round(duration * camera.fps)) };
 }
 
-/** True when the point is inside the counting zone (re-exported for tests and tools). */
-export function inZone(layout: Layout, x: number, y: number): boolean {
-  return insidePolygon(layout.zone, x, y);
-}

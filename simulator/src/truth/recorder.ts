@@ -1,12 +1,13 @@
 import { visibleBox, type BeeState } from '../scene/bee.ts';
-import { clearlyOutsideZone, insidePolygon, type Layout } from '../scene/layout.ts';
+import { zoneSide, type Layout } from '../scene/layout.ts';
 
 /**
  * Builds the ground truth while frames go by: what a perfect labeller would write. Each continuous stretch
  * of visibility of one bee is one track (a bee that leaves the picture and comes back gets a new id). The
- * entrance crossings are the scene's own record of what each bee actually did, checked against what the
- * frames show: a bee only counts as going in if it was seen outside the zone and then vanished into the
- * slot, and as going out if it was first seen inside the zone and then walked or flew clearly out of it.
+ * entrance crossings are the scene's own record of what each bee set out to do, kept only when the frames
+ * show it: a bee goes in if it was seen outside the zone, entered it and vanished into the slot; it goes out
+ * if it was first seen inside the zone and was last seen outside it. "Inside" and "outside" use the counting
+ * rules' hysteresis, and a crossing's time is when the bee last moved to the side it ended on.
  */
 
 export interface TruthBox {
@@ -26,23 +27,23 @@ export interface TruthFrame {
 export interface TruthCrossing {
   trackId: number;
   direction: 'in' | 'out';
-  /** Unix seconds: for 'in' the last frame the bee was seen, for 'out' the first frame it was clearly outside the zone. */
+  /** Unix seconds: the first frame of the last stretch on the side the bee ended on (in: inside the zone). */
   t: number;
 }
 
-export interface TrackEvent {
-  kind: 'end';
+/** One continuous stretch of visibility of one bee, with what the bee was doing. */
+export interface TruthTrack {
   trackId: number;
-  t: number;
+  role: BeeState['plan']['role'];
+  firstT: number;
+  lastT: number;
 }
 
 interface OpenTrack {
-  trackId: number;
-  firstInsideZone: boolean;
-  seenOutside: boolean;
-  outCounted: boolean;
-  lastT: number;
-  lastInsideZone: boolean;
+  track: TruthTrack;
+  startSide?: 'inside' | 'outside';
+  side?: 'inside' | 'outside';
+  sideSince: number;
   lastState: BeeState;
 }
 
@@ -54,6 +55,7 @@ const round = (value: number, digits: number): number => {
 export class TruthRecorder {
   readonly frames: TruthFrame[] = [];
   readonly crossings: TruthCrossing[] = [];
+  readonly tracks: TruthTrack[] = [];
   private readonly open = new Map<number, OpenTrack>();
   private nextTrackId = 1;
 
@@ -62,12 +64,17 @@ export class TruthRecorder {
     private readonly startUnix: number,
   ) {}
 
+  /** Unix time of a scene time, rounded to the microsecond so JSON stays short and exact. */
+  unixTime(sceneSeconds: number): number {
+    return round(this.startUnix + sceneSeconds, 6);
+  }
+
   /**
-   * Records one frame. Returns the tracks that ended just before it (their bee is no longer visible), so a
-   * caller feeding a counter can close them.
+   * Records one frame. Returns the tracks that ended with the previous frame (their bee is no longer
+   * visible), so a caller feeding a counter can close them.
    */
   observe(sceneSeconds: number, states: readonly BeeState[]): { frame: TruthFrame; ended: number[] } {
-    const t = round(this.startUnix + sceneSeconds, 6);
+    const t = this.unixTime(sceneSeconds);
     const boxes: TruthBox[] = [];
     const seen = new Set<number>();
     for (const state of states) {
@@ -75,52 +82,57 @@ export class TruthRecorder {
       if (!box) continue;
       const planId = state.plan.id;
       seen.add(planId);
-      const inZone = insidePolygon(this.layout.zone, box.x, box.y);
-      const clearlyOut = clearlyOutsideZone(this.layout, box.x, box.y);
-      let track = this.open.get(planId);
-      if (!track) {
-        track = { trackId: this.nextTrackId++, firstInsideZone: inZone, seenOutside: false, outCounted: false, lastT: t, lastInsideZone: inZone, lastState: state };
-        this.open.set(planId, track);
+      let open = this.open.get(planId);
+      if (!open) {
+        const track: TruthTrack = { trackId: this.nextTrackId++, role: state.plan.role, firstT: t, lastT: t };
+        this.tracks.push(track);
+        open = { track, sideSince: t, lastState: state };
+        this.open.set(planId, open);
       }
-      if (clearlyOut) {
-        track.seenOutside = true;
-        if (track.firstInsideZone && !track.outCounted && state.plan.plannedCrossing?.direction === 'out') {
-          track.outCounted = true;
-          this.crossings.push({ trackId: track.trackId, direction: 'out', t });
+      const labelled = { trackId: open.track.trackId, x: round(box.x, 2), y: round(box.y, 2), w: round(box.w, 2), h: round(box.h, 2) };
+      const side = zoneSide(this.layout, labelled.x, labelled.y);
+      if (side) {
+        open.startSide ??= side;
+        if (side !== open.side) {
+          open.side = side;
+          open.sideSince = t;
         }
       }
-      track.lastT = t;
-      track.lastInsideZone = inZone;
-      track.lastState = state;
-      boxes.push({ trackId: track.trackId, x: round(box.x, 2), y: round(box.y, 2), w: round(box.w, 2), h: round(box.h, 2) });
+      open.track.lastT = t;
+      open.lastState = state;
+      boxes.push(labelled);
     }
     const ended: number[] = [];
-    for (const [planId, track] of this.open) {
+    for (const [planId, open] of this.open) {
       if (seen.has(planId)) continue;
-      this.closeTrack(track, true);
+      this.close(open, true);
       this.open.delete(planId);
-      ended.push(track.trackId);
+      ended.push(open.track.trackId);
     }
     const frame = { t, boxes };
     this.frames.push(frame);
     return { frame, ended };
   }
 
-  /** Ends every open track at the end of the clip; returns their ids. Bees cut off by the clip's end do not cross. */
+  /** Ends every open track at the end of the clip and returns their ids. A bee cut off by the clip's end crosses nothing. */
   finish(): number[] {
-    const ended = [...this.open.values()].map((track) => {
-      this.closeTrack(track, false);
-      return track.trackId;
+    const ended = [...this.open.values()].map((open) => {
+      this.close(open, false);
+      return open.track.trackId;
     });
     this.open.clear();
+    this.crossings.sort((a, b) => a.t - b.t || a.trackId - b.trackId);
     return ended;
   }
 
-  private closeTrack(track: OpenTrack, vanished: boolean): void {
-    const plan = track.lastState.plan;
-    const wentIntoSlot = vanished && track.lastState.occludedByWall && track.lastInsideZone;
-    if (plan.plannedCrossing?.direction === 'in' && wentIntoSlot && track.seenOutside) {
-      this.crossings.push({ trackId: track.trackId, direction: 'in', t: track.lastT });
+  private close(open: OpenTrack, vanished: boolean): void {
+    const { trackId } = open.track;
+    const intent = open.lastState.plan.plannedCrossing?.direction;
+    if (intent === 'in' && open.startSide === 'outside' && open.side === 'inside' && vanished && open.lastState.occludedByWall) {
+      this.crossings.push({ trackId, direction: 'in', t: open.sideSince });
+    }
+    if (intent === 'out' && open.startSide === 'inside' && open.side === 'outside') {
+      this.crossings.push({ trackId, direction: 'out', t: open.sideSince });
     }
   }
 }
