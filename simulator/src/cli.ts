@@ -59,8 +59,8 @@ async function render(args: string[]): Promise<void> {
   let seconds: number | undefined;
   if (values.seconds !== undefined) {
     seconds = Number(values.seconds);
-    if (!/^\d+(\.\d+)?$/.test(values.seconds) || !(seconds >= 0.1 && seconds <= 86_400)) {
-      throw new UsageError(`--seconds must be a number from 0.1 to 86400, got "${values.seconds}"`);
+    if (!/^\d+(\.\d+)?$/.test(values.seconds) || !(seconds >= 0.1 && seconds <= 3600)) {
+      throw new UsageError(`--seconds must be a number from 0.1 to 3600, got "${values.seconds}"`);
     }
   }
   const scenario = withOverrides(base, { seed: integerFlag('seed', values.seed, 0, 0xffffffff), durationSeconds: seconds });

@@ -28,7 +28,8 @@ export class Mp4Encoder {
   private readonly free: Buffer[] = [];
   private waiting: Array<{ resolve: (buffer: Buffer) => void; reject: (error: Error) => void }> = [];
   private exit: Promise<number | null> | undefined;
-  private failure: Error | undefined;
+  /** Why encoding failed; ffmpeg's own words are added when the error is raised, once its stderr has arrived. */
+  private failure: string | undefined;
   readonly frameBytes: number;
 
   constructor(private readonly options: EncoderOptions) {
@@ -51,14 +52,15 @@ export class Mp4Encoder {
     const child = spawn(ffmpeg, args, { stdio: ['pipe', 'ignore', 'pipe'] });
     this.child = child;
     child.stderr?.on('data', (chunk: Buffer) => this.stderr.push(chunk));
-    child.stdin?.on('error', (error: Error) => this.fail(new Error(`ffmpeg stopped taking frames (${error.message}): ${this.stderr}`)));
+    child.stdin?.on('error', (error: Error) => this.fail(`ffmpeg stopped taking frames (${error.message})`));
     this.exit = new Promise((resolve) => {
       child.on('error', (error) => {
-        this.fail(error);
+        this.fail(`ffmpeg could not run (${error.message})`);
         resolve(null);
       });
-      child.on('close', (code) => {
-        if (code !== 0) this.fail(new Error(`ffmpeg exited with code ${code}: ${this.stderr}`));
+      child.on('close', (code, signal) => {
+        // How ffmpeg ended says more than the broken pipe that usually comes first.
+        if (code !== 0) this.fail(`ffmpeg exited with ${signal ?? `code ${code}`}`, true);
         resolve(code);
       });
     });
@@ -67,7 +69,7 @@ export class Mp4Encoder {
 
   /** A buffer to render the next frame into (waits while all are in flight). */
   async acquire(): Promise<Buffer> {
-    if (this.failure) throw this.failure;
+    if (this.failure) throw this.error();
     const buffer = this.free.pop();
     if (buffer) return buffer;
     return new Promise((resolve, reject) => this.waiting.push({ resolve, reject }));
@@ -75,7 +77,7 @@ export class Mp4Encoder {
 
   /** Hands a rendered frame to ffmpeg; the buffer returns to the pool once written. */
   submit(buffer: Buffer): void {
-    if (this.failure) throw this.failure;
+    if (this.failure) throw this.error();
     const stdin = this.child?.stdin;
     if (!stdin) throw new Error('encoder not started');
     if (buffer.length !== this.frameBytes) throw new Error(`frame must be ${this.frameBytes} bytes, got ${buffer.length}`);
@@ -88,7 +90,7 @@ export class Mp4Encoder {
     if (!stdin || !this.exit) throw new Error('encoder not started');
     stdin.end();
     await this.exit;
-    if (this.failure) throw this.failure;
+    if (this.failure) throw this.error();
   }
 
   /** Aborts: kills ffmpeg (the output file is left incomplete). */
@@ -105,11 +107,16 @@ export class Mp4Encoder {
     else this.free.push(buffer);
   }
 
-  private fail(error: Error): void {
-    this.failure ??= error;
+  private fail(reason: string, overrides = false): void {
+    if (overrides || !this.failure) this.failure = reason;
     // Wake anyone waiting for a buffer so the failure surfaces instead of hanging.
     const waiting = this.waiting;
     this.waiting = [];
-    for (const waiter of waiting) waiter.reject(this.failure);
+    for (const waiter of waiting) waiter.reject(this.error());
+  }
+
+  private error(): Error {
+    const said = this.stderr.toString();
+    return new Error(said ? `${this.failure}: ${said}` : String(this.failure));
   }
 }

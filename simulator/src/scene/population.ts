@@ -21,7 +21,8 @@ export interface Population {
 
 const WALK_BODY_LENGTHS_PER_SECOND = 2.2;
 const FLY_BODY_LENGTHS_PER_SECOND = 11;
-const SAMPLE_STEP = 1 / 120;
+/** Step for finding when a planned bee crosses the zone edge: fine next to any frame rate used here. */
+const SAMPLE_STEP = 1 / 100;
 
 interface Geometry {
   layout: Layout;
@@ -146,43 +147,62 @@ function shiftPlan(plan: BeePlan, by: number): BeePlan {
   return { ...plan, segments: shiftSegments(plan.segments, by), start: plan.start + by, end: plan.end + by };
 }
 
-function sideAt(layout: Layout, plan: BeePlan, t: number): 'inside' | 'outside' | 'unseen' | undefined {
-  const state = beeStateAt(layout, plan, t);
-  const box = state && visibleBox(layout, state);
-  return box ? zoneSide(layout, box.x, box.y) : 'unseen';
+type Side = 'inside' | 'outside' | 'unseen';
+
+/** Which side of the zone the bee's visible centre is on, sampled finely over its whole plan. */
+function sideSamples(layout: Layout, plan: BeePlan): Array<{ t: number; side: Side | undefined }> {
+  const samples: Array<{ t: number; side: Side | undefined }> = [];
+  for (let t = plan.start; t <= plan.end; t += SAMPLE_STEP) {
+    const state = beeStateAt(layout, plan, t);
+    const box = state && visibleBox(layout, state);
+    samples.push({ t, side: box ? zoneSide(layout, box.x, box.y) : 'unseen' });
+  }
+  return samples;
 }
 
 /**
- * For a bee walking into the slot (plan-local times): when its visible centre was last outside the zone,
- * when it then entered the zone for good (the moment a counter records the crossing), and when it vanished.
- * Throws if it did not vanish from inside the zone, which would mean the zone does not cover the slot.
+ * For a bee walking into the slot (plan-local times): when it was first inside the zone, when it entered it
+ * for the last time (the moment a counter records the crossing) and when it vanished. Throws if it did not
+ * vanish from inside the zone, which would mean the zone does not cover the slot.
  */
-function enteringTimes(layout: Layout, plan: BeePlan): { lastOutside: number; entered: number; vanish: number } {
-  let t = plan.end;
-  while (t >= plan.start && sideAt(layout, plan, t) === 'unseen') t -= SAMPLE_STEP;
-  const vanish = t + SAMPLE_STEP;
-  if (sideAt(layout, plan, t) !== 'inside') throw new Error(`bee ${plan.id} vanished into the slot outside the entrance zone`);
-  let entered = t;
-  for (; t >= plan.start; t -= SAMPLE_STEP) {
-    const side = sideAt(layout, plan, t);
-    if (side === 'inside') entered = t;
-    if (side === 'outside') return { lastOutside: t, entered, vanish };
+function enteringTimes(layout: Layout, plan: BeePlan): { firstInside: number; entered: number; vanish: number } {
+  const samples = sideSamples(layout, plan);
+  let last = samples.length - 1;
+  while (last >= 0 && samples[last]?.side === 'unseen') last--;
+  const final = samples[last];
+  if (!final || final.side !== 'inside') throw new Error(`bee ${plan.id} vanished into the slot outside the entrance zone`);
+  let entered = final.t;
+  let i = last;
+  for (; i >= 0 && samples[i]?.side !== 'outside'; i--) {
+    if (samples[i]?.side === 'inside') entered = (samples[i] as { t: number }).t;
   }
-  throw new Error(`bee ${plan.id} walked into the slot without being seen outside the entrance zone`);
+  if (i < 0) throw new Error(`bee ${plan.id} walked into the slot without being seen outside the entrance zone`);
+  const firstInside = samples.find((sample) => sample.side === 'inside')?.t ?? entered;
+  return { firstInside, entered, vanish: final.t + SAMPLE_STEP };
 }
 
-/** For a bee coming out of the slot (plan-local times): when its centre was last inside the zone, and first outside it. */
-function leavingTimes(layout: Layout, plan: BeePlan): { lastInside: number; leaving: number } {
+/**
+ * For a bee coming out of the slot (plan-local times): when it was last inside the zone before it first
+ * left, and when it left for the last time (a bee flying off may cross back over the zone).
+ */
+function leavingTimes(layout: Layout, plan: BeePlan): { lastInsideBeforeLeaving: number; left: number } {
+  let side: Side | undefined;
   let lastInside: number | undefined;
-  for (let t = plan.start; t <= plan.end; t += SAMPLE_STEP) {
-    const side = sideAt(layout, plan, t);
-    if (side === 'inside') lastInside = t;
-    else if (side === 'outside') {
-      if (lastInside === undefined) throw new Error(`bee ${plan.id} came out of the slot outside the entrance zone`);
-      return { lastInside, leaving: t };
+  let lastInsideBeforeLeaving: number | undefined;
+  let left: number | undefined;
+  for (const sample of sideSamples(layout, plan)) {
+    if (sample.side === 'inside') {
+      lastInside = sample.t;
+      side = 'inside';
+    } else if (sample.side === 'outside') {
+      if (side === undefined) throw new Error(`bee ${plan.id} came out of the slot outside the entrance zone`);
+      if (side === 'inside') left = sample.t;
+      lastInsideBeforeLeaving ??= lastInside;
+      side = 'outside';
     }
   }
-  throw new Error(`bee ${plan.id} never left the entrance zone`);
+  if (side !== 'outside' || left === undefined || lastInsideBeforeLeaving === undefined) throw new Error(`bee ${plan.id} never left the entrance zone`);
+  return { lastInsideBeforeLeaving, left };
 }
 
 /** Clamps into [lo, hi]; when the range is empty (a very short clip) the upper end wins. */
@@ -219,9 +239,9 @@ export function planPopulation(scenario: Scenario): Population {
     path.walkTo(slotMouth(g, x), speeds.walk);
     path.walkTo(insideSlot(g, x), speeds.walk * 0.7);
     const local = finishPlan(nextId++, 'forager-in', rng, path, 0);
-    const { lastOutside, entered, vanish } = enteringTimes(layout, local);
-    // A counter must see the bee outside the zone and see it vanish, both within the clip.
-    const when = clamp(target, entered - lastOutside + 2 * frameGap, duration - frameGap - (vanish - entered));
+    const { firstInside, entered, vanish } = enteringTimes(layout, local);
+    // A counter must see the bee come from outside the zone and see it vanish, both within the clip.
+    const when = clamp(target, entered - firstInside + 2 * frameGap, duration - frameGap - (vanish - entered));
     plans.push({ ...shiftPlan(local, when - entered), plannedCrossing: { direction: 'in', t: when } });
   }
 
@@ -237,13 +257,13 @@ export function planPopulation(scenario: Scenario): Population {
     path.walkTo(boardPoint(g, rng, true), speeds.walk);
     leave(g, rng, speeds, path, rng.chance(scenario.traffic.flyShare));
     const local = finishPlan(nextId++, 'forager-out', rng, path, 0);
-    const { lastInside, leaving } = leavingTimes(layout, local);
+    const { lastInsideBeforeLeaving, left } = leavingTimes(layout, local);
     // The bee must be seen inside the zone within the clip, or no counter could know it came from the hive.
-    const when = clamp(target, leaving - lastInside + 2 * frameGap, duration - frameGap);
-    plans.push({ ...shiftPlan(local, when - leaving), plannedCrossing: { direction: 'out', t: when } });
+    const when = clamp(target, left - lastInsideBeforeLeaving + 2 * frameGap, duration - frameGap);
+    plans.push({ ...shiftPlan(local, when - left), plannedCrossing: { direction: 'out', t: when } });
   }
 
-  // Residents are added until their combined time on screen matches the wanted density.
+  // Residents are added until their combined time in the clip matches the wanted density.
   const addResidents = (label: string, mean: number, build: (rng: Prng, id: number) => BeePlan): void => {
     const rng = streamFor(scenario.seed, label);
     let occupancy = 0;

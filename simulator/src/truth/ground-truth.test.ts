@@ -24,6 +24,20 @@ describe('ground truth', () => {
     expect(counter).toEqual(scene);
   });
 
+  it.each([
+    ['crowded-entrance', 101],
+    ['heldout-evening-rush', 202],
+    ['hd-passing-clouds', 303],
+    ['fanning-bees', 404],
+  ] as const)('%s with seed %i: planned traffic and the counting rules still agree', (name, seed) => {
+    const s = withOverrides(findScenario(name) as Scenario, { seed, durationSeconds: 30 });
+    const { truth, counterCrossings } = simulateGroundTruth(planPopulation(s), ids);
+    const counted = { in: 0, out: 0 };
+    for (const crossing of truth.crossings) counted[crossing.direction]++;
+    expect(counted).toEqual(plannedCrossings(s));
+    expect(counterCrossings.map((c) => `${String(c.trackId)} ${c.direction}`).sort()).toEqual(truth.crossings.map((c) => `${c.trackId} ${c.direction}`).sort());
+  });
+
   it('keeps every box inside the frame, on a frame clock that starts at the scenario start', () => {
     const problems: string[] = [];
     let boxes = 0;
