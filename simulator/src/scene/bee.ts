@@ -41,7 +41,16 @@ export function beeStateAt(layout: Layout, plan: BeePlan, t: number): BeeState |
   const segment = segmentAt(plan.segments, t);
   if (!segment) return undefined;
   const pose = poseOnSegment(segment, t, layout.beeLength * plan.size, plan.seed, t - plan.start);
-  return { ...pose, plan, length: beeLengthAt(layout, plan, pose.altitude), occludedByWall: pose.altitude < 0.3 };
+  return {
+    x: pose.x,
+    y: pose.y,
+    heading: pose.heading,
+    altitude: pose.altitude,
+    mode: pose.mode,
+    plan,
+    length: beeLengthAt(layout, plan, pose.altitude),
+    occludedByWall: pose.altitude < 0.3,
+  };
 }
 
 export interface Box {
