@@ -12,6 +12,8 @@ import { maintainPartitions } from './db/partitions.ts';
 import { loadSigningSecret, TokenService } from './auth/tokens.ts';
 import { TokensRepository } from './auth/tokens-repository.ts';
 import { UsersRepository } from './auth/users-repository.ts';
+import { AccountService } from './auth/accounts.ts';
+import { accountResolvers } from './auth/resolvers.ts';
 import { graphqlPlugin } from './graphql/plugin.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { validatorCompiler } from './http/validation.ts';
@@ -22,6 +24,9 @@ import { MovementRepository } from './telemetry/movement-repository.ts';
 import { TelemetryReadRepository } from './telemetry/read-repository.ts';
 import { telemetryResolvers } from './telemetry/resolvers.ts';
 import { telemetryRoutes } from './telemetry/routes.ts';
+import { createBlobStore } from './storage/index.ts';
+import { MediaSigner } from './media/signed-paths.ts';
+import { mediaRoutes } from './media/routes.ts';
 
 const SPEC_VERSION = '1.0.0';
 const PARTITION_MAINTENANCE_MS = 6 * 3600_000;
@@ -47,35 +52,46 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   const opened = options.db ? { db: options.db, close: async () => undefined } : await openDatabase(config, (err) => app.log.warn({ err }, 'database connection lost'));
   const { db } = opened;
-  let closeServices = async () => undefined as void;
+  // Services started so far, stopped in reverse on close or when a later start fails.
+  const started: (() => Promise<void>)[] = [];
+  const closeServices = async () => {
+    while (started.length > 0) await started.pop()!();
+  };
   try {
     await migrate(db);
     await maintainPartitions(db, { retentionDays: config.retentionDays, dedupeRetentionDays: config.dedupeRetentionDays });
     const tokenRecords = new TokensRepository(db);
-    const tokens = new TokenService(db, tokenRecords, await loadSigningSecret(db, config.jwtSecret), config.tokenCacheSeconds);
+    const secret = await loadSigningSecret(db, config.jwtSecret);
+    const tokens = new TokenService(db, tokenRecords, secret, config.tokenCacheSeconds);
     await tokens.start();
+    started.push(() => tokens.stop());
+    const blobs = createBlobStore(config.storage);
+    await blobs.start();
+    started.push(() => blobs.stop());
+    const users = new UsersRepository(db);
     const ctx: AppContext = {
       config,
       db,
       log: app.log,
       observability: new Observability(),
       tokens,
-      users: new UsersRepository(db),
+      users,
+      accounts: new AccountService(db, users, tokens),
       tokenRecords,
       metricsRepository: new MetricsRepository(db),
       movementRepository: new MovementRepository(db),
       telemetryReads: new TelemetryReadRepository(db),
+      blobs,
+      media: new MediaSigner(secret),
     };
 
     const maintenance = setInterval(() => {
       maintainPartitions(db, { retentionDays: config.retentionDays, dedupeRetentionDays: config.dedupeRetentionDays })
+        .then(async (report) => (await ctx.accounts.pruneFailures(), report))
         .then((report) => app.log.info({ report }, 'partition maintenance'))
         .catch((err: unknown) => app.log.error({ err }, 'partition maintenance failed'));
     }, PARTITION_MAINTENANCE_MS).unref();
-    closeServices = async () => {
-      clearInterval(maintenance);
-      await tokens.stop();
-    };
+    started.push(async () => clearInterval(maintenance));
 
     app.decorate('ctx', ctx);
     app.decorateRequest('principal', null);
@@ -105,7 +121,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
     await app.register(operationsRoutes, { ctx });
     await app.register(telemetryRoutes, { ctx });
-    await app.register(graphqlPlugin, { ctx, resolvers: [telemetryResolvers] });
+    await app.register(mediaRoutes, { ctx });
+    await app.register(graphqlPlugin, { ctx, resolvers: [accountResolvers, telemetryResolvers] });
   } catch (err) {
     await closeServices();
     await opened.close();

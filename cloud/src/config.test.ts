@@ -7,6 +7,7 @@ describe('loadConfig', () => {
     expect(config.port).toBe(8600);
     expect(config.databaseUrl).toBeUndefined();
     expect(config.dataDir).toMatch(/\.data$/);
+    expect(config.storage).toEqual({ kind: 'fs', dir: `${config.dataDir}/blobs` });
   });
 
   it('reads numbers, lists and URLs', () => {
@@ -19,6 +20,7 @@ describe('loadConfig', () => {
     [{ PORT: '70000' }, 'PORT must be <= 65535'],
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL has an invalid format'],
     [{ JWT_SECRET: 'short' }, 'JWT_SECRET must be at least 32 characters long'],
+    [{ STORAGE: 's3', S3_BUCKET: 'bees' }, 'S3_ACCESS_KEY_ID is required when STORAGE is s3'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of "fatal", "error"'],
   ])('names the variable in error %#', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);

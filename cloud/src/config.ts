@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { compileValidator } from '@hivegate/shared';
 import path from 'node:path';
+import type { BlobStoreConfig } from './storage/index.ts';
 
 /**
  * Everything the cloud reads from its environment, validated once at start. The schema names environment
@@ -20,6 +21,15 @@ const Env = Type.Object({
   RETENTION_DAYS: Type.Integer({ minimum: 1, default: 730 }),
   DEDUPE_RETENTION_DAYS: Type.Integer({ minimum: 1, default: 30 }),
   CORS_ORIGINS: Type.String({ default: '' }),
+  STORAGE: Type.Union([Type.Literal('fs'), Type.Literal('s3')], { default: 'fs' }),
+  S3_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://' })),
+  S3_REGION: Type.String({ minLength: 1, default: 'us-east-1' }),
+  S3_BUCKET: Type.Optional(Type.String({ minLength: 3, maxLength: 63 })),
+  S3_ACCESS_KEY_ID: Type.Optional(Type.String({ minLength: 1 })),
+  S3_SECRET_ACCESS_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  S3_FORCE_PATH_STYLE: Type.Union([Type.Literal('true'), Type.Literal('false')], { default: 'true' }),
+  S3_PREFIX: Type.String({ default: '' }),
+  MEDIA_URL_TTL_SECONDS: Type.Integer({ minimum: 30, maximum: 7 * 86_400, default: 3600 }),
   LOG_LEVEL: Type.Union(
     [Type.Literal('fatal'), Type.Literal('error'), Type.Literal('warn'), Type.Literal('info'), Type.Literal('debug'), Type.Literal('trace'), Type.Literal('silent')],
     { default: 'info' },
@@ -43,12 +53,15 @@ export interface Config {
   dedupeRetentionDays: number;
   corsOrigins: string[];
   logLevel: Env['LOG_LEVEL'];
+  storage: BlobStoreConfig;
+  /** Lifetime of the signed URLs that let players fetch media without custom headers. */
+  mediaUrlTtlSeconds: number;
 }
 
 export class ConfigError extends Error {}
 
 const checkEnv = compileValidator(Env);
-const INTEGER_VARIABLES = new Set(['PORT', 'BODY_LIMIT_BYTES', 'DB_POOL_SIZE', 'HEALTH_TIMEOUT_MS', 'RETENTION_DAYS', 'DEDUPE_RETENTION_DAYS']);
+const INTEGER_VARIABLES = new Set(['MEDIA_URL_TTL_SECONDS', 'PORT', 'BODY_LIMIT_BYTES', 'DB_POOL_SIZE', 'HEALTH_TIMEOUT_MS', 'RETENTION_DAYS', 'DEDUPE_RETENTION_DAYS']);
 const NUMBER_VARIABLES = new Set(['TOKEN_CACHE_SECONDS']);
 
 /** Reads the config from environment variables (strings), applying defaults; throws ConfigError naming the variable. */
@@ -65,11 +78,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const result = checkEnv(raw);
   if (!result.ok) throw new ConfigError(`invalid configuration: ${result.error}`);
   const e = result.value;
+  const dataDir = path.resolve(e.DATA_DIR);
   return {
     port: e.PORT,
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
-    dataDir: path.resolve(e.DATA_DIR),
+    dataDir,
     jwtSecret: e.JWT_SECRET,
     publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
@@ -80,6 +94,26 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dedupeRetentionDays: e.DEDUPE_RETENTION_DAYS,
     corsOrigins: e.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
     logLevel: e.LOG_LEVEL,
+    storage: storageConfig(e, dataDir),
+    mediaUrlTtlSeconds: e.MEDIA_URL_TTL_SECONDS,
+  };
+}
+
+function storageConfig(e: Env, dataDir: string): BlobStoreConfig {
+  if (e.STORAGE === 'fs') return { kind: 'fs', dir: path.join(dataDir, 'blobs') };
+  for (const name of ['S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'] as const) {
+    if (!e[name]) throw new ConfigError(`invalid configuration: ${name} is required when STORAGE is s3`);
+  }
+  return {
+    kind: 's3',
+    endpoint: e.S3_ENDPOINT,
+    region: e.S3_REGION,
+    bucket: e.S3_BUCKET!,
+    accessKeyId: e.S3_ACCESS_KEY_ID!,
+    secretAccessKey: e.S3_SECRET_ACCESS_KEY!,
+    forcePathStyle: e.S3_FORCE_PATH_STYLE === 'true',
+    prefix: e.S3_PREFIX || undefined,
+    createBucket: true,
   };
 }
 

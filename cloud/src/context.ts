@@ -8,6 +8,9 @@ import type { Observability } from './observability/metrics.ts';
 import type { MetricsRepository } from './telemetry/metrics-repository.ts';
 import type { MovementRepository } from './telemetry/movement-repository.ts';
 import type { TelemetryReadRepository } from './telemetry/read-repository.ts';
+import type { BlobStore } from './storage/index.ts';
+import type { MediaSigner } from './media/signed-paths.ts';
+import type { AccountService } from './auth/accounts.ts';
 
 /** The services one app instance is made of, built once in app.ts and handed to each capability's routes. */
 export interface AppContext {
@@ -17,8 +20,11 @@ export interface AppContext {
   observability: Observability;
   tokens: TokenService;
   users: UsersRepository;
+  accounts: AccountService;
   tokenRecords: TokensRepository;
   metricsRepository: MetricsRepository;
   movementRepository: MovementRepository;
   telemetryReads: TelemetryReadRepository;
+  blobs: BlobStore;
+  media: MediaSigner;
 }

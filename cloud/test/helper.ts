@@ -1,5 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { createServer, Socket, type Server } from 'node:net';
 import pg from 'pg';
 import { buildApp } from '../src/app.ts';
@@ -15,7 +18,8 @@ export function databaseUrl(name: string, base = ADMIN_DATABASE_URL): string {
 }
 
 export async function createTestDatabase(): Promise<{ url: string; name: string; drop: () => Promise<void> }> {
-  const name = `hivegate_t_${randomBytes(6).toString('hex')}`;
+  // The creation time in the name lets a later run clean up after an interrupted one without touching live ones.
+  const name = `hivegate_t_${Math.floor(Date.now() / 1000)}_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: ADMIN_DATABASE_URL });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);
@@ -43,7 +47,8 @@ export interface TestApp {
 export async function buildTestApp(overrides: Partial<Config> = {}, database?: { url: string }): Promise<TestApp> {
   const owned = database ? undefined : await createTestDatabase();
   const url = database?.url ?? owned!.url;
-  const config = defaultConfig({ databaseUrl: url, logLevel: 'silent', tokenCacheSeconds: 0.5, ...overrides });
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'hivegate-test-'));
+  const config = defaultConfig({ databaseUrl: url, dataDir, storage: { kind: 'fs', dir: path.join(dataDir, 'blobs') }, logLevel: 'silent', tokenCacheSeconds: 0.5, ...overrides });
   const app = await buildApp(config, { logger: false });
   return {
     app,
@@ -52,6 +57,7 @@ export async function buildTestApp(overrides: Partial<Config> = {}, database?: {
     close: async () => {
       await app.close();
       await owned?.drop();
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

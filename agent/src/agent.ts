@@ -1,0 +1,133 @@
+import { join } from 'node:path';
+import { FfmpegCapture } from './capture/capture.ts';
+import { isLive, parseSource } from './capture/source.ts';
+import type { AgentConfig } from './config/config.ts';
+import { Controller } from './controller.ts';
+import { EntranceCounter } from './count/entrance-counter.ts';
+import { createDetector } from './detect/factory.ts';
+import { Outbox } from './outbox/outbox.ts';
+import { Pipeline } from './pipeline.ts';
+import { BeeTracker } from './track/tracker.ts';
+import { Uplink } from './uplink/uplink.ts';
+
+export interface RunOptions {
+  /** Process the source to its end, deliver everything, exit. */
+  once?: boolean;
+  /** How long `--once` (and shutdown) may spend delivering what is queued. */
+  flushTimeoutMs?: number;
+  log?: (message: string) => void;
+  /** Resolves when the agent should stop (signals); the CLI wires SIGINT/SIGTERM here. */
+  stopSignal?: Promise<void>;
+  /** Receives controls once the agent runs (the CLI reloads credentials on SIGHUP through them). */
+  onReady?: (controls: AgentControls) => void;
+}
+
+export interface AgentControls {
+  /** New cloud URL/token: lifts a 401/403 stop at once. */
+  updateCredentials(cloudUrl: string, token: string): void;
+}
+
+export function statusFilePath(config: AgentConfig): string {
+  return join(config.stateDir, 'status.json');
+}
+
+/**
+ * Wires and runs the agent: outbox → uplink → capture → pipeline, stopped in reverse. Returns the process
+ * exit code: 0 when done (and, with `once`, everything was delivered), 1 when records remain queued.
+ */
+export async function runAgent(config: AgentConfig, options: RunOptions = {}): Promise<number> {
+  const log = options.log ?? ((message: string) => console.error(message));
+  const spec = parseSource(config.source.url, config.source);
+  if (config.detector.kind === 'onnx' && config.source.pixelFormat === 'gray') {
+    log('note: the ONNX model gets gray frames (source.pixelFormat: gray); set rgb24 if it was trained on colour');
+  }
+  if (options.once && isLive(spec)) log(`--once with a live source (${config.source.url}) runs until stopped`);
+
+  const outbox = new Outbox({
+    path: config.outbox.path,
+    maxRecords: config.outbox.maxRecords,
+    maxBytes: config.outbox.maxBytes,
+    maxAgeSeconds: config.outbox.maxAgeDays * 86_400,
+  });
+  const uplink = new Uplink({
+    outbox,
+    cloudUrl: config.cloud.url,
+    token: config.cloud.token,
+    batchSize: config.cloud.batchSize,
+    requestTimeoutMs: config.cloud.requestTimeoutMs,
+    onEvent: (event) => {
+      if (event.type === 'blocked') log(`UPLINK STOPPED: ${event.reason} (next try ${new Date(event.retryAt).toISOString()})`);
+      else if (event.type === 'quarantined') log(`uplink quarantined a ${event.kind} record (${event.dedupeKey}): ${event.reason}`);
+      else if (event.type === 'retrying') log(`uplink retry ${event.attempt} for ${event.kind} in ${event.delayMs} ms: ${event.reason}`);
+      else if (event.type === 'sent') outbox.setState('lastUpload', { at: new Date().toISOString(), kind: event.kind, count: event.count });
+    },
+  });
+  const capture = new FfmpegCapture({
+    source: config.source.url,
+    width: config.source.width,
+    height: config.source.height,
+    fps: config.source.fps,
+    pixelFormat: config.source.pixelFormat,
+    realtime: config.source.realtime,
+    ...(config.source.startTime ? { startTime: new Date(config.source.startTime) } : {}),
+    onStatus: (status) => {
+      if (status.state === 'reconnecting' || status.state === 'failed') log(`capture ${status.state}: ${status.message ?? ''}${status.retryInMs ? ` (retry in ${status.retryInMs} ms)` : ''}`);
+    },
+  });
+  const detector = await createDetector(config);
+  const { zone, maxLatenessSeconds, ...counting } = config.counting;
+  const counter = new EntranceCounter({
+    counting: { ...counting, zone: zone.map(([x, y]) => [x!, y!] as const), fps: config.source.fps },
+    hiveId: config.hiveId,
+    boxId: config.boxId,
+    frameWidth: config.source.width,
+    frameHeight: config.source.height,
+    maxLatenessSeconds,
+    trajectories: config.trajectories,
+  });
+  const tracker = new BeeTracker({ ...config.tracker, beeLengthPx: config.detector.motion.beeLengthPx });
+  const pipeline = new Pipeline({ source: capture, detector, tracker, counter, outbox, onRecords: () => uplink.notify(), statusFile: statusFilePath(config), log });
+  const flushTimeoutMs = options.flushTimeoutMs ?? 30_000;
+
+  const controller = new Controller(
+    [
+      { name: 'outbox', start: () => outbox.start(), stop: () => outbox.stop() },
+      {
+        name: 'uplink',
+        start: () => uplink.start(),
+        stop: async () => {
+          await uplink.drain(options.once ? flushTimeoutMs : Math.min(flushTimeoutMs, 5000));
+          await uplink.stop();
+        },
+      },
+      { name: 'capture', start: () => capture.start(), stop: () => capture.stop() },
+      { name: 'pipeline', start: () => pipeline.start(), stop: () => pipeline.stop() },
+    ],
+    log,
+  );
+  await controller.start();
+  log(`agent running: source ${config.source.url} (${config.source.width}x${config.source.height} @ ${config.source.fps} fps), detector ${detector.describe()}, cloud ${config.cloud.url}`);
+
+  options.onReady?.({ updateCredentials: (url, token) => uplink.updateCredentials(url, token) });
+
+  await Promise.race([pipeline.done, options.stopSignal ?? new Promise<void>(() => {})]);
+  await controller.stop();
+  const stats = pipeline.stats;
+  const remaining = pendingAfterStop(config);
+  log(`agent stopped: ${stats.framesProcessed} frames, in ${stats.beesIn}, out ${stats.beesOut}, ${stats.intervalsQueued} intervals and ${stats.trajectoryBatchesQueued} trajectory batches queued; ${remaining} records still queued`);
+  if (capture.state === 'failed') return 1;
+  // A daemon leaves undelivered records for its next start; a one-shot run promised to deliver them.
+  if (options.once) return remaining === 0 ? 0 : 1;
+  return 0;
+}
+
+function pendingAfterStop(config: AgentConfig): number {
+  const outbox = new Outbox({ path: config.outbox.path });
+  outbox.start();
+  try {
+    const pending = outbox.stats().pending;
+    return pending.metrics + pending.movement + pending.trajectories;
+  } finally {
+    outbox.stop();
+  }
+}

@@ -1,0 +1,310 @@
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
+import { backoffDelay, type BackoffOptions } from '../uplink/retry-policy.ts';
+import { resolveFfmpeg, resolveFfprobe } from './ffmpeg-binary.ts';
+import { frameBytes, type Frame, type PixelFormat } from './frame.ts';
+import { FrameSplitter } from './frame-splitter.ts';
+import { buildFfmpegArgs, isLive, parseSource, type SourceSpec } from './source.ts';
+
+const execFileAsync = promisify(execFile);
+
+export type CaptureState = 'starting' | 'running' | 'reconnecting' | 'ended' | 'failed' | 'stopped';
+
+export interface CaptureStatus {
+  state: CaptureState;
+  message?: string;
+  /** Reconnect attempt number (live sources). */
+  attempt?: number;
+  retryInMs?: number;
+  framesRead: number;
+  framesDropped: number;
+}
+
+export interface CaptureOptions {
+  /** File path, `rtsp://…`/`http://…` URL, `/dev/videoN`, or `rpicam[:extra args]`. */
+  source: string;
+  width: number;
+  height: number;
+  fps: number;
+  pixelFormat: PixelFormat;
+  /** Files only: pace frames at the clip's own speed instead of as fast as possible. */
+  realtime?: boolean;
+  /** Files only: wall clock of the clip's start when the file carries no `creation_time`. */
+  startTime?: Date;
+  reconnect?: BackoffOptions;
+  /** A live source that delivers nothing for this long is restarted. */
+  stallSeconds?: number;
+  /** Frames buffered for a slow consumer: a live source drops the oldest beyond this, a file waits. */
+  maxQueuedFrames?: number;
+  /** Replaces the `rpicam-vid` command (tests, other camera tools). */
+  cameraCommand?: string[];
+  env?: NodeJS.ProcessEnv;
+  now?: () => number;
+  onStatus?: (status: CaptureStatus) => void;
+}
+
+const DEFAULT_RECONNECT: BackoffOptions = { initialMs: 500, maxMs: 30_000 };
+
+/**
+ * Raw frames from ffmpeg. Iterate it for frames; the iteration ends when a file is done, when the source
+ * fails for good, or on `stop()`. Live sources reconnect with backoff forever and never throw.
+ */
+export class FfmpegCapture implements AsyncIterable<Frame> {
+  private spec: SourceSpec | undefined;
+  private ffmpegPath = '';
+  private ffmpeg: ChildProcess | undefined;
+  private camera: ChildProcess | undefined;
+  private readonly queue: Frame[] = [];
+  private waiter: ((result: IteratorResult<Frame>) => void) | undefined;
+  private finished = false;
+  private stopping = false;
+  private paused = false;
+  private attempt = 0;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private stallTimer: NodeJS.Timeout | undefined;
+  private lastFrameAt = 0;
+  private stderrTail: string[] = [];
+  private fileStartMs = 0;
+  private fileFrameIndex = 0;
+  private exited: Promise<void> = Promise.resolve();
+  framesRead = 0;
+  framesDropped = 0;
+  reconnects = 0;
+  state: CaptureState = 'starting';
+
+  constructor(private readonly options: CaptureOptions) {}
+
+  private get now(): number {
+    return (this.options.now ?? Date.now)();
+  }
+
+  async start(): Promise<void> {
+    this.ffmpegPath = resolveFfmpeg(this.options.env);
+    this.spec = parseSource(this.options.source, this.options);
+    if (this.spec.kind === 'rpicam' && this.options.cameraCommand) this.spec = { kind: 'rpicam', command: this.options.cameraCommand };
+    if (this.spec.kind === 'file') {
+      const probe = await probeFileStart(resolveFfprobe(this.options.env), this.spec.path).catch(() => undefined);
+      const base = probe?.creationTimeMs ?? this.options.startTime?.getTime() ?? this.now;
+      this.fileStartMs = base + (probe?.startSeconds ?? 0) * 1000;
+    }
+    this.emit('starting');
+    this.launch();
+    if (isLive(this.spec)) this.startStallWatch();
+  }
+
+  async stop(): Promise<void> {
+    if (this.finished && !this.ffmpeg) return;
+    this.stopping = true;
+    clearTimeout(this.reconnectTimer);
+    clearInterval(this.stallTimer);
+    this.killChildren();
+    await this.exited;
+    this.finish('stopped');
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<Frame> {
+    return {
+      next: () => {
+        const frame = this.queue.shift();
+        if (frame) {
+          if (this.paused && this.queue.length <= this.maxQueued / 2) {
+            this.paused = false;
+            this.ffmpeg?.stdout?.resume();
+          }
+          return Promise.resolve({ value: frame, done: false });
+        }
+        if (this.finished) return Promise.resolve({ value: undefined, done: true });
+        return new Promise((resolve) => (this.waiter = resolve));
+      },
+      return: async () => {
+        await this.stop();
+        return { value: undefined, done: true };
+      },
+    };
+  }
+
+  private get maxQueued(): number {
+    return this.options.maxQueuedFrames ?? 4;
+  }
+
+  private launch(): void {
+    const spec = this.spec!;
+    const size = frameBytes(this.options.width, this.options.height, this.options.pixelFormat);
+    const splitter = new FrameSplitter(size);
+    const args = buildFfmpegArgs(spec, this.options, { realtime: this.options.realtime });
+    this.stderrTail = [];
+    this.fileFrameIndex = 0;
+
+    const ffmpeg = spawn(this.ffmpegPath, args, { stdio: [spec.kind === 'rpicam' ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
+    this.ffmpeg = ffmpeg;
+    let camera: ChildProcess | undefined;
+    if (spec.kind === 'rpicam') {
+      const [command, ...cameraArgs] = spec.command;
+      camera = spawn(command!, cameraArgs, { stdio: ['ignore', 'pipe', 'pipe'] });
+      this.camera = camera;
+      camera.stdout!.pipe(ffmpeg.stdin!);
+      ffmpeg.stdin!.on('error', () => {}); // EPIPE when ffmpeg dies first; its exit is handled below
+      camera.stderr!.on('data', (chunk: Buffer) => this.keepStderr(chunk));
+      camera.on('error', (error) => {
+        this.keepStderr(Buffer.from(`camera command failed: ${error.message}`));
+        ffmpeg.kill('SIGKILL');
+      });
+      camera.on('exit', () => ffmpeg.stdin?.end());
+    }
+
+    ffmpeg.stdout!.on('data', (chunk: Buffer) => {
+      for (const data of splitter.push(chunk)) this.deliver(data);
+    });
+    ffmpeg.stderr!.on('data', (chunk: Buffer) => this.keepStderr(chunk));
+    this.exited = new Promise((resolve) => {
+      let done = false;
+      const onEnd = (code: number | null, error?: Error) => {
+        if (done) return;
+        done = true;
+        if (error) this.keepStderr(Buffer.from(error.message));
+        if (camera && camera.exitCode === null) camera.kill('SIGKILL');
+        if (this.ffmpeg === ffmpeg) this.ffmpeg = undefined;
+        if (this.camera === camera) this.camera = undefined;
+        resolve();
+        this.onExit(code, splitter.pendingBytes);
+      };
+      ffmpeg.on('error', (error) => onEnd(null, error));
+      // 'close' (not 'exit') so every stdout byte has been read first.
+      ffmpeg.on('close', (code) => onEnd(code));
+    });
+  }
+
+  private deliver(data: Uint8Array): void {
+    const live = isLive(this.spec!);
+    const timestampMs = live
+      ? this.now
+      : this.fileStartMs + (this.fileFrameIndex * 1000) / this.options.fps;
+    this.fileFrameIndex++;
+    const frame: Frame = {
+      data,
+      width: this.options.width,
+      height: this.options.height,
+      format: this.options.pixelFormat,
+      index: this.framesRead++,
+      timestampMs,
+    };
+    this.lastFrameAt = this.now;
+    if (this.state !== 'running') {
+      this.attempt = 0;
+      this.emit('running');
+    }
+    if (this.waiter) {
+      const waiter = this.waiter;
+      this.waiter = undefined;
+      waiter({ value: frame, done: false });
+      return;
+    }
+    this.queue.push(frame);
+    if (this.queue.length > this.maxQueued) {
+      if (live) {
+        // A late frame is worth less than a current one: keep the pipe drained and drop the oldest.
+        this.queue.shift();
+        this.framesDropped++;
+      } else if (!this.paused) {
+        this.paused = true;
+        this.ffmpeg?.stdout?.pause();
+      }
+    }
+  }
+
+  private onExit(code: number | null, partialBytes: number): void {
+    if (this.stopping) return;
+    const reason = this.stderrTail.join(' ').trim() || (code === null ? 'ffmpeg could not start' : `ffmpeg exited with code ${code}`);
+    if (!isLive(this.spec!)) {
+      if (code === 0) this.finish('ended');
+      else this.finish('failed', reason);
+      return;
+    }
+    this.attempt++;
+    this.reconnects++;
+    const retryInMs = backoffDelay(this.attempt, this.options.reconnect ?? DEFAULT_RECONNECT);
+    const detail = partialBytes > 0 ? `${reason} (a partial frame was dropped)` : reason;
+    this.emit('reconnecting', { message: `source lost: ${detail}`, attempt: this.attempt, retryInMs });
+    this.reconnectTimer = setTimeout(() => {
+      if (this.stopping) return;
+      this.emit('starting', { attempt: this.attempt });
+      this.launch();
+    }, retryInMs);
+  }
+
+  private startStallWatch(): void {
+    const stallMs = (this.options.stallSeconds ?? 20) * 1000;
+    this.lastFrameAt = this.now;
+    this.stallTimer = setInterval(() => {
+      if (this.ffmpeg && this.now - this.lastFrameAt > stallMs) {
+        this.keepStderr(Buffer.from(`no frame for ${stallMs / 1000} s`));
+        this.lastFrameAt = this.now;
+        this.killChildren();
+      }
+    }, Math.min(stallMs, 1000));
+    this.stallTimer.unref();
+  }
+
+  private killChildren(): void {
+    this.camera?.kill('SIGKILL');
+    const ffmpeg = this.ffmpeg;
+    if (!ffmpeg) return;
+    ffmpeg.stdout?.resume();
+    ffmpeg.kill('SIGTERM');
+    const force = setTimeout(() => ffmpeg.kill('SIGKILL'), 2000);
+    force.unref();
+    ffmpeg.once('close', () => clearTimeout(force));
+  }
+
+  private keepStderr(chunk: Buffer): void {
+    for (const line of chunk.toString('utf8').split('\n')) {
+      if (line.trim()) this.stderrTail.push(line.trim());
+    }
+    if (this.stderrTail.length > 5) this.stderrTail.splice(0, this.stderrTail.length - 5);
+  }
+
+  private finish(state: 'ended' | 'failed' | 'stopped', message?: string): void {
+    if (this.finished) return;
+    this.finished = true;
+    clearInterval(this.stallTimer);
+    this.emit(state, message === undefined ? {} : { message });
+    if (this.waiter && this.queue.length === 0) {
+      const waiter = this.waiter;
+      this.waiter = undefined;
+      waiter({ value: undefined, done: true });
+    }
+  }
+
+  private emit(state: CaptureState, extra: Partial<CaptureStatus> = {}): void {
+    this.state = state;
+    this.options.onStatus?.({ state, framesRead: this.framesRead, framesDropped: this.framesDropped, ...extra });
+  }
+}
+
+export interface FileStart {
+  /** `creation_time` of the video stream (or container), Unix ms. */
+  creationTimeMs?: number;
+  /** The stream's first presentation time, seconds. */
+  startSeconds: number;
+}
+
+/** Reads the wall clock a recording started at from its metadata. */
+export async function probeFileStart(ffprobePath: string, path: string): Promise<FileStart> {
+  const { stdout } = await execFileAsync(
+    ffprobePath,
+    ['-v', 'error', '-print_format', 'json', '-select_streams', 'v:0', '-show_entries', 'format_tags=creation_time:stream=start_time:stream_tags=creation_time', path],
+    { timeout: 15_000 },
+  );
+  const parsed = JSON.parse(stdout) as {
+    streams?: { start_time?: string; tags?: { creation_time?: string } }[];
+    format?: { tags?: { creation_time?: string } };
+  };
+  const stream = parsed.streams?.[0];
+  const created = stream?.tags?.creation_time ?? parsed.format?.tags?.creation_time;
+  const creationTimeMs = created === undefined ? undefined : Date.parse(created);
+  const startSeconds = Number(stream?.start_time ?? 0);
+  return {
+    ...(creationTimeMs !== undefined && !Number.isNaN(creationTimeMs) ? { creationTimeMs } : {}),
+    startSeconds: Number.isFinite(startSeconds) ? startSeconds : 0,
+  };
+}

@@ -1,0 +1,165 @@
+#!/usr/bin/env node
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { runAgent, statusFilePath, type AgentControls } from './agent.ts';
+import { ConfigError, parseZone, readConfigFile, resolveConfig, type PartialAgentConfig } from './config/config.ts';
+import { Outbox } from './outbox/outbox.ts';
+
+const USAGE = `hivegate-agent — entrance observer agent
+
+Usage:
+  hivegate-agent run --config FILE [--once]
+  hivegate-agent run --source FILE_OR_URL --cloud URL --token TOKEN --hive H --box B
+                     [--zone "x,y x,y …"] [--detector motion|onnx] [--model PATH] [--once]
+                     [--width W --height H --fps F] [--realtime] [--start-time ISO] [--state-dir DIR]
+                     [--flush-timeout SECONDS]
+  hivegate-agent status [--config FILE | --state-dir DIR]
+
+Sources: a video file, rtsp:// or http:// URL, /dev/videoN, or rpicam[:extra rpicam-vid args].
+Secrets may come from HIVEGATE_TOKEN and HIVEGATE_CLOUD_URL instead of flags; SIGHUP reloads them.
+With --once a file is processed as fast as possible, every record is delivered, and the exit code is 0.`;
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!command || command === '--help' || command === '-h' || command === 'help') {
+    console.log(USAGE);
+    return command ? 0 : 2;
+  }
+  try {
+    if (command === 'run') return await run(rest);
+    if (command === 'status') return status(rest);
+    console.error(`unknown command "${command}"\n\n${USAGE}`);
+    return 2;
+  } catch (error) {
+    if (error instanceof ConfigError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      console.error(`hivegate-agent: ${(error as Error).message}`);
+      return 2;
+    }
+    throw error;
+  }
+}
+
+async function run(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    options: {
+      config: { type: 'string' },
+      source: { type: 'string' },
+      cloud: { type: 'string' },
+      token: { type: 'string' },
+      hive: { type: 'string' },
+      box: { type: 'string' },
+      zone: { type: 'string' },
+      detector: { type: 'string' },
+      model: { type: 'string' },
+      width: { type: 'string' },
+      height: { type: 'string' },
+      fps: { type: 'string' },
+      realtime: { type: 'boolean' },
+      'start-time': { type: 'string' },
+      'state-dir': { type: 'string' },
+      'flush-timeout': { type: 'string' },
+      once: { type: 'boolean' },
+    },
+  });
+  const flags: PartialAgentConfig = {
+    hiveId: values.hive,
+    boxId: values.box,
+    source: {
+      url: values.source,
+      width: numberFlag('--width', values.width),
+      height: numberFlag('--height', values.height),
+      fps: numberFlag('--fps', values.fps),
+      realtime: values.realtime,
+      startTime: values['start-time'],
+    },
+    cloud: { url: values.cloud, token: values.token },
+    detector: { kind: values.detector as 'motion' | 'onnx' | undefined, model: values.model },
+    counting: values.zone ? { zone: parseZone(values.zone) } : {},
+    stateDir: values['state-dir'],
+  };
+  const load = () => {
+    const file = values.config ? readConfigFile(values.config) : undefined;
+    return resolveConfig({ ...(file ? { file } : {}), flags });
+  };
+  const config = load();
+  const flushTimeout = numberFlag('--flush-timeout', values['flush-timeout']);
+
+  let signalled: () => void = () => {};
+  const stopSignal = new Promise<void>((resolve) => (signalled = resolve));
+  const onSignal = (name: string) => {
+    console.error(`${name}: stopping (flushing queued records)…`);
+    signalled();
+  };
+  process.once('SIGINT', () => onSignal('SIGINT'));
+  process.once('SIGTERM', () => onSignal('SIGTERM'));
+  // SIGHUP re-reads the config file and environment for new cloud credentials (after a 401, no restart needed).
+  const onReady = (controls: AgentControls) => {
+    process.on('SIGHUP', () => {
+      try {
+        const fresh = load();
+        controls.updateCredentials(fresh.cloud.url, fresh.cloud.token);
+        console.error('SIGHUP: cloud credentials reloaded');
+      } catch (error) {
+        console.error(`SIGHUP: config not reloaded: ${(error as Error).message}`);
+      }
+    });
+  };
+  return runAgent(config, { once: values.once ?? false, stopSignal, onReady, ...(flushTimeout !== undefined ? { flushTimeoutMs: flushTimeout * 1000 } : {}) });
+}
+
+function status(args: string[]): number {
+  const { values } = parseArgs({ args, strict: true, options: { config: { type: 'string' }, 'state-dir': { type: 'string' } } });
+  const file = values.config ? readConfigFile(values.config) : {};
+  const stateDir = values['state-dir'] ?? file.stateDir ?? '.data/agent';
+  const outboxPath = file.outbox?.path ?? join(stateDir, 'outbox.db');
+  const statusPath = statusFilePath({ stateDir } as Parameters<typeof statusFilePath>[0]);
+  if (!existsSync(outboxPath)) {
+    console.error(`no outbox at ${outboxPath}: the agent has not run with this state directory`);
+    return 1;
+  }
+  const outbox = new Outbox({ path: outboxPath });
+  outbox.start();
+  const stats = outbox.stats();
+  const lastUpload = outbox.getState<{ at: string; kind: string; count: number }>('lastUpload');
+  outbox.stop();
+  const pipeline = existsSync(statusPath) ? (JSON.parse(readFileSync(statusPath, 'utf8')) as Record<string, unknown>) : undefined;
+  const lines = [
+    `outbox:        ${outboxPath}`,
+    `queued:        movement ${stats.pending.movement}, trajectories ${stats.pending.trajectories}, metrics ${stats.pending.metrics} (${stats.pendingBytes} bytes)`,
+    `oldest queued: ${stats.oldestPendingAt ? new Date(stats.oldestPendingAt).toISOString() : '-'}`,
+    `quarantined:   ${stats.quarantined}`,
+    `dropped:       movement ${stats.dropped.movement}, trajectories ${stats.dropped.trajectories}, metrics ${stats.dropped.metrics}`,
+    `last upload:   ${lastUpload ? `${lastUpload.at} (${lastUpload.count} ${lastUpload.kind})` : 'never'}`,
+  ];
+  if (pipeline) {
+    lines.push(
+      `pipeline:      updated ${String(pipeline.updatedAt)}, capture ${String(pipeline.captureState)}, ${String(pipeline.fps)} fps, ${String(pipeline.framesProcessed)} frames, ${String(pipeline.framesDropped)} dropped`,
+      `counts:        in ${String(pipeline.beesIn)}, out ${String(pipeline.beesOut)}, unknown direction ${String(pipeline.unknownDirection)}, inference skipped ${String(pipeline.inferenceSkipped)}`,
+    );
+  } else {
+    lines.push('pipeline:      no status file yet');
+  }
+  console.log(lines.join('\n'));
+  return 0;
+}
+
+function numberFlag(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n)) throw new ConfigError(`${name} must be a number, got "${value}"`);
+  return n;
+}
+
+if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('/cli.ts')) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      // Start-up failures (ffmpeg missing, model unreadable, outbox not writable) are one clear line, not a stack.
+      console.error(`hivegate-agent: ${error instanceof Error ? error.message : String(error)}`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,76 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, parseZone, readConfigFile, resolveConfig } from './config.ts';
+
+const minimal = { hiveId: 'hive-1', boxId: 'box-1', source: { url: 'clip.mp4' }, cloud: { url: 'http://127.0.0.1:8600', token: 't' } };
+
+describe('resolveConfig', () => {
+  it('fills defaults, derives the zone and the outbox path', () => {
+    const config = resolveConfig({ file: minimal, env: {} });
+    expect(config.source).toMatchObject({ width: 640, height: 480, fps: 15, pixelFormat: 'gray', realtime: false });
+    expect(config.counting.zone).toEqual([[0, 240], [640, 240], [640, 480], [0, 480]]);
+    expect(config.outbox.path).toMatch(/\.data\/agent\/outbox\.db$/);
+    expect(config.detector.kind).toBe('motion');
+  });
+
+  it('lets flags override the file and the environment override both for secrets', () => {
+    const config = resolveConfig({
+      file: { ...minimal, source: { url: 'a.mp4', fps: 10 } },
+      flags: { source: { url: 'b.mp4' } },
+      env: { HIVEGATE_TOKEN: 'from-env', HIVEGATE_CLOUD_URL: 'https://cloud.example' },
+    });
+    expect(config.source.url).toBe('b.mp4');
+    expect(config.source.fps).toBe(10);
+    expect(config.cloud).toMatchObject({ token: 'from-env', url: 'https://cloud.example' });
+  });
+
+  it('names the path of a bad field', () => {
+    const bad = { ...minimal, counting: { zone: [[0, 0], [1, 1], ['x', 2]] } };
+    expect(() => resolveConfig({ file: bad as never, env: {} })).toThrow('invalid configuration: counting.zone[2][0] must be a number');
+    expect(() => resolveConfig({ file: { ...minimal, source: { url: 'a', fps: 0 } }, env: {} })).toThrow(/source\.fps must be > 0/);
+    expect(() => resolveConfig({ file: { ...minimal, detectr: {} } as never, env: {} })).toThrow('invalid configuration: detectr is not an allowed property');
+    expect(() => resolveConfig({ file: { ...minimal, cloud: undefined } as never, env: {} })).toThrow(/cloud\.(url|token) is required/);
+  });
+
+  it('requires a model for the onnx detector', () => {
+    expect(() => resolveConfig({ file: { ...minimal, detector: { kind: 'onnx' } }, env: {} })).toThrow('detector.model is required when detector.kind is onnx');
+  });
+});
+
+describe('readConfigFile', () => {
+  it('reads YAML and resolves relative paths against the file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hivegate-config-'));
+    const path = join(dir, 'agent.yaml');
+    writeFileSync(path, 'hiveId: 7\nboxId: 3\ndetector:\n  kind: onnx\n  model: models/bee.onnx\nstateDir: state\n');
+    const config = readConfigFile(path);
+    expect(config.hiveId).toBe(7);
+    expect(config.detector?.model).toBe(join(dir, 'models/bee.onnx'));
+    expect(config.stateDir).toBe(join(dir, 'state'));
+  });
+  it('says which file is broken', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hivegate-config-'));
+    const path = join(dir, 'bad.yaml');
+    writeFileSync(path, 'hiveId: [unclosed\n');
+    expect(() => readConfigFile(path)).toThrow(ConfigError);
+    expect(() => readConfigFile(path)).toThrow(/bad\.yaml is not valid YAML/);
+    expect(() => readConfigFile(join(dir, 'missing.yaml'))).toThrow(/cannot read config file/);
+  });
+});
+
+describe('parseZone', () => {
+  it('parses "x,y" pairs and points at a bad one', () => {
+    expect(parseZone('0,240 640,240 640,480')).toEqual([[0, 240], [640, 240], [640, 480]]);
+    expect(() => parseZone('0,240 640 1,1')).toThrow('--zone point 2 ("640") must be x,y');
+  });
+});
+
+describe('agent.example.yaml', () => {
+  it('is a valid configuration', () => {
+    const file = readConfigFile(join(import.meta.dirname, '../../agent.example.yaml'));
+    const config = resolveConfig({ file, env: {} });
+    expect(config.source.url).toBe('rpicam');
+    expect(config.counting.zone).toHaveLength(4);
+  });
+});

@@ -1,0 +1,201 @@
+import { readFileSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { Type, type Static } from 'typebox';
+import { parse as parseYaml } from 'yaml';
+import { compileValidator, Identifier } from '@hivegate/shared';
+
+const PositiveInt = (options: { maximum?: number } = {}) => Type.Integer({ minimum: 1, ...options });
+const NonNegative = () => Type.Number({ minimum: 0 });
+const Point = Type.Array(Type.Number(), { minItems: 2, maxItems: 2 });
+
+export const AgentConfigSchema = Type.Object(
+  {
+    hiveId: Identifier,
+    boxId: Identifier,
+    source: Type.Object(
+      {
+        url: Type.String({ minLength: 1, description: 'File path, rtsp/http URL, /dev/videoN, or rpicam[:extra args].' }),
+        width: PositiveInt({ maximum: 7680 }),
+        height: PositiveInt({ maximum: 4320 }),
+        fps: Type.Number({ exclusiveMinimum: 0, maximum: 240 }),
+        pixelFormat: Type.Union([Type.Literal('gray'), Type.Literal('rgb24')]),
+        realtime: Type.Boolean({ description: 'Files only: pace at the clip speed instead of as fast as possible.' }),
+        startTime: Type.Optional(Type.String({ format: 'date-time', description: 'Files only: wall clock of the start when the file has no creation_time.' })),
+      },
+      { additionalProperties: false },
+    ),
+    cloud: Type.Object(
+      {
+        url: Type.String({ pattern: '^https?://' }),
+        token: Type.String({ minLength: 1 }),
+        requestTimeoutMs: PositiveInt(),
+        batchSize: PositiveInt({ maximum: 1000 }),
+      },
+      { additionalProperties: false },
+    ),
+    detector: Type.Object(
+      {
+        kind: Type.Union([Type.Literal('motion'), Type.Literal('onnx')]),
+        model: Type.Optional(Type.String({ minLength: 1 })),
+        scoreThreshold: Type.Number({ minimum: 0, maximum: 1 }),
+        iouThreshold: Type.Number({ minimum: 0, maximum: 1 }),
+        classes: Type.Optional(Type.Array(Type.Integer({ minimum: 0 }))),
+        motionGate: Type.Boolean({ description: 'ONNX only: skip inference on frames where nothing moves.' }),
+        minMotionFraction: Type.Number({ minimum: 0, maximum: 1 }),
+        motion: Type.Object(
+          {
+            workWidth: PositiveInt(),
+            threshold: Type.Number({ minimum: 1, maximum: 255 }),
+            learningRate: Type.Number({ minimum: 0, maximum: 1 }),
+            beeLengthPx: Type.Number({ exclusiveMinimum: 0 }),
+            lightChangeFraction: Type.Number({ minimum: 0, maximum: 1 }),
+          },
+          { additionalProperties: false },
+        ),
+      },
+      { additionalProperties: false },
+    ),
+    tracker: Type.Object(
+      {
+        highScore: Type.Number({ minimum: 0, maximum: 1 }),
+        lowScore: Type.Number({ minimum: 0, maximum: 1 }),
+        birthScore: Type.Number({ minimum: 0, maximum: 1 }),
+        minHits: PositiveInt(),
+        maxMissedFrames: Type.Integer({ minimum: 0 }),
+        gateLengths: NonNegative(),
+        maxGateLengths: NonNegative(),
+      },
+      { additionalProperties: false },
+    ),
+    counting: Type.Object(
+      {
+        zone: Type.Array(Point, { minItems: 3, description: 'Entrance zone polygon in frame pixels.' }),
+        intervalSeconds: PositiveInt({ maximum: 3600 }),
+        hysteresisPx: NonNegative(),
+        stationaryPx: NonNegative(),
+        interactionPx: NonNegative(),
+        interactionMinFrames: PositiveInt(),
+        maxLatenessSeconds: NonNegative(),
+      },
+      { additionalProperties: false },
+    ),
+    trajectories: Type.Object(
+      { maxTracks: PositiveInt(), maxAgeSeconds: NonNegative(), minPoints: PositiveInt() },
+      { additionalProperties: false },
+    ),
+    outbox: Type.Object(
+      { path: Type.String({ minLength: 1 }), maxRecords: PositiveInt(), maxBytes: PositiveInt(), maxAgeDays: Type.Number({ exclusiveMinimum: 0 }) },
+      { additionalProperties: false },
+    ),
+    stateDir: Type.String({ minLength: 1 }),
+  },
+  { additionalProperties: false },
+);
+export type AgentConfig = Static<typeof AgentConfigSchema>;
+
+export class ConfigError extends Error {}
+
+type DeepPartial<T> = { [K in keyof T]?: T[K] extends (infer _U)[] ? T[K] : T[K] extends object ? DeepPartial<T[K]> : T[K] };
+export type PartialAgentConfig = DeepPartial<AgentConfig>;
+
+/** Everything that has a sensible default; identity, source, cloud and zone have none (or a derived one). */
+function defaults(): PartialAgentConfig {
+  return {
+    source: { width: 640, height: 480, fps: 15, pixelFormat: 'gray', realtime: false },
+    cloud: { requestTimeoutMs: 15_000, batchSize: 1000 },
+    detector: {
+      kind: 'motion',
+      scoreThreshold: 0.35,
+      iouThreshold: 0.45,
+      motionGate: true,
+      minMotionFraction: 0.0005,
+      motion: { workWidth: 320, threshold: 25, learningRate: 0.05, beeLengthPx: 40, lightChangeFraction: 0.35 },
+    },
+    tracker: { highScore: 0.5, lowScore: 0.1, birthScore: 0.6, minHits: 3, maxMissedFrames: 10, gateLengths: 1, maxGateLengths: 4 },
+    counting: { intervalSeconds: 60, hysteresisPx: 6, stationaryPx: 10, interactionPx: 40, interactionMinFrames: 3, maxLatenessSeconds: 120 },
+    trajectories: { maxTracks: 100, maxAgeSeconds: 300, minPoints: 3 },
+    outbox: { maxRecords: 200_000, maxBytes: 100 * 1024 * 1024, maxAgeDays: 30 },
+    stateDir: '.data/agent',
+  };
+}
+
+const check = compileValidator(AgentConfigSchema);
+
+/**
+ * Builds the effective config: defaults, then the file, then command-line values, then secrets from the
+ * environment (`HIVEGATE_TOKEN`, `HIVEGATE_CLOUD_URL`). Validation errors name the field's path.
+ */
+export function resolveConfig(layers: { file?: PartialAgentConfig; flags?: PartialAgentConfig; env?: NodeJS.ProcessEnv }): AgentConfig {
+  const env = layers.env ?? process.env;
+  const secrets: PartialAgentConfig = { cloud: {} };
+  if (env.HIVEGATE_TOKEN) secrets.cloud!.token = env.HIVEGATE_TOKEN;
+  if (env.HIVEGATE_CLOUD_URL) secrets.cloud!.url = env.HIVEGATE_CLOUD_URL;
+  const merged = [layers.file ?? {}, layers.flags ?? {}, secrets].reduce<Record<string, unknown>>((acc, layer) => merge(acc, layer as Record<string, unknown>), merge({}, defaults() as Record<string, unknown>));
+  const source = merged.source as Record<string, unknown> | undefined;
+  const counting = merged.counting as Record<string, unknown> | undefined;
+  if (counting && counting.zone === undefined && source && typeof source.width === 'number' && typeof source.height === 'number') {
+    counting.zone = defaultZone(source.width, source.height);
+  }
+  const outbox = merged.outbox as Record<string, unknown> | undefined;
+  if (outbox && outbox.path === undefined && typeof merged.stateDir === 'string') outbox.path = resolve(merged.stateDir, 'outbox.db');
+  const result = check(merged);
+  if (!result.ok) throw new ConfigError(`invalid configuration: ${result.error}`);
+  const config = result.value;
+  if (config.detector.kind === 'onnx' && !config.detector.model) throw new ConfigError('invalid configuration: detector.model is required when detector.kind is onnx');
+  if (config.tracker.lowScore > config.tracker.highScore) throw new ConfigError('invalid configuration: tracker.lowScore must not exceed tracker.highScore');
+  return config;
+}
+
+/** The lower half of the frame: the usual framing has the hive entrance along the bottom edge. */
+export function defaultZone(width: number, height: number): [number, number][] {
+  return [[0, height / 2], [width, height / 2], [width, height], [0, height]];
+}
+
+/** Reads a YAML or JSON file; relative paths inside it (model, outbox, stateDir) are taken from its folder. */
+export function readConfigFile(path: string): PartialAgentConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`cannot read config file ${path}: ${(error as Error).message}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = path.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+  } catch (error) {
+    throw new ConfigError(`config file ${path} is not valid ${path.endsWith('.json') ? 'JSON' : 'YAML'}: ${(error as Error).message}`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError(`config file ${path} must hold an object`);
+  const config = parsed as PartialAgentConfig;
+  const base = dirname(resolve(path));
+  const local = (p: unknown) => (typeof p === 'string' && !isAbsolute(p) ? resolve(base, p) : p) as string;
+  if (config.detector?.model) config.detector.model = local(config.detector.model);
+  if (config.outbox?.path) config.outbox.path = local(config.outbox.path);
+  if (config.stateDir) config.stateDir = local(config.stateDir);
+  return config;
+}
+
+/** `"x,y x,y x,y"` → points; errors say which pair is wrong. */
+export function parseZone(text: string): [number, number][] {
+  return text.trim().split(/\s+/).map((pair, i) => {
+    const parts = pair.split(',');
+    const [x, y] = parts.map(Number);
+    if (parts.length !== 2 || !Number.isFinite(x) || !Number.isFinite(y)) throw new ConfigError(`--zone point ${i + 1} ("${pair}") must be x,y`);
+    return [x!, y!];
+  });
+}
+
+function merge(target: Record<string, unknown>, source: Record<string, unknown>): Record<string, unknown> {
+  for (const [key, value] of Object.entries(source)) {
+    if (value === undefined) continue;
+    const existing = target[key];
+    if (isPlainObject(value) && isPlainObject(existing)) target[key] = merge({ ...existing }, value);
+    else if (isPlainObject(value)) target[key] = merge({}, value);
+    else target[key] = value;
+  }
+  return target;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}

@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import type { EndedTrack, TrackPoint, TrackView } from '../track/tracker.ts';
+import { EntranceCounter } from './entrance-counter.ts';
+
+const T0 = 1_767_225_600; // a whole minute, Unix seconds
+const zone: [number, number][] = [[0, 300], [640, 300], [640, 480], [0, 480]]; // hive side: the lower band
+
+interface ScriptedBee {
+  id: number;
+  from: number; // seconds after T0
+  to: number;
+  path: (s: number) => [number, number];
+}
+
+/** Plays scripted bees at 10 fps as the tracker would report them: seen while alive, ended one frame later. */
+function play(counter: EntranceCounter, bees: ScriptedBee[], seconds: number) {
+  const points = new Map<number, TrackPoint[]>();
+  const outputs = [];
+  for (let k = 0; k <= seconds * 10; k++) {
+    const s = k / 10;
+    const t = (T0 + s) * 1000;
+    const tracks: TrackView[] = [];
+    const ended: EndedTrack[] = [];
+    for (const bee of bees) {
+      if (s >= bee.from && s <= bee.to) {
+        const [x, y] = bee.path(s - bee.from);
+        tracks.push({ id: bee.id, x, y, w: 40, h: 16, vx: 0, vy: 0, score: 1 });
+        points.set(bee.id, [...(points.get(bee.id) ?? []), { x, y, t }]);
+      } else if (points.has(bee.id) && s > bee.to && s - 0.1 <= bee.to) {
+        ended.push({ id: bee.id, points: points.get(bee.id)! });
+      }
+    }
+    outputs.push({ s, ...counter.onFrame(t, tracks, ended) });
+  }
+  return outputs;
+}
+
+function counter(maxLatenessSeconds = 120) {
+  return new EntranceCounter({ counting: { zone, fps: 10 }, hiveId: 'hive-1', boxId: 'box-1', frameWidth: 640, frameHeight: 480, maxLatenessSeconds, trajectories: { maxTracks: 2 } });
+}
+
+describe('EntranceCounter', () => {
+  it('holds an interval while a bee first seen in it is still tracked, then emits it with that bee counted', () => {
+    const c = counter();
+    const outputs = play(c, [
+      { id: 1, from: 10, to: 20, path: (s) => [320, 100 + 30 * s] }, // flies in
+      { id: 2, from: 55, to: 75, path: (s) => [200, 400 - 20 * s] }, // leaves, crossing at ~ 65 s
+    ], 90);
+    const emitted = outputs.filter((o) => o.movements.length > 0);
+    expect(emitted).toHaveLength(1);
+    // Not at 60 s: bee 2 (seen since 55 s) might still count in the first minute. Right after it ended instead.
+    expect(emitted[0]!.s).toBeCloseTo(75.1, 5);
+    expect(emitted[0]!.movements).toEqual([
+      expect.objectContaining({ hiveId: 'hive-1', boxId: 'box-1', beesIn: 1, beesOut: 0, netFlow: 1, detectedBees: 2, timestamp: T0 + 60 }),
+    ]);
+    const crossings = outputs.flatMap((o) => o.crossings);
+    expect(crossings.map((x) => [x.trackId, x.direction])).toEqual([[1, 'in'], [2, 'out']]);
+    const rest = c.flush([]);
+    expect(rest.movements).toEqual([expect.objectContaining({ beesIn: 0, beesOut: 1, timestamp: T0 + 120 })]);
+  });
+
+  it('emits an interval after the lateness allowance even if a bee parked in it is still tracked', () => {
+    const c = counter(30);
+    const outputs = play(c, [{ id: 7, from: 5, to: 200, path: () => [100, 100] }], 120);
+    const first = outputs.find((o) => o.movements.length > 0)!;
+    expect(first.s).toBeCloseTo(90, 5); // interval end 60 s + 30 s allowance
+    expect(first.summaries[0]).toMatchObject({ intervalStart: T0, stationaryBees: 1, detectedBees: 1, beesIn: 0, beesOut: 0 });
+  });
+
+  it('batches ended tracks into trajectory uploads', () => {
+    const c = counter();
+    const outputs = play(c, [
+      { id: 1, from: 1, to: 3, path: (s) => [10 * s, 20] },
+      { id: 2, from: 2, to: 4, path: (s) => [10 * s, 40] },
+      { id: 3, from: 5, to: 6, path: (s) => [10 * s, 60] },
+    ], 10);
+    const batches = outputs.flatMap((o) => o.trajectories);
+    expect(batches).toHaveLength(1); // maxTracks 2: tracks 1 and 2
+    expect(Object.keys(batches[0]!.trackHistory)).toEqual(['1', '2']);
+    expect(batches[0]!.timestamp).toBe(new Date((T0 + 1) * 1000).toISOString());
+    const last = c.flush([]);
+    expect(last.trajectories.map((b) => Object.keys(b.trackHistory))).toEqual([['3']]);
+  });
+});

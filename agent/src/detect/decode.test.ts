@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import type { Frame } from '../capture/frame.ts';
+import { decodeCenterNet, decodeYolo } from './decode.ts';
+import { iou, nonMaxSuppression } from './nms.ts';
+import { letterbox, stretch, toFramePixels, toInputTensor } from './preprocess.ts';
+
+describe('letterbox and stretch', () => {
+  it('fits a 4:3 frame into a square input with bars above and below', () => {
+    expect(letterbox(640, 480, 640, 640)).toEqual({ scaleX: 1, scaleY: 1, padX: 0, padY: 80 });
+    expect(letterbox(1280, 720, 640, 640)).toEqual({ scaleX: 0.5, scaleY: 0.5, padX: 0, padY: 140 });
+    expect(stretch(640, 480, 320, 240)).toEqual({ scaleX: 0.5, scaleY: 0.5, padX: 0, padY: 0 });
+  });
+  it('maps boxes back to frame pixels', () => {
+    expect(toFramePixels({ x: 320, y: 280, w: 40, h: 16 }, letterbox(1280, 720, 640, 640))).toEqual({ x: 640, y: 280, w: 80, h: 32 });
+  });
+});
+
+describe('toInputTensor', () => {
+  it('writes planar RGB in 0..1 and pads with gray', () => {
+    const data = new Uint8Array(4 * 2 * 3);
+    for (let i = 0; i < 8; i++) data.set([255, 0, 51], i * 3); // red with a little blue
+    const frame: Frame = { data, width: 4, height: 2, format: 'rgb24', index: 0, timestampMs: 0 };
+    const tensor = toInputTensor(frame, 4, 4, letterbox(4, 2, 4, 4));
+    const plane = 16;
+    expect(tensor[0]).toBeCloseTo(114 / 255); // top bar
+    expect(tensor[4 + 1]).toBeCloseTo(1); // row 1 is frame row 0: red
+    expect(tensor[plane + 5]).toBeCloseTo(0); // green
+    expect(tensor[2 * plane + 5]).toBeCloseTo(0.2); // blue
+    expect(tensor[3 * 4]).toBeCloseTo(114 / 255); // bottom bar
+  });
+  it('replicates gray into three channels', () => {
+    const frame: Frame = { data: new Uint8Array([0, 255, 0, 255]), width: 2, height: 2, format: 'gray', index: 0, timestampMs: 0 };
+    const tensor = toInputTensor(frame, 2, 2, stretch(2, 2, 2, 2));
+    expect(Array.from(tensor)).toEqual([0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1]);
+  });
+});
+
+describe('nonMaxSuppression', () => {
+  const box = (x: number, score: number, classId = 0) => ({ x, y: 0, w: 10, h: 10, score, classId });
+  it('keeps the best of overlapping boxes and all separate ones', () => {
+    const kept = nonMaxSuppression([box(0, 0.8), box(1, 0.9), box(50, 0.5)], 0.45);
+    expect(kept.map((b) => b.score)).toEqual([0.9, 0.5]);
+  });
+  it('does not let different classes suppress each other when asked', () => {
+    expect(nonMaxSuppression([box(0, 0.8, 0), box(1, 0.9, 1)], 0.45, (b) => b.classId)).toHaveLength(2);
+  });
+  it('computes IoU of centre-based boxes', () => {
+    expect(iou(box(0, 1), box(5, 1))).toBeCloseTo(50 / 150);
+    expect(iou(box(0, 1), box(20, 1))).toBe(0);
+  });
+});
+
+describe('decodeYolo', () => {
+  // Columns are anchors; rows cx, cy, w, h, class 0, class 1 (input pixels of a 640×640 letterboxed input).
+  const rows = [
+    [320, 324, 100, 500, 500],
+    [280, 282, 400, 300, 40],
+    [40, 40, 30, 30, 30],
+    [16, 16, 12, 12, 12],
+    [0.9, 0.8, 0.1, 0.2, 0.9],
+    [0.05, 0.1, 0.95, 0.1, 0.1],
+  ];
+  const flat = Float32Array.from(rows.flat());
+  const options = { scoreThreshold: 0.35, iouThreshold: 0.45, mapping: letterbox(640, 480, 640, 640), frameWidth: 640, frameHeight: 480 };
+  it('thresholds, suppresses duplicates, drops centres in the padding and maps to frame pixels', () => {
+    const detections = decodeYolo(flat, [1, 6, 5], options);
+    expect(detections).toEqual([
+      { x: 100, y: 320, w: 30, h: 12, score: expect.closeTo(0.95, 5) },
+      { x: 320, y: 200, w: 40, h: 16, score: expect.closeTo(0.9, 5) },
+    ]);
+  });
+  it('keeps only the wanted classes', () => {
+    expect(decodeYolo(flat, [1, 6, 5], { ...options, classes: [0] }).map((d) => d.x)).toEqual([320]);
+  });
+  it('rejects a tensor of the wrong rank', () => {
+    expect(() => decodeYolo(flat, [6, 5], options)).toThrow('YOLO output must be [1, 4+classes, N], got [6, 5]');
+  });
+});
+
+describe('decodeCenterNet', () => {
+  const w = 8;
+  const h = 4;
+  const size = new Float32Array(2 * w * h);
+  size.fill(20, 0, w * h);
+  size.fill(8, w * h);
+  const options = { threshold: 0.5, inputWidth: 32, inputHeight: 16, mapping: stretch(64, 32, 32, 16) };
+  it('finds 3×3 local maxima above the threshold and maps them to frame pixels', () => {
+    const heatmap = new Float32Array(w * h);
+    heatmap[1 * w + 2] = 0.9;
+    heatmap[1 * w + 3] = 0.7; // shoulder of the same peak
+    heatmap[3 * w + 6] = 0.6;
+    heatmap[0 * w + 7] = 0.4; // below threshold
+    const detections = decodeCenterNet(heatmap, [1, 1, h, w], size, [1, 2, h, w], options);
+    expect(detections).toEqual([
+      { x: ((2 + 0.5) * 4) / 0.5, y: ((1 + 0.5) * 4) / 0.5, w: 40, h: 16, score: expect.closeTo(0.9, 5) },
+      { x: ((6 + 0.5) * 4) / 0.5, y: ((3 + 0.5) * 4) / 0.5, w: 40, h: 16, score: expect.closeTo(0.6, 5) },
+    ]);
+  });
+  it('gives one detection for a flat-topped peak', () => {
+    const heatmap = new Float32Array(w * h);
+    heatmap[1 * w + 2] = 0.8;
+    heatmap[1 * w + 3] = 0.8;
+    heatmap[2 * w + 2] = 0.8;
+    expect(decodeCenterNet(heatmap, [1, 1, h, w], size, [1, 2, h, w], options)).toHaveLength(1);
+  });
+  it('checks the size tensor matches the heatmap', () => {
+    expect(() => decodeCenterNet(new Float32Array(w * h), [1, 1, h, w], size, [1, 2, h, w + 1], options)).toThrow(/size must be \[1, 2, 4, 8\]/);
+  });
+});

@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest';
+import type { Frame } from '../capture/frame.ts';
+import { labelComponents } from './components.ts';
+import { MotionDetector } from './motion.ts';
+
+const W = 640;
+const H = 480;
+
+function seeded(seed: number): () => number {
+  return () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+}
+
+/** A textured landing board (fixed noise) with dark elliptic bees drawn on it. */
+function scene(bees: { x: number; y: number; length?: number; angle?: number }[], options: { brightness?: number; index?: number; noisePixels?: number } = {}): Frame {
+  const random = seeded(7);
+  const data = new Uint8Array(W * H);
+  for (let i = 0; i < data.length; i++) data[i] = Math.min(255, 150 + Math.floor(random() * 20) + (options.brightness ?? 0));
+  for (const bee of bees) {
+    const a = (bee.length ?? 40) / 2;
+    const b = a * 0.4;
+    const angle = bee.angle ?? 0;
+    const cos = Math.cos(angle);
+    const sin = Math.sin(angle);
+    for (let y = Math.floor(bee.y - a); y <= bee.y + a; y++) {
+      for (let x = Math.floor(bee.x - a); x <= bee.x + a; x++) {
+        if (x < 0 || y < 0 || x >= W || y >= H) continue;
+        const u = (x - bee.x) * cos + (y - bee.y) * sin;
+        const v = -(x - bee.x) * sin + (y - bee.y) * cos;
+        if ((u / a) ** 2 + (v / b) ** 2 <= 1) data[y * W + x] = 40;
+      }
+    }
+  }
+  const noise = seeded(99 + (options.index ?? 0));
+  for (let k = 0; k < (options.noisePixels ?? 0); k++) data[Math.floor(noise() * W * H)] = 255;
+  return { data, width: W, height: H, format: 'gray', index: options.index ?? 0, timestampMs: 0 };
+}
+
+function toRgb(frame: Frame): Frame {
+  const rgb = new Uint8Array(frame.data.length * 3);
+  for (let i = 0; i < frame.data.length; i++) rgb.fill(frame.data[i]!, i * 3, i * 3 + 3);
+  return { ...frame, data: rgb, format: 'rgb24' };
+}
+
+describe('labelComponents', () => {
+  it('joins 8-connected pixels, including a U shape that needs a label merge', () => {
+    const mask = Uint8Array.from([
+      1, 0, 1, 0, 0,
+      1, 0, 1, 0, 1,
+      1, 1, 1, 0, 0,
+      0, 0, 0, 1, 0,
+    ]);
+    const components = labelComponents(mask, 5, 4);
+    expect(components).toHaveLength(2);
+    // The U and the pixel touching it diagonally at (3,3) form one blob; (4,1) stands alone.
+    expect(components[0]).toMatchObject({ area: 8, minX: 0, maxX: 3, minY: 0, maxY: 3 });
+    expect(components[1]).toMatchObject({ area: 1, minX: 4, maxX: 4, minY: 1, maxY: 1 });
+  });
+  it('returns nothing for an empty mask', () => {
+    expect(labelComponents(new Uint8Array(12), 4, 3)).toEqual([]);
+  });
+});
+
+describe('MotionDetector', () => {
+  it('finds moving bees at their positions and ignores single-pixel noise', () => {
+    const detector = new MotionDetector({ beeLengthPx: 40 });
+    detector.analyse(scene([], { noisePixels: 200 }));
+    const result = detector.analyse(scene([{ x: 200, y: 150 }, { x: 450, y: 300, angle: Math.PI / 2 }], { noisePixels: 200, index: 1 }));
+    expect(result.detections).toHaveLength(2);
+    const [a, b] = [...result.detections].sort((p, q) => p.x - q.x);
+    expect(a!.x).toBeCloseTo(200, -0.5);
+    expect(a!.y).toBeCloseTo(150, -0.5);
+    expect(a!.w).toBeGreaterThan(a!.h); // lying horizontally
+    expect(b!.x).toBeCloseTo(450, -0.5);
+    expect(b!.y).toBeCloseTo(300, -0.5);
+    expect(b!.h).toBeGreaterThan(b!.w);
+    expect(a!.score).toBeGreaterThan(0.8);
+    expect(result.foregroundFraction).toBeGreaterThan(0);
+    expect(result.foregroundFraction).toBeLessThan(0.02);
+  });
+
+  it('works on RGB frames the same as on gray ones', () => {
+    const detector = new MotionDetector();
+    detector.analyse(toRgb(scene([])));
+    const detections = detector.analyse(toRgb(scene([{ x: 320, y: 240 }], { index: 1 }))).detections;
+    expect(detections).toHaveLength(1);
+    expect(detections[0]!.x).toBeCloseTo(320, -0.5);
+  });
+
+  it('drops blobs far below bee size', () => {
+    const detector = new MotionDetector({ beeLengthPx: 40 });
+    detector.analyse(scene([]));
+    expect(detector.analyse(scene([{ x: 300, y: 200, length: 8 }], { index: 1 })).detections).toEqual([]);
+  });
+
+  it('splits two touching bees into two detections', () => {
+    const detector = new MotionDetector({ beeLengthPx: 40 });
+    detector.analyse(scene([]));
+    const detections = detector.analyse(scene([{ x: 300, y: 200 }, { x: 338, y: 200 }], { index: 1 })).detections;
+    expect(detections).toHaveLength(2);
+    const xs = detections.map((d) => d.x).sort((p, q) => p - q);
+    expect(xs[0]).toBeCloseTo(300, -1);
+    expect(xs[1]).toBeCloseTo(338, -1);
+  });
+
+  it('relearns the background on a sudden global light change instead of reporting motion everywhere', () => {
+    const detector = new MotionDetector();
+    detector.analyse(scene([]));
+    const flash = detector.analyse(scene([{ x: 100, y: 100 }], { brightness: 60, index: 1 }));
+    expect(flash.recalibrated).toBe(true);
+    expect(flash.detections).toEqual([]);
+    expect(detector.recalibrations).toBe(1);
+    // In the new light, a bee that moves is found again right away.
+    const after = detector.analyse(scene([{ x: 400, y: 300 }], { brightness: 60, index: 2 }));
+    expect(after.recalibrated).toBe(false);
+    expect(after.detections.map((d) => Math.round(d.x / 10))).toContain(40);
+  });
+
+  it('lets a still scene fade into the background', () => {
+    const detector = new MotionDetector({ learningRate: 0.2, foregroundLearningRate: 0.2 });
+    detector.analyse(scene([]));
+    let last = detector.analyse(scene([{ x: 300, y: 200 }]));
+    expect(last.detections).toHaveLength(1);
+    for (let i = 0; i < 30; i++) last = detector.analyse(scene([{ x: 300, y: 200 }]));
+    expect(last.detections).toEqual([]);
+  });
+
+  it('rejects a negative option by name', () => {
+    expect(() => new MotionDetector({ threshold: -1 })).toThrow('motion.threshold must be a non-negative number');
+  });
+});

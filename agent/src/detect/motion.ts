@@ -1,0 +1,222 @@
+import { channelsOf, type Frame } from '../capture/frame.ts';
+import { labelComponents, type Component } from './components.ts';
+import type { Detection, Detector } from './types.ts';
+
+export interface MotionOptions {
+  /** The work image is the frame shrunk by an integer factor so its width is about this. */
+  workWidth?: number;
+  /** Gray-level difference from the background that counts as motion. */
+  threshold?: number;
+  /** Background learning rate per frame where nothing moves. */
+  learningRate?: number;
+  /** Learning rate where something moves, so a bee that settles fades into the background slowly. */
+  foregroundLearningRate?: number;
+  /** Length of a bee in frame pixels: sets the area range of blobs accepted as bees. */
+  beeLengthPx?: number;
+  /** Blobs smaller than this fraction of a bee's area are noise. */
+  minAreaRatio?: number;
+  /** Blobs larger than this many bee areas are split (merged bees) up to `maxSplit` parts, or dropped beyond. */
+  mergeAreaRatio?: number;
+  maxSplit?: number;
+  /** Above this foreground fraction the change is global (cloud, sun, exposure): relearn instead of detecting. */
+  lightChangeFraction?: number;
+}
+
+export interface MotionResult {
+  detections: Detection[];
+  /** Share of work pixels that differ from the background (0 on the first frame and after a relearn). */
+  foregroundFraction: number;
+  recalibrated: boolean;
+}
+
+const DEFAULTS: Required<MotionOptions> = {
+  workWidth: 320,
+  threshold: 25,
+  learningRate: 0.05,
+  foregroundLearningRate: 0.005,
+  beeLengthPx: 40,
+  minAreaRatio: 0.15,
+  mergeAreaRatio: 1.8,
+  maxSplit: 4,
+  lightChangeFraction: 0.35,
+};
+
+/** A bee seen from above is roughly an ellipse about 0.4 of its length wide. */
+const BEE_AREA_PER_LENGTH_SQUARED = Math.PI / 4 * 0.4;
+
+/**
+ * Classical motion detector: running-average background on a shrunk gray frame, absolute difference,
+ * threshold, 3×3 opening then closing, connected components, bee-sized blobs. No model, a few ms per frame.
+ */
+export class MotionDetector implements Detector {
+  private readonly options: Required<MotionOptions>;
+  private background: Float32Array | undefined;
+  private work = new Uint8Array(0);
+  private mask = new Uint8Array(0);
+  private scratch = new Uint8Array(0);
+  private factor = 1;
+  private workWidth = 0;
+  private workHeight = 0;
+  private frameKey = '';
+  recalibrations = 0;
+  framesSeen = 0;
+
+  constructor(options: MotionOptions = {}) {
+    this.options = { ...DEFAULTS, ...options };
+    for (const [key, value] of Object.entries(this.options)) {
+      if (!Number.isFinite(value) || value < 0) throw new Error(`motion.${key} must be a non-negative number, got ${String(value)}`);
+    }
+  }
+
+  detect(frame: Frame): Promise<Detection[]> {
+    return Promise.resolve(this.analyse(frame).detections);
+  }
+
+  analyse(frame: Frame): MotionResult {
+    this.prepare(frame);
+    this.framesSeen++;
+    const { work, mask } = this;
+    const background = this.background!;
+    const total = work.length;
+    if (this.framesSeen === 1) {
+      for (let i = 0; i < total; i++) background[i] = work[i]!;
+      return { detections: [], foregroundFraction: 0, recalibrated: false };
+    }
+    const threshold = this.options.threshold;
+    let foreground = 0;
+    for (let i = 0; i < total; i++) {
+      const moving = Math.abs(work[i]! - background[i]!) > threshold ? 1 : 0;
+      mask[i] = moving;
+      foreground += moving;
+    }
+    const foregroundFraction = foreground / total;
+    if (foregroundFraction > this.options.lightChangeFraction) {
+      // Frigate's trick: a sudden global change is lighting, not bees; adopt the new picture as background.
+      for (let i = 0; i < total; i++) background[i] = work[i]!;
+      this.recalibrations++;
+      return { detections: [], foregroundFraction, recalibrated: true };
+    }
+    const still = this.options.learningRate;
+    const moving = this.options.foregroundLearningRate;
+    for (let i = 0; i < total; i++) {
+      const rate = mask[i] === 1 ? moving : still;
+      background[i] = background[i]! + rate * (work[i]! - background[i]!);
+    }
+    // Opening removes speckle, closing fills the gaps between a bee's body and its blurred wings.
+    erode(mask, this.scratch, this.workWidth, this.workHeight);
+    dilate(mask, this.scratch, this.workWidth, this.workHeight);
+    dilate(mask, this.scratch, this.workWidth, this.workHeight);
+    erode(mask, this.scratch, this.workWidth, this.workHeight);
+    const components = labelComponents(mask, this.workWidth, this.workHeight);
+    return { detections: this.toDetections(components), foregroundFraction, recalibrated: false };
+  }
+
+  private toDetections(components: Component[]): Detection[] {
+    const f = this.factor;
+    const beeArea = BEE_AREA_PER_LENGTH_SQUARED * this.options.beeLengthPx ** 2;
+    const minArea = beeArea * this.options.minAreaRatio;
+    const mergeArea = beeArea * this.options.mergeAreaRatio;
+    const out: Detection[] = [];
+    for (const c of components) {
+      const area = c.area * f * f;
+      if (area < minArea) continue;
+      const x = (c.sumX / c.area + 0.5) * f;
+      const y = (c.sumY / c.area + 0.5) * f;
+      const w = (c.maxX - c.minX + 1) * f;
+      const h = (c.maxY - c.minY + 1) * f;
+      if (area <= mergeArea) {
+        out.push({ x, y, w, h, score: Math.min(1, Math.sqrt(area / beeArea)) });
+        continue;
+      }
+      const parts = Math.round(area / beeArea);
+      if (parts > this.options.maxSplit) continue; // a shadow or a hand, not bees
+      // Split hint: touching bees form one blob; cut it into equal boxes along its longer side.
+      const alongX = w >= h;
+      for (let k = 0; k < parts; k++) {
+        const offset = (k + 0.5) / parts - 0.5;
+        out.push({
+          x: alongX ? c.minX * f + w / 2 + offset * w : x,
+          y: alongX ? y : c.minY * f + h / 2 + offset * h,
+          w: alongX ? w / parts : w,
+          h: alongX ? h : h / parts,
+          score: 0.5,
+        });
+      }
+    }
+    return out;
+  }
+
+  private prepare(frame: Frame): void {
+    const key = `${frame.width}x${frame.height}:${frame.format}`;
+    if (key !== this.frameKey) {
+      this.frameKey = key;
+      this.factor = Math.max(1, Math.round(frame.width / this.options.workWidth));
+      this.workWidth = Math.floor(frame.width / this.factor);
+      this.workHeight = Math.floor(frame.height / this.factor);
+      const n = this.workWidth * this.workHeight;
+      this.work = new Uint8Array(n);
+      this.mask = new Uint8Array(n);
+      this.scratch = new Uint8Array(n);
+      this.background = new Float32Array(n);
+      this.framesSeen = 0;
+    }
+    shrinkToGray(frame, this.factor, this.work, this.workWidth, this.workHeight);
+  }
+}
+
+/** Box-average an integer factor down, converting RGB to luma (BT.601 weights in fixed point). */
+export function shrinkToGray(frame: Frame, factor: number, out: Uint8Array, outWidth: number, outHeight: number): void {
+  const channels = channelsOf(frame.format);
+  const data = frame.data;
+  const rowStride = frame.width * channels;
+  const norm = factor * factor;
+  for (let oy = 0; oy < outHeight; oy++) {
+    for (let ox = 0; ox < outWidth; ox++) {
+      let sum = 0;
+      for (let dy = 0; dy < factor; dy++) {
+        let p = (oy * factor + dy) * rowStride + ox * factor * channels;
+        for (let dx = 0; dx < factor; dx++) {
+          if (channels === 1) {
+            sum += data[p]!;
+            p += 1;
+          } else {
+            sum += (77 * data[p]! + 150 * data[p + 1]! + 29 * data[p + 2]!) >> 8;
+            p += 3;
+          }
+        }
+      }
+      out[oy * outWidth + ox] = factor === 1 ? sum : (sum / norm) | 0;
+    }
+  }
+}
+
+/** 3×3 erosion in place (separable: rows, then columns). Border pixels see outside as empty. */
+export function erode(mask: Uint8Array, scratch: Uint8Array, width: number, height: number): void {
+  morph(mask, scratch, width, height, true);
+}
+
+/** 3×3 dilation in place. */
+export function dilate(mask: Uint8Array, scratch: Uint8Array, width: number, height: number): void {
+  morph(mask, scratch, width, height, false);
+}
+
+function morph(mask: Uint8Array, scratch: Uint8Array, width: number, height: number, isErode: boolean): void {
+  for (let y = 0; y < height; y++) {
+    const row = y * width;
+    for (let x = 0; x < width; x++) {
+      const left = x > 0 ? mask[row + x - 1]! : 0;
+      const centre = mask[row + x]!;
+      const right = x < width - 1 ? mask[row + x + 1]! : 0;
+      scratch[row + x] = isErode ? left & centre & right : left | centre | right;
+    }
+  }
+  for (let y = 0; y < height; y++) {
+    const row = y * width;
+    for (let x = 0; x < width; x++) {
+      const up = y > 0 ? scratch[row - width + x]! : 0;
+      const centre = scratch[row + x]!;
+      const down = y < height - 1 ? scratch[row + width + x]! : 0;
+      mask[row + x] = isErode ? up & centre & down : up | centre | down;
+    }
+  }
+}

@@ -1,0 +1,266 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+
+export type RecordKind = 'metrics' | 'movement' | 'trajectories';
+export const RECORD_KINDS: readonly RecordKind[] = ['metrics', 'movement', 'trajectories'];
+
+export interface OutboxOptions {
+  /** SQLite file; its directory is created. `:memory:` works for tests that need no durability. */
+  path: string;
+  /** Most records kept waiting (pending + quarantined); the oldest are evicted beyond it. */
+  maxRecords?: number;
+  /** Most payload bytes kept waiting. */
+  maxBytes?: number;
+  /** Records older than this are evicted unsent (the cloud no longer wants week-old minute counts). */
+  maxAgeSeconds?: number;
+  /** How long the identity of a sent record is remembered so re-enqueueing it stays a no-op. */
+  sentRetentionSeconds?: number;
+  now?: () => number;
+}
+
+export interface OutboxRecord {
+  id: number;
+  kind: RecordKind;
+  dedupeKey: string;
+  payload: unknown;
+  createdAt: number;
+  attempts: number;
+}
+
+export interface OutboxStats {
+  pending: Record<RecordKind, number>;
+  quarantined: number;
+  pendingBytes: number;
+  oldestPendingAt: number | null;
+  /** Records evicted unsent, per kind, since the database was created. */
+  dropped: Record<RecordKind, number>;
+}
+
+interface Row {
+  id: number;
+  kind: RecordKind;
+  dedupe_key: string;
+  payload: string;
+  created_at: number;
+  attempts: number;
+}
+
+/** The identity the cloud dedupes on, so the same record queued twice is stored once. */
+export function identityOf(kind: RecordKind, payload: Record<string, unknown>): string {
+  switch (kind) {
+    case 'metrics':
+      if (typeof payload.dedupeKey === 'string') return payload.dedupeKey;
+      return `sha256:${createHash('sha256').update(JSON.stringify(payload)).digest('hex').slice(0, 32)}`;
+    case 'movement':
+      if (payload.timestamp === undefined) throw new Error('a movement record needs a timestamp to be queued (it is its identity)');
+      return `${String(payload.hiveId)}|${String(payload.boxId)}|${String(payload.timestamp)}`;
+    case 'trajectories':
+      if (typeof payload.batchId !== 'string') throw new Error('a trajectory batch needs a batchId to be queued');
+      return payload.batchId;
+  }
+}
+
+/**
+ * Durable queue of everything the agent must deliver. A record is written here before any attempt to send it;
+ * a unique index on (kind, identity) makes a re-enqueue a no-op, even after it was sent.
+ */
+export class Outbox {
+  private db: Database.Database | undefined;
+  private readonly maxRecords: number;
+  private readonly maxBytes: number;
+  private readonly maxAgeMs: number;
+  private readonly sentRetentionMs: number;
+  private readonly now: () => number;
+  private insertMany: ((items: { kind: RecordKind; dedupeKey: string; payload: unknown }[]) => number) | undefined;
+
+  constructor(private readonly options: OutboxOptions) {
+    this.maxRecords = options.maxRecords ?? 200_000;
+    this.maxBytes = options.maxBytes ?? 100 * 1024 * 1024;
+    this.maxAgeMs = (options.maxAgeSeconds ?? 30 * 24 * 3600) * 1000;
+    this.sentRetentionMs = (options.sentRetentionSeconds ?? 7 * 24 * 3600) * 1000;
+    this.now = options.now ?? Date.now;
+  }
+
+  start(): void {
+    if (this.db) return;
+    if (this.options.path !== ':memory:') mkdirSync(dirname(this.options.path), { recursive: true });
+    const db = new Database(this.options.path);
+    db.pragma('journal_mode = WAL');
+    // FULL, not NORMAL: in WAL mode NORMAL skips the fsync at commit, so a power cut (the usual way a Pi in a
+    // field loses power) can undo commits that were already reported as stored. The outbox exists to survive
+    // exactly that, and it commits a few times a minute, so the extra fsync per commit costs nothing that matters.
+    db.pragma('synchronous = FULL');
+    db.pragma('busy_timeout = 5000');
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS outbox (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        kind TEXT NOT NULL,
+        dedupe_key TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        bytes INTEGER NOT NULL,
+        state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'sent', 'quarantined')),
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        last_error TEXT
+      );
+      CREATE UNIQUE INDEX IF NOT EXISTS outbox_identity ON outbox (kind, dedupe_key);
+      CREATE INDEX IF NOT EXISTS outbox_queue ON outbox (state, kind, id);
+      CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+      CREATE TABLE IF NOT EXISTS agent_state (key TEXT PRIMARY KEY, value TEXT NOT NULL, updated_at INTEGER NOT NULL);
+    `);
+    this.db = db;
+    const insert = db.prepare(
+      `INSERT INTO outbox (kind, dedupe_key, payload, bytes, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (kind, dedupe_key) DO NOTHING`,
+    );
+    this.insertMany = db.transaction((items: { kind: RecordKind; dedupeKey: string; payload: unknown }[]) => {
+      const now = this.now();
+      let inserted = 0;
+      for (const item of items) {
+        if (!RECORD_KINDS.includes(item.kind)) throw new Error(`unknown record kind ${String(item.kind)}`);
+        const json = JSON.stringify(item.payload);
+        inserted += insert.run(item.kind, item.dedupeKey, json, Buffer.byteLength(json), now, now).changes;
+      }
+      if (inserted > 0) this.evict(now);
+      return inserted;
+    });
+  }
+
+  stop(): void {
+    this.db?.close();
+    this.db = undefined;
+  }
+
+  private get database(): Database.Database {
+    if (!this.db) throw new Error('outbox is not started');
+    return this.db;
+  }
+
+  /** Stores a record unless one with the same identity is already known; true when it was new. */
+  enqueue(kind: RecordKind, dedupeKey: string, payload: unknown): boolean {
+    return this.enqueueMany([{ kind, dedupeKey, payload }]) === 1;
+  }
+
+  /** Stores several records in one transaction; returns how many were new. */
+  enqueueMany(items: { kind: RecordKind; dedupeKey: string; payload: unknown }[]): number {
+    if (!this.db || !this.insertMany) throw new Error('outbox is not started');
+    return this.insertMany(items);
+  }
+
+  /** Oldest pending records of a kind. */
+  pending(kind: RecordKind, limit: number): OutboxRecord[] {
+    const rows = this.database
+      .prepare(`SELECT id, kind, dedupe_key, payload, created_at, attempts FROM outbox WHERE state = 'pending' AND kind = ? ORDER BY id LIMIT ?`)
+      .all(kind, limit) as Row[];
+    return rows.map((row) => ({
+      id: row.id,
+      kind: row.kind,
+      dedupeKey: row.dedupe_key,
+      payload: JSON.parse(row.payload) as unknown,
+      createdAt: row.created_at,
+      attempts: row.attempts,
+    }));
+  }
+
+  /** The cloud has them: forget the payloads, keep the identities for a while. */
+  markSent(ids: readonly number[]): void {
+    if (ids.length === 0) return;
+    const db = this.database;
+    const mark = db.prepare(`UPDATE outbox SET state = 'sent', payload = '', bytes = 0, updated_at = ? WHERE id = ? AND state = 'pending'`);
+    db.transaction(() => {
+      const now = this.now();
+      for (const id of ids) mark.run(now, id);
+      db.prepare(`DELETE FROM outbox WHERE state = 'sent' AND updated_at < ?`).run(now - this.sentRetentionMs);
+    })();
+  }
+
+  /** The cloud rejected this one record for good: park it where it blocks nothing. */
+  quarantine(id: number, reason: string): void {
+    this.database.prepare(`UPDATE outbox SET state = 'quarantined', last_error = ?, updated_at = ? WHERE id = ?`).run(reason.slice(0, 2000), this.now(), id);
+    this.bump('quarantined_total', 1);
+  }
+
+  /** Notes a failed delivery attempt (for status and diagnosis). */
+  recordAttempt(ids: readonly number[], error: string): void {
+    const db = this.database;
+    const update = db.prepare(`UPDATE outbox SET attempts = attempts + 1, last_error = ?, updated_at = ? WHERE id = ?`);
+    db.transaction(() => {
+      const now = this.now();
+      for (const id of ids) update.run(error.slice(0, 2000), now, id);
+    })();
+  }
+
+  quarantined(): { id: number; kind: RecordKind; dedupeKey: string; payload: unknown; error: string | null }[] {
+    const rows = this.database
+      .prepare(`SELECT id, kind, dedupe_key, payload, last_error FROM outbox WHERE state = 'quarantined' ORDER BY id`)
+      .all() as (Row & { last_error: string | null })[];
+    return rows.map((r) => ({ id: r.id, kind: r.kind, dedupeKey: r.dedupe_key, payload: JSON.parse(r.payload) as unknown, error: r.last_error }));
+  }
+
+  stats(): OutboxStats {
+    const db = this.database;
+    const pending = { metrics: 0, movement: 0, trajectories: 0 } as Record<RecordKind, number>;
+    for (const row of db.prepare(`SELECT kind, COUNT(*) AS n FROM outbox WHERE state = 'pending' GROUP BY kind`).all() as { kind: RecordKind; n: number }[]) {
+      pending[row.kind] = row.n;
+    }
+    const totals = db
+      .prepare(`SELECT COALESCE(SUM(bytes), 0) AS bytes, MIN(created_at) AS oldest FROM outbox WHERE state = 'pending'`)
+      .get() as { bytes: number; oldest: number | null };
+    const quarantined = (db.prepare(`SELECT COUNT(*) AS n FROM outbox WHERE state = 'quarantined'`).get() as { n: number }).n;
+    const dropped = { metrics: 0, movement: 0, trajectories: 0 } as Record<RecordKind, number>;
+    for (const kind of RECORD_KINDS) dropped[kind] = this.counter(`dropped_${kind}`);
+    return { pending, quarantined, pendingBytes: totals.bytes, oldestPendingAt: totals.oldest, dropped };
+  }
+
+  setState(key: string, value: unknown): void {
+    this.database
+      .prepare(`INSERT INTO agent_state (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`)
+      .run(key, JSON.stringify(value), this.now());
+  }
+
+  getState<T>(key: string): T | undefined {
+    const row = this.database.prepare(`SELECT value FROM agent_state WHERE key = ?`).get(key) as { value: string } | undefined;
+    return row ? (JSON.parse(row.value) as T) : undefined;
+  }
+
+  counter(name: string): number {
+    const row = this.database.prepare(`SELECT value FROM counters WHERE name = ?`).get(name) as { value: number } | undefined;
+    return row?.value ?? 0;
+  }
+
+  private bump(name: string, by: number): void {
+    this.database
+      .prepare(`INSERT INTO counters (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = value + excluded.value`)
+      .run(name, by);
+  }
+
+  /** Oldest-first eviction of unsent records beyond the age, count and size bounds; every drop is counted. */
+  private evict(now: number): void {
+    const db = this.database;
+    const drop = (rows: { id: number; kind: RecordKind }[]) => {
+      const remove = db.prepare(`DELETE FROM outbox WHERE id = ?`);
+      const perKind = new Map<RecordKind, number>();
+      for (const row of rows) {
+        remove.run(row.id);
+        perKind.set(row.kind, (perKind.get(row.kind) ?? 0) + 1);
+      }
+      for (const [kind, n] of perKind) this.bump(`dropped_${kind}`, n);
+    };
+    drop(db.prepare(`SELECT id, kind FROM outbox WHERE state != 'sent' AND created_at < ?`).all(now - this.maxAgeMs) as { id: number; kind: RecordKind }[]);
+    const { n, bytes } = db.prepare(`SELECT COUNT(*) AS n, COALESCE(SUM(bytes), 0) AS bytes FROM outbox WHERE state != 'sent'`).get() as { n: number; bytes: number };
+    if (n <= this.maxRecords && bytes <= this.maxBytes) return;
+    const victims: { id: number; kind: RecordKind }[] = [];
+    let count = n;
+    let size = bytes;
+    for (const row of db.prepare(`SELECT id, kind, bytes FROM outbox WHERE state != 'sent' ORDER BY id`).iterate() as IterableIterator<{ id: number; kind: RecordKind; bytes: number }>) {
+      if (count <= this.maxRecords && size <= this.maxBytes) break;
+      victims.push({ id: row.id, kind: row.kind });
+      count--;
+      size -= row.bytes;
+    }
+    drop(victims);
+  }
+}

@@ -1,0 +1,156 @@
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { compileValidator, EntranceMovementInput } from '@hivegate/shared';
+import type { Frame } from './capture/frame.ts';
+import type { CounterOutput, EntranceCounter } from './count/entrance-counter.ts';
+import type { Detector } from './detect/types.ts';
+import { identityOf, type Outbox } from './outbox/outbox.ts';
+import type { BeeTracker } from './track/tracker.ts';
+
+export interface FrameSource extends AsyncIterable<Frame> {
+  stop(): Promise<void>;
+  readonly framesDropped: number;
+  readonly state: string;
+}
+
+export interface PipelineStats {
+  framesProcessed: number;
+  framesDropped: number;
+  /** Processed frames per second, smoothed. */
+  fps: number;
+  captureState: string;
+  lastFrameAt: number | null;
+  beesIn: number;
+  beesOut: number;
+  unknownDirection: number;
+  intervalsQueued: number;
+  trajectoryBatchesQueued: number;
+  /** Frames on which the motion gate skipped model inference. */
+  inferenceSkipped: number;
+  invalidRecords: number;
+}
+
+export interface PipelineOptions {
+  source: FrameSource;
+  detector: Detector & { skippedFrames?: number };
+  tracker: BeeTracker;
+  counter: EntranceCounter;
+  outbox: Outbox;
+  /** Called after records were queued (wakes the uplink). */
+  onRecords?: () => void;
+  /** JSON file the `status` command reads; written every few seconds. */
+  statusFile?: string;
+  log?: (message: string) => void;
+}
+
+const checkMovement = compileValidator(EntranceMovementInput);
+
+/** Frames → detections → tracks → counts → outbox. Runs until the source ends or `stop()`. */
+export class Pipeline {
+  private running: Promise<void> | undefined;
+  private lastStatusWrite = 0;
+  private lastTick: number | undefined;
+  readonly stats: PipelineStats = {
+    framesProcessed: 0,
+    framesDropped: 0,
+    fps: 0,
+    captureState: 'starting',
+    lastFrameAt: null,
+    beesIn: 0,
+    beesOut: 0,
+    unknownDirection: 0,
+    intervalsQueued: 0,
+    trajectoryBatchesQueued: 0,
+    inferenceSkipped: 0,
+    invalidRecords: 0,
+  };
+
+  constructor(private readonly options: PipelineOptions) {}
+
+  start(): void {
+    this.running ??= this.run();
+  }
+
+  /** Resolves when the source has ended and every record is queued. */
+  get done(): Promise<void> {
+    return this.running ?? Promise.resolve();
+  }
+
+  async stop(): Promise<void> {
+    await this.options.source.stop();
+    await this.running;
+  }
+
+  private async run(): Promise<void> {
+    const { source, detector, tracker, counter } = this.options;
+    try {
+      for await (const frame of source) {
+        const detections = await detector.detect(frame);
+        const update = tracker.update(frame.timestampMs, detections);
+        this.queue(counter.onFrame(frame.timestampMs, update.tracks, update.ended));
+        this.tick(frame);
+      }
+    } catch (error) {
+      this.options.log?.(`pipeline stopped on an error: ${(error as Error).message}`);
+    } finally {
+      this.queue(counter.flush(tracker.flush()));
+      this.writeStatus(true);
+    }
+  }
+
+  private queue(output: CounterOutput): void {
+    const { outbox } = this.options;
+    const items: Parameters<Outbox['enqueueMany']>[0] = [];
+    for (const movement of output.movements) {
+      const result = checkMovement(movement);
+      if (!result.ok) {
+        this.stats.invalidRecords++;
+        this.options.log?.(`dropping an invalid movement record: ${result.error}`);
+        continue;
+      }
+      items.push({ kind: 'movement', dedupeKey: identityOf('movement', movement), payload: movement });
+    }
+    for (const batch of output.trajectories) items.push({ kind: 'trajectories', dedupeKey: batch.batchId, payload: batch });
+    for (const crossing of output.crossings) {
+      if (crossing.direction === 'in') this.stats.beesIn++;
+      else this.stats.beesOut++;
+    }
+    for (const summary of output.summaries) this.stats.unknownDirection += summary.unknownDirection;
+    if (items.length === 0) return;
+    outbox.enqueueMany(items);
+    this.stats.intervalsQueued += output.movements.length;
+    this.stats.trajectoryBatchesQueued += output.trajectories.length;
+    this.options.onRecords?.();
+  }
+
+  private tick(frame: Frame): void {
+    const now = performance.now();
+    if (this.lastTick !== undefined) {
+      const instant = 1000 / Math.max(now - this.lastTick, 1e-3);
+      this.stats.fps = this.stats.fps === 0 ? instant : 0.95 * this.stats.fps + 0.05 * instant;
+    }
+    this.lastTick = now;
+    this.stats.framesProcessed++;
+    this.stats.lastFrameAt = frame.timestampMs;
+    this.writeStatus(false);
+  }
+
+  private writeStatus(force: boolean): void {
+    const { statusFile, source, detector } = this.options;
+    this.stats.framesDropped = source.framesDropped;
+    this.stats.captureState = source.state;
+    this.stats.inferenceSkipped = detector.skippedFrames ?? 0;
+    if (!statusFile) return;
+    const now = Date.now();
+    if (!force && now - this.lastStatusWrite < 2000) return;
+    this.lastStatusWrite = now;
+    try {
+      mkdirSync(dirname(statusFile), { recursive: true });
+      const temp = `${statusFile}.tmp`;
+      writeFileSync(temp, JSON.stringify({ updatedAt: new Date(now).toISOString(), pid: process.pid, ...this.stats, fps: Math.round(this.stats.fps * 10) / 10 }, null, 2));
+      renameSync(temp, statusFile);
+    } catch (error) {
+      this.options.log?.(`cannot write ${statusFile}: ${(error as Error).message}`);
+    }
+  }
+}

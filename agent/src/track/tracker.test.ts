@@ -1,0 +1,189 @@
+import { describe, expect, it } from 'vitest';
+import type { Detection } from '../detect/types.ts';
+import { assign } from './hungarian.ts';
+import { BeeTracker, type TrackerUpdate } from './tracker.ts';
+
+const FPS = 30;
+const frameMs = 1000 / FPS;
+const BEE = 40;
+
+interface Truth {
+  id: string;
+  x: number;
+  y: number;
+}
+
+function detection(x: number, y: number, score = 0.9): Detection {
+  return { x, y, w: BEE, h: BEE * 0.4, score };
+}
+
+/**
+ * Identity switches the CLEAR-MOT way (distance gate instead of overlap): a ground-truth bee keeps last frame's
+ * track while that track is still within the gate; the rest are matched by minimum total distance.
+ */
+class IdentityAudit {
+  private readonly lastTrackOf = new Map<string, number>();
+  switches = 0;
+  misses = 0;
+  run(truth: Truth[], update: TrackerUpdate): void {
+    const byId = new Map(update.tracks.map((t) => [t.id, t]));
+    const taken = new Set<number>();
+    const open: Truth[] = [];
+    for (const bee of truth) {
+      const previous = byId.get(this.lastTrackOf.get(bee.id) ?? -1);
+      if (previous && !taken.has(previous.id) && Math.hypot(previous.x - bee.x, previous.y - bee.y) < BEE) taken.add(previous.id);
+      else open.push(bee);
+    }
+    const free = update.tracks.filter((t) => !taken.has(t.id));
+    const costs = open.map((bee) => free.map((t) => {
+      const d = Math.hypot(t.x - bee.x, t.y - bee.y);
+      return d < BEE ? d : Infinity;
+    }));
+    const pairs = assign(costs);
+    this.misses += open.length - pairs.length;
+    for (const [row, col] of pairs) {
+      const bee = open[row]!;
+      const track = free[col]!;
+      const previous = this.lastTrackOf.get(bee.id);
+      if (previous !== undefined && previous !== track.id) this.switches++;
+      this.lastTrackOf.set(bee.id, track.id);
+    }
+  }
+  idsOf(bee: string): number | undefined {
+    return this.lastTrackOf.get(bee);
+  }
+}
+
+function seeded(seed: number): () => number {
+  return () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+}
+
+describe('BeeTracker', () => {
+  it('keeps identities of two bees whose paths cross', () => {
+    const tracker = new BeeTracker();
+    const audit = new IdentityAudit();
+    for (let k = 0; k < 60; k++) {
+      const a = { id: 'a', x: 100 + 8 * k, y: 100 + 5 * k };
+      const b = { id: 'b', x: 580 - 8 * k, y: 100 + 5 * k + 0.5 }; // meet at k = 30 at the same point
+      const update = tracker.update(k * frameMs, [detection(a.x, a.y), detection(b.x, b.y)]);
+      if (k >= 3) audit.run([a, b], update);
+    }
+    expect(audit.switches).toBe(0);
+    expect(audit.idsOf('a')).not.toBe(audit.idsOf('b'));
+  });
+
+  it('keeps the id through a short occlusion', () => {
+    const tracker = new BeeTracker({ maxMissedFrames: 10 });
+    const ids = new Set<number>();
+    for (let k = 0; k < 40; k++) {
+      const hidden = k >= 15 && k < 22; // under a leaf for 7 frames
+      const update = tracker.update(k * frameMs, hidden ? [] : [detection(50 + 6 * k, 200 - 2 * k)]);
+      for (const t of update.tracks) ids.add(t.id);
+      expect(update.ended).toEqual([]);
+    }
+    expect(ids.size).toBe(1);
+  });
+
+  it('keeps the id of a bee moving 1.5 body lengths per frame, where box overlap would be zero', () => {
+    const tracker = new BeeTracker();
+    const ids = new Set<number>();
+    let reported = 0;
+    for (let k = 0; k < 20; k++) {
+      const update = tracker.update(k * frameMs, [detection(20 + 60 * k, 300 + 10 * k)]);
+      for (const t of update.tracks) ids.add(t.id);
+      reported += update.tracks.length;
+    }
+    expect(ids.size).toBe(1);
+    expect(reported).toBe(18); // every frame once confirmed after three hits
+  });
+
+  it('predicts across frames skipped by motion gating using the real time gap', () => {
+    const tracker = new BeeTracker();
+    const ids = new Set<number>();
+    const times = [0, 1, 2, 3, 4, 8, 9, 13, 14, 15]; // frame numbers actually processed
+    for (const k of times) {
+      const update = tracker.update(k * frameMs, [detection(20 + 30 * k, 100)]);
+      for (const t of update.tracks) ids.add(t.id);
+    }
+    expect(ids.size).toBe(1);
+  });
+
+  it('makes no track out of single-frame noise', () => {
+    // One false detection per frame at a random place (a flicker of the motion detector), 10 runs × 300 frames.
+    let reported = 0;
+    let alive = 0;
+    for (let seed = 1; seed <= 10; seed++) {
+      const tracker = new BeeTracker();
+      const random = seeded(seed);
+      for (let k = 0; k < 300; k++) reported += tracker.update(k * frameMs, [detection(random() * 640, random() * 480)]).tracks.length;
+      alive = Math.max(alive, tracker.size);
+    }
+    // Chance alignments of three flickers on a bee-like path are possible but must stay rare (< 0.3 % of frames).
+    expect(reported).toBeLessThanOrEqual(9);
+    expect(alive).toBeLessThanOrEqual(3);
+  });
+
+  it('lets low-score detections keep a confirmed track but never start one (ByteTrack second pass)', () => {
+    const tracker = new BeeTracker({ highScore: 0.5, lowScore: 0.1 });
+    const ids = new Set<number>();
+    for (let k = 0; k < 30; k++) {
+      const score = k < 5 ? 0.9 : 0.3; // the bee walks into shade: weak detections only
+      const update = tracker.update(k * frameMs, [detection(100 + 4 * k, 100, score), detection(500, 400 - k * 3, 0.3)]);
+      for (const t of update.tracks) ids.add(t.id);
+      if (k >= 5) expect(update.tracks).toHaveLength(1);
+    }
+    expect(ids.size).toBe(1);
+  });
+
+  it('ends a track after max missed frames and reports its path', () => {
+    const tracker = new BeeTracker({ maxMissedFrames: 3 });
+    for (let k = 0; k < 5; k++) tracker.update(k * frameMs, [detection(100 + 10 * k, 100)]);
+    const endedAt: number[] = [];
+    for (let k = 5; k < 12; k++) {
+      const { ended } = tracker.update(k * frameMs, []);
+      if (ended.length) {
+        endedAt.push(k);
+        expect(ended[0]!.points.map((p) => p.x)).toEqual([100, 110, 120, 130, 140]);
+        expect(ended[0]!.points[0]!.t).toBe(0);
+      }
+    }
+    expect(endedAt).toEqual([8]); // misses at frames 5, 6, 7 are allowed; the 4th (frame 8) ends it
+    expect(tracker.flush()).toEqual([]);
+  });
+
+  it('counts identity switches in a scripted scene of six bees with misses and noise', () => {
+    const tracker = new BeeTracker();
+    const audit = new IdentityAudit();
+    const random = seeded(11);
+    const bees = [
+      { id: 'in-1', x0: 50, y0: 60, vx: 5, vy: 4 },
+      { id: 'in-2', x0: 600, y0: 60, vx: -5, vy: 4 },
+      { id: 'out-1', x0: 320, y0: 460, vx: 0.5, vy: -7 },
+      { id: 'walker', x0: 100, y0: 300, vx: 3, vy: 0 },
+      { id: 'fast', x0: 0, y0: 200, vx: 45, vy: 3 },
+      { id: 'hover', x0: 450, y0: 250, vx: 0.2, vy: -0.2 },
+    ];
+    for (let k = 0; k < 90; k++) {
+      const truth: Truth[] = [];
+      const detections: Detection[] = [];
+      for (const bee of bees) {
+        const x = bee.x0 + bee.vx * k;
+        const y = bee.y0 + bee.vy * k;
+        if (x < 0 || x > 640 || y < 0 || y > 480) continue;
+        truth.push({ id: bee.id, x, y });
+        if (random() < 0.1) continue; // the detector misses 10 % of the time
+        detections.push(detection(x + (random() - 0.5) * 4, y + (random() - 0.5) * 4, 0.6 + random() * 0.4));
+      }
+      if (random() < 0.3) detections.push(detection(random() * 640, random() * 480, 0.7)); // clutter
+      audit.run(truth, tracker.update(k * frameMs, detections));
+    }
+    expect(audit.switches).toBe(0);
+    // ~10 % missed detections (~45) plus two birth frames per bee (12): no track is lost for longer than that.
+    expect(audit.misses).toBeLessThan(70);
+  });
+
+  it('rejects bad options by name', () => {
+    expect(() => new BeeTracker({ minHits: -1 })).toThrow('tracker.minHits must be a non-negative number');
+    expect(() => new BeeTracker({ lowScore: 0.8, highScore: 0.5 })).toThrow('tracker.lowScore must not exceed tracker.highScore');
+  });
+});

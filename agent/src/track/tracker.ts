@@ -1,0 +1,226 @@
+import type { Detection } from '../detect/types.ts';
+import { assign } from './hungarian.ts';
+import { ConstantVelocityKalman, type KalmanOptions } from './kalman.ts';
+
+export interface TrackerOptions {
+  /** Detections at or above this score take part in the first association pass. */
+  highScore?: number;
+  /** Detections between this and `highScore` only extend existing confirmed tracks (ByteTrack's second pass). */
+  lowScore?: number;
+  /** A new track needs a detection at least this confident. */
+  birthScore?: number;
+  /** Consecutive hits before a track is confirmed (reported, counted). */
+  minHits?: number;
+  /** Processed frames a confirmed track may go unseen before it ends. */
+  maxMissedFrames?: number;
+  /** Match radius around the prediction, in bee lengths, on top of the prediction's own uncertainty. */
+  gateLengths?: number;
+  /** Upper bound of the match radius, in bee lengths. */
+  maxGateLengths?: number;
+  /** Bee length used before a track has its own size estimate, px. */
+  beeLengthPx?: number;
+  kalman?: Partial<KalmanOptions>;
+}
+
+const DEFAULTS: Required<Omit<TrackerOptions, 'kalman'>> = {
+  highScore: 0.5,
+  lowScore: 0.1,
+  birthScore: 0.6,
+  minHits: 3,
+  maxMissedFrames: 10,
+  gateLengths: 1,
+  maxGateLengths: 4,
+  beeLengthPx: 40,
+};
+
+// initialSpeedStd sets how far a newborn track looks for its second detection (3σ ≈ 30 px at 30 fps, plus one
+// bee length): wide enough for a bee crossing 1.5 lengths per frame, narrow enough that scattered false
+// detections rarely chain into three consistent hits.
+const DEFAULT_KALMAN: KalmanOptions = { accelerationStd: 1500, measurementStd: 3, initialSpeedStd: 300 };
+
+/** A point of a track's path: centre in frame px, wall-clock ms. */
+export interface TrackPoint {
+  x: number;
+  y: number;
+  t: number;
+}
+
+export interface TrackView {
+  id: number;
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+  /** Velocity, px/s. */
+  vx: number;
+  vy: number;
+  score: number;
+}
+
+export interface EndedTrack {
+  id: number;
+  /** Measured centres, oldest first, from the track's first detection. */
+  points: TrackPoint[];
+}
+
+export interface TrackerUpdate {
+  /** Confirmed tracks that a detection supported in this frame. */
+  tracks: TrackView[];
+  /** Confirmed tracks that ended in this update (out of sight for too long). */
+  ended: EndedTrack[];
+}
+
+interface Track {
+  id: number;
+  filter: ConstantVelocityKalman;
+  w: number;
+  h: number;
+  score: number;
+  hits: number;
+  missed: number;
+  confirmed: boolean;
+  points: TrackPoint[];
+}
+
+/**
+ * Multi-object tracker for bees: Kalman prediction, Hungarian assignment on centre distance gated by bee
+ * size (overlap-based matching fails when a bee moves further than its own length between frames), and
+ * ByteTrack's second pass that lets low-confidence detections keep existing tracks alive. Pure: no I/O.
+ */
+export class BeeTracker {
+  private readonly options: Required<Omit<TrackerOptions, 'kalman'>>;
+  private readonly kalman: KalmanOptions;
+  private tracks: Track[] = [];
+  private nextId = 1;
+  private lastTimestamp: number | undefined;
+
+  constructor(options: TrackerOptions = {}) {
+    const { kalman, ...rest } = options;
+    this.options = { ...DEFAULTS, ...rest };
+    this.kalman = { ...DEFAULT_KALMAN, ...kalman };
+    for (const [key, value] of Object.entries({ ...this.options, ...this.kalman })) {
+      if (!Number.isFinite(value) || value < 0) throw new Error(`tracker.${key} must be a non-negative number, got ${String(value)}`);
+    }
+    if (this.options.lowScore > this.options.highScore) throw new Error('tracker.lowScore must not exceed tracker.highScore');
+  }
+
+  /** Number of tracks alive (tentative and confirmed). */
+  get size(): number {
+    return this.tracks.length;
+  }
+
+  update(timestampMs: number, detections: readonly Detection[]): TrackerUpdate {
+    const dt = this.lastTimestamp === undefined ? 0 : Math.max(0, (timestampMs - this.lastTimestamp) / 1000);
+    this.lastTimestamp = timestampMs;
+    for (const track of this.tracks) track.filter.predict(dt);
+
+    const high: number[] = [];
+    const low: number[] = [];
+    detections.forEach((d, i) => {
+      if (d.score >= this.options.highScore) high.push(i);
+      else if (d.score >= this.options.lowScore) low.push(i);
+    });
+    const confirmed = this.tracks.filter((t) => t.confirmed);
+    const tentative = this.tracks.filter((t) => !t.confirmed);
+    const matched = new Set<Track>();
+
+    const first = this.associate(confirmed, high, detections);
+    this.apply(first.pairs, detections, timestampMs, matched);
+    const second = this.associate(first.freeTracks, low, detections);
+    this.apply(second.pairs, detections, timestampMs, matched);
+    const third = this.associate(tentative, first.freeDetections, detections);
+    this.apply(third.pairs, detections, timestampMs, matched);
+
+    const ended: EndedTrack[] = [];
+    const survivors: Track[] = [];
+    for (const track of this.tracks) {
+      if (!matched.has(track)) {
+        track.missed++;
+        // ByteTrack drops an unconfirmed track the first time it goes unseen: that is what kills one-frame noise.
+        const dead = !track.confirmed || track.missed > this.options.maxMissedFrames;
+        if (dead) {
+          if (track.confirmed) ended.push({ id: track.id, points: track.points });
+          continue;
+        }
+      }
+      survivors.push(track);
+    }
+    this.tracks = survivors;
+
+    for (const index of third.freeDetections) {
+      const d = detections[index]!;
+      if (d.score < this.options.birthScore) continue;
+      const track: Track = {
+        id: this.nextId++,
+        filter: new ConstantVelocityKalman(d.x, d.y, this.kalman),
+        w: d.w,
+        h: d.h,
+        score: d.score,
+        hits: 1,
+        missed: 0,
+        confirmed: this.options.minHits <= 1,
+        points: [{ x: d.x, y: d.y, t: timestampMs }],
+      };
+      this.tracks.push(track);
+      if (track.confirmed) matched.add(track);
+    }
+
+    const tracks: TrackView[] = [];
+    for (const track of this.tracks) {
+      if (!track.confirmed || !matched.has(track)) continue;
+      const f = track.filter;
+      tracks.push({ id: track.id, x: f.x, y: f.y, w: track.w, h: track.h, vx: f.vx, vy: f.vy, score: track.score });
+    }
+    return { tracks, ended };
+  }
+
+  /** Ends every confirmed track (end of a file, shutdown). */
+  flush(): EndedTrack[] {
+    const ended = this.tracks.filter((t) => t.confirmed).map((t) => ({ id: t.id, points: t.points }));
+    this.tracks = [];
+    return ended;
+  }
+
+  private associate(tracks: Track[], candidates: number[], detections: readonly Detection[]) {
+    if (tracks.length === 0 || candidates.length === 0) return { pairs: [] as [Track, number][], freeTracks: tracks, freeDetections: candidates };
+    const costs = tracks.map((track) => {
+      const length = Math.max(track.w, track.h) > 0 ? Math.max(track.w, track.h) : this.options.beeLengthPx;
+      const spread = track.filter.predictionSpread();
+      const radius = Math.min(this.options.maxGateLengths * length, this.options.gateLengths * length + 3 * spread);
+      return candidates.map((index) => {
+        const d = detections[index]!;
+        const distance = Math.hypot(d.x - track.filter.x, d.y - track.filter.y);
+        return distance <= radius ? distance / length : Infinity;
+      });
+    });
+    const pairs: [Track, number][] = [];
+    const usedTracks = new Set<number>();
+    const usedDetections = new Set<number>();
+    for (const [row, col] of assign(costs)) {
+      pairs.push([tracks[row]!, candidates[col]!]);
+      usedTracks.add(row);
+      usedDetections.add(col);
+    }
+    return {
+      pairs,
+      freeTracks: tracks.filter((_, i) => !usedTracks.has(i)),
+      freeDetections: candidates.filter((_, i) => !usedDetections.has(i)),
+    };
+  }
+
+  private apply(pairs: [Track, number][], detections: readonly Detection[], timestampMs: number, matched: Set<Track>): void {
+    for (const [track, index] of pairs) {
+      const d = detections[index]!;
+      track.filter.update(d.x, d.y);
+      // Size changes slowly (a bee turning); smooth it so one odd blob does not swing the gate.
+      track.w = 0.7 * track.w + 0.3 * d.w;
+      track.h = 0.7 * track.h + 0.3 * d.h;
+      track.score = d.score;
+      track.hits++;
+      track.missed = 0;
+      if (!track.confirmed && track.hits >= this.options.minHits) track.confirmed = true;
+      track.points.push({ x: d.x, y: d.y, t: timestampMs });
+      matched.add(track);
+    }
+  }
+}

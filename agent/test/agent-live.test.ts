@@ -1,0 +1,66 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeCloud } from './helpers/fake-cloud.ts';
+import { generateClip, tempDir, twoBeesLavfi } from './helpers/media.ts';
+
+const dir = tempDir('live');
+const cloud = new FakeCloud();
+let camera: Server;
+let cameraUrl = '';
+
+beforeAll(async () => {
+  const clip = await generateClip(join(dir.path, 'live.ts'), { seconds: 6, fps: 15, width: 640, height: 480, lavfi: twoBeesLavfi(15), container: 'mpegts' });
+  const bytes = readFileSync(clip);
+  // A network camera: serves the stream at roughly real time, then hangs up (the agent reconnects).
+  camera = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'video/mp2t' });
+    const chunk = Math.ceil(bytes.length / 60);
+    let offset = 0;
+    const timer = setInterval(() => {
+      if (offset >= bytes.length || res.destroyed) {
+        clearInterval(timer);
+        res.end();
+        return;
+      }
+      res.write(bytes.subarray(offset, offset + chunk));
+      offset += chunk;
+    }, 100);
+  });
+  await new Promise<void>((resolve) => camera.listen(0, '127.0.0.1', resolve));
+  cameraUrl = `http://127.0.0.1:${(camera.address() as AddressInfo).port}/stream.ts`;
+  await cloud.start();
+}, 60_000);
+afterAll(async () => {
+  camera.closeAllConnections();
+  await new Promise<void>((resolve) => camera.close(() => resolve()));
+  await cloud.stop();
+  dir.cleanup();
+});
+
+describe('agent on a live source', () => {
+  it('counts from a network stream and, on SIGTERM, flushes what it has to the cloud and exits 0', async () => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli.ts', 'run', '--source', cameraUrl, '--cloud', cloud.url, '--token', 'good-token', '--hive', 'h', '--box', 'b', '--state-dir', join(dir.path, 'state')],
+      { cwd: join(import.meta.dirname, '..'), stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    await new Promise((r) => setTimeout(r, 9000)); // one pass of the 6 s stream, then a reconnect
+    child.kill('SIGTERM');
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(stderr).toContain('SIGTERM: stopping');
+    expect(code).toBe(0);
+    const movement = cloud.requests.filter((r) => r.path === '/entrance/v1/movement').flatMap((r) => r.body as { beesIn: number; beesOut: number; timestamp: number }[]);
+    expect(movement.length).toBeGreaterThanOrEqual(1);
+    expect(movement.reduce((n, m) => n + m.beesIn, 0)).toBeGreaterThanOrEqual(1);
+    expect(movement.reduce((n, m) => n + m.beesOut, 0)).toBeGreaterThanOrEqual(1);
+    // Live frames carry the wall clock: the interval is the current minute (or the one just before).
+    expect(Math.abs(movement.at(-1)!.timestamp - Date.now() / 1000)).toBeLessThan(120);
+    expect(cloud.requests.some((r) => r.path === '/api/entrance-heatmaps/trajectories')).toBe(true);
+  }, 40_000);
+});

@@ -1,0 +1,161 @@
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FfmpegCapture, type CaptureStatus } from '../src/capture/capture.ts';
+import type { Frame } from '../src/capture/frame.ts';
+import { resolveFfmpeg } from '../src/capture/ffmpeg-binary.ts';
+import { generateClip, tempDir } from './helpers/media.ts';
+
+const dir = tempDir('capture');
+let clipWithTime: string;
+let clipWithoutTime: string;
+let streamFile: string;
+
+beforeAll(async () => {
+  clipWithTime = await generateClip(join(dir.path, 'with-time.mp4'), { seconds: 2, fps: 10, width: 320, height: 240, creationTime: '2026-05-01T10:00:00.000000Z' });
+  clipWithoutTime = await generateClip(join(dir.path, 'plain.mp4'), { seconds: 1, fps: 10, width: 320, height: 240 });
+  streamFile = await generateClip(join(dir.path, 'stream.ts'), { seconds: 4, fps: 10, width: 320, height: 240, container: 'mpegts' });
+}, 60_000);
+afterAll(() => dir.cleanup());
+
+async function collect(capture: FfmpegCapture, limit = Infinity): Promise<Frame[]> {
+  const frames: Frame[] = [];
+  for await (const frame of capture) {
+    frames.push(frame);
+    if (frames.length >= limit) break;
+  }
+  return frames;
+}
+
+describe('file capture', () => {
+  it('delivers every frame at the configured size with timestamps from creation_time + pts', async () => {
+    const statuses: string[] = [];
+    const capture = new FfmpegCapture({ source: clipWithTime, width: 160, height: 120, fps: 10, pixelFormat: 'gray', onStatus: (s) => statuses.push(s.state) });
+    await capture.start();
+    const frames = await collect(capture);
+    expect(frames).toHaveLength(20);
+    expect(frames[0]!.data).toHaveLength(160 * 120);
+    expect(frames[0]!.timestampMs).toBe(Date.parse('2026-05-01T10:00:00Z'));
+    expect(frames[19]!.timestampMs - frames[0]!.timestampMs).toBeCloseTo(1900, 6);
+    expect(frames.map((f) => f.index)).toEqual([...Array(20).keys()]);
+    // testsrc moves between frames: consecutive pictures differ, and are not blank.
+    expect(Buffer.compare(frames[0]!.data, frames[5]!.data)).not.toBe(0);
+    expect(new Set(frames[0]!.data).size).toBeGreaterThan(10);
+    expect(statuses).toEqual(['starting', 'running', 'ended']);
+  });
+
+  it('falls back to --start-time when the file has no creation_time, and gives rgb24 frames', async () => {
+    const capture = new FfmpegCapture({ source: clipWithoutTime, width: 64, height: 48, fps: 5, pixelFormat: 'rgb24', startTime: new Date('2026-01-02T03:04:05Z') });
+    await capture.start();
+    const frames = await collect(capture);
+    expect(frames).toHaveLength(5);
+    expect(frames[0]!.data).toHaveLength(64 * 48 * 3);
+    expect(frames[0]!.timestampMs).toBe(Date.parse('2026-01-02T03:04:05Z'));
+    expect(frames[1]!.timestampMs - frames[0]!.timestampMs).toBe(200);
+  });
+
+  it('reports a missing file as a failed status instead of throwing', async () => {
+    const statuses: CaptureStatus[] = [];
+    const capture = new FfmpegCapture({ source: join(dir.path, 'nope.mp4'), width: 64, height: 48, fps: 5, pixelFormat: 'gray', onStatus: (s) => statuses.push(s) });
+    await capture.start();
+    expect(await collect(capture)).toEqual([]);
+    const last = statuses.at(-1)!;
+    expect(last.state).toBe('failed');
+    expect(last.message).toMatch(/nope\.mp4/);
+  });
+
+  it('waits for a slow consumer instead of dropping file frames', async () => {
+    const capture = new FfmpegCapture({ source: clipWithTime, width: 160, height: 120, fps: 10, pixelFormat: 'gray', maxQueuedFrames: 2 });
+    await capture.start();
+    const frames: Frame[] = [];
+    for await (const frame of capture) {
+      frames.push(frame);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    expect(frames).toHaveLength(20);
+    expect(capture.framesDropped).toBe(0);
+  });
+
+  it('names FFMPEG_PATH when it points nowhere', () => {
+    expect(() => resolveFfmpeg({ FFMPEG_PATH: '/nonexistent/ffmpeg' })).toThrow(/FFMPEG_PATH points to \/nonexistent\/ffmpeg/);
+    expect(() => resolveFfmpeg({ PATH: '/nonexistent' })).toThrow(/ffmpeg not found/);
+  });
+});
+
+describe('live capture', () => {
+  let server: Server;
+  let requests = 0;
+  let url = '';
+
+  beforeAll(async () => {
+    const bytes = readFileSync(streamFile);
+    server = createServer((req, res) => {
+      requests++;
+      res.writeHead(200, { 'content-type': 'video/mp2t' });
+      if (requests === 1) {
+        // The first connection breaks after a third of the stream, the way a camera on flaky Wi-Fi does.
+        res.write(bytes.subarray(0, Math.floor(bytes.length / 3)), () => setTimeout(() => res.socket?.destroy(), 50));
+      } else if (requests === 2) {
+        res.end(); // comes back empty once, then recovers
+      } else {
+        res.end(bytes);
+      }
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/live.ts`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it('reconnects with backoff when an HTTP source drops and keeps delivering frames', async () => {
+    const statuses: CaptureStatus[] = [];
+    const capture = new FfmpegCapture({
+      source: url, width: 80, height: 60, fps: 10, pixelFormat: 'gray', maxQueuedFrames: 1000,
+      reconnect: { initialMs: 100, maxMs: 400 }, onStatus: (s) => statuses.push(s),
+    });
+    await capture.start();
+    const frames = await collect(capture, 45);
+    await capture.stop();
+    expect(frames).toHaveLength(45);
+    expect(requests).toBeGreaterThanOrEqual(3);
+    const reconnecting = statuses.filter((s) => s.state === 'reconnecting');
+    expect(reconnecting.length).toBeGreaterThanOrEqual(2);
+    expect(reconnecting[0]!.attempt).toBe(1);
+    expect(reconnecting[1]!.attempt).toBe(2); // the empty answer does not count as recovery
+    expect(reconnecting[0]!.retryInMs).toBeLessThanOrEqual(100);
+    expect(statuses.filter((s) => s.state === 'running').length).toBeGreaterThanOrEqual(2);
+    expect(statuses.at(-1)!.state).toBe('stopped');
+    // Live frames carry the wall clock at read, in order.
+    const times = frames.map((f) => f.timestampMs);
+    expect([...times].sort((a, b) => a - b)).toEqual(times);
+    expect(Math.abs(times.at(-1)! - Date.now())).toBeLessThan(10_000);
+  }, 30_000);
+
+  it('reads a camera command piped into ffmpeg (the Pi camera is replaced by ffmpeg writing H.264)', async () => {
+    // rpicam-vid cannot run without a Pi camera; an ffmpeg producing the same raw H.264 stream stands in for it.
+    const fakeCamera = ['ffmpeg', '-hide_banner', '-loglevel', 'error', '-re', '-f', 'lavfi', '-i', 'testsrc=size=320x240:rate=10', '-c:v', 'libx264', '-preset', 'ultrafast', '-f', 'h264', '-'];
+    const statuses: string[] = [];
+    const capture = new FfmpegCapture({ source: 'rpicam', width: 80, height: 60, fps: 10, pixelFormat: 'gray', cameraCommand: fakeCamera, onStatus: (s) => statuses.push(s.state) });
+    await capture.start();
+    const frames = await collect(capture, 8);
+    expect(frames).toHaveLength(8);
+    expect(frames[0]!.data).toHaveLength(80 * 60);
+    expect(statuses).toContain('running');
+    expect(statuses.at(-1)).toBe('stopped');
+  }, 30_000);
+
+  it('keeps retrying a camera command that does not exist without crashing', async () => {
+    const statuses: CaptureStatus[] = [];
+    const capture = new FfmpegCapture({
+      source: 'rpicam', width: 80, height: 60, fps: 10, pixelFormat: 'gray', cameraCommand: ['/nonexistent/rpicam-vid'],
+      reconnect: { initialMs: 20, maxMs: 40 }, onStatus: (s) => statuses.push(s),
+    });
+    await capture.start();
+    await new Promise((r) => setTimeout(r, 400));
+    await capture.stop();
+    const reconnecting = statuses.filter((s) => s.state === 'reconnecting');
+    expect(reconnecting.length).toBeGreaterThanOrEqual(2);
+    expect(reconnecting[0]!.message).toMatch(/camera command failed/);
+  }, 10_000);
+});

@@ -1,0 +1,83 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeCloud } from './helpers/fake-cloud.ts';
+import { generateClip, tempDir, twoBeesLavfi } from './helpers/media.ts';
+
+const exec = promisify(execFile);
+const dir = tempDir('cli');
+const agentRoot = join(import.meta.dirname, '..');
+let clip: string;
+const cloud = new FakeCloud();
+
+beforeAll(async () => {
+  // Starts 3 s before a minute boundary, so the clip spans two counting intervals.
+  clip = await generateClip(join(dir.path, 'bees.mp4'), { seconds: 6, fps: 15, width: 640, height: 480, lavfi: twoBeesLavfi(15), creationTime: '2026-05-01T10:00:57Z' });
+  await cloud.start();
+}, 60_000);
+afterAll(async () => {
+  await cloud.stop();
+  dir.cleanup();
+});
+
+function cli(args: string[], env: NodeJS.ProcessEnv = {}) {
+  return exec(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: agentRoot, env: { ...process.env, HIVEGATE_TOKEN: '', ...env } }).then(
+    (r) => ({ code: 0, ...r }),
+    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
+  );
+}
+
+describe('hivegate-agent CLI', () => {
+  const stateDir = join(dir.path, 'state');
+  const runArgs = () => ['run', '--source', clip, '--cloud', cloud.url, '--token', 'good-token', '--hive', 'hive-7', '--box', 'box-3', '--state-dir', stateDir, '--once'];
+
+  it('run --once processes a file, delivers every record and exits 0', async () => {
+    const result = await cli(runArgs());
+    expect(result.stderr).toContain('agent stopped: 90 frames, in 1, out 1');
+    expect(result.code).toBe(0);
+    const movement = cloud.requests.filter((r) => r.path === '/entrance/v1/movement').flatMap((r) => r.body as Record<string, unknown>[]);
+    expect(movement).toEqual([
+      expect.objectContaining({ hiveId: 'hive-7', boxId: 'box-3', timestamp: Date.parse('2026-05-01T10:01:00Z') / 1000 }),
+      expect.objectContaining({ hiveId: 'hive-7', boxId: 'box-3', timestamp: Date.parse('2026-05-01T10:02:00Z') / 1000 }),
+    ]);
+    const totals = movement.reduce<{ in: number; out: number }>((acc, m) => ({ in: acc.in + (m.beesIn as number), out: acc.out + (m.beesOut as number) }), { in: 0, out: 0 });
+    expect(totals).toEqual({ in: 1, out: 1 });
+    expect(movement.every((m) => (m.avgSpeed as number) > 5 && (m.avgSpeed as number) < 9)).toBe(true); // 110 px/s at 15 fps ≈ 7.3 px/frame
+    const trajectories = cloud.requests.filter((r) => r.path === '/api/entrance-heatmaps/trajectories');
+    expect(trajectories).toHaveLength(1);
+    expect(trajectories[0]!.body).toMatchObject({ boxId: 'box-3', frameDimensions: { width: 640, height: 480 }, timestamp: expect.stringMatching(/^2026-05-01T10:0/) });
+    expect(Object.keys((trajectories[0]!.body as { trackHistory: object }).trackHistory)).toHaveLength(2);
+  }, 60_000);
+
+  it('a second run over the same file queues nothing new (same identities)', async () => {
+    const before = cloud.requests.length;
+    const result = await cli(runArgs());
+    expect(result.code).toBe(0);
+    expect(cloud.requests.length).toBe(before);
+  }, 60_000);
+
+  it('status reports the outbox and the last run', async () => {
+    const result = await cli(['status', '--state-dir', stateDir]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/queued:\s+movement 0, trajectories 0, metrics 0/);
+    expect(result.stdout).toMatch(/last upload:\s+\d{4}-/);
+    expect(result.stdout).toMatch(/capture ended, [\d.]+ fps, 90 frames, 0 dropped/);
+  }, 30_000);
+
+  it('rejects bad input with a message naming the field and exit code 2', async () => {
+    const missingHive = await cli(['run', '--source', clip, '--cloud', cloud.url, '--token', 't', '--box', 'b', '--state-dir', stateDir]);
+    expect(missingHive.code).toBe(2);
+    expect(missingHive.stderr).toContain('hiveId is required');
+    const badZone = await cli([...runArgs(), '--zone', '1,2 3']);
+    expect(badZone.code).toBe(2);
+    expect(badZone.stderr).toContain('--zone point 2 ("3") must be x,y');
+  }, 30_000);
+
+  it('fails with one clear line when ffmpeg cannot be found', async () => {
+    const result = await cli(runArgs(), { FFMPEG_PATH: '/nonexistent/ffmpeg' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('hivegate-agent: FFMPEG_PATH points to /nonexistent/ffmpeg, which is not an executable file');
+    expect(result.stderr).not.toMatch(/\n\s+at /); // no stack trace
+  }, 30_000);
+});

@@ -1,0 +1,49 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+export function tempDir(prefix: string): { path: string; cleanup: () => void } {
+  const path = mkdtempSync(join(tmpdir(), `hivegate-${prefix}-`));
+  return { path, cleanup: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+export interface ClipOptions {
+  seconds: number;
+  fps: number;
+  width: number;
+  height: number;
+  /** ISO time written as `creation_time` metadata. */
+  creationTime?: string;
+  /** lavfi source expression; defaults to ffmpeg's test pattern. */
+  lavfi?: string;
+  container?: 'mp4' | 'mpegts';
+}
+
+/** Generates a short H.264 clip with ffmpeg's lavfi sources (no media is committed to the repo). */
+export async function generateClip(path: string, options: ClipOptions): Promise<string> {
+  const source = options.lavfi ?? `testsrc=size=${options.width}x${options.height}:rate=${options.fps}`;
+  const args = [
+    '-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', source, '-t', String(options.seconds),
+    '-pix_fmt', 'yuv420p', '-c:v', 'libx264', '-preset', 'ultrafast', '-g', String(options.fps),
+    ...(options.creationTime ? ['-metadata', `creation_time=${options.creationTime}`] : []),
+    ...(options.container === 'mpegts' ? ['-f', 'mpegts'] : []),
+    path,
+  ];
+  await run('ffmpeg', args);
+  return path;
+}
+
+/**
+ * A landing board with two dark "bees" (16×40 px): one flies down into the lower half of the frame (the
+ * default entrance zone) and one flies up out of it, 110 px/s, at 640×480.
+ */
+export function twoBeesLavfi(fps: number): string {
+  return (
+    `color=c=0xb4a078:s=640x480:r=${fps}[bg];color=c=0x302010:s=16x40:r=${fps}[b1];color=c=0x302010:s=16x40:r=${fps}[b2];` +
+    `[bg][b1]overlay=x=200:y='-40+t*110':shortest=1[s1];[s1][b2]overlay=x=420:y='500-t*110':shortest=1`
+  );
+}

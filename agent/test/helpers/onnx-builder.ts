@@ -1,0 +1,157 @@
+import protobuf from 'protobufjs';
+
+/**
+ * Builds tiny ONNX models in tests. The schema below is the subset of onnx.proto that these graphs need,
+ * written from the ONNX IR specification's field numbers.
+ */
+const root = protobuf.Root.fromJSON({
+  nested: {
+    onnx: {
+      nested: {
+        ModelProto: {
+          fields: {
+            irVersion: { type: 'int64', id: 1 },
+            producerName: { type: 'string', id: 2 },
+            graph: { type: 'GraphProto', id: 7 },
+            opsetImport: { rule: 'repeated', type: 'OperatorSetIdProto', id: 8 },
+          },
+        },
+        OperatorSetIdProto: { fields: { domain: { type: 'string', id: 1 }, version: { type: 'int64', id: 2 } } },
+        GraphProto: {
+          fields: {
+            node: { rule: 'repeated', type: 'NodeProto', id: 1 },
+            name: { type: 'string', id: 2 },
+            initializer: { rule: 'repeated', type: 'TensorProto', id: 5 },
+            input: { rule: 'repeated', type: 'ValueInfoProto', id: 11 },
+            output: { rule: 'repeated', type: 'ValueInfoProto', id: 12 },
+          },
+        },
+        NodeProto: {
+          fields: {
+            input: { rule: 'repeated', type: 'string', id: 1 },
+            output: { rule: 'repeated', type: 'string', id: 2 },
+            name: { type: 'string', id: 3 },
+            opType: { type: 'string', id: 4 },
+            attribute: { rule: 'repeated', type: 'AttributeProto', id: 5 },
+          },
+        },
+        AttributeProto: {
+          fields: {
+            name: { type: 'string', id: 1 },
+            f: { type: 'float', id: 2 },
+            i: { type: 'int64', id: 3 },
+            t: { type: 'TensorProto', id: 5 },
+            ints: { rule: 'repeated', type: 'int64', id: 8 },
+            type: { type: 'int32', id: 20 },
+          },
+        },
+        TensorProto: {
+          fields: {
+            dims: { rule: 'repeated', type: 'int64', id: 1 },
+            dataType: { type: 'int32', id: 2 },
+            floatData: { rule: 'repeated', type: 'float', id: 4, options: { packed: true } },
+            int64Data: { rule: 'repeated', type: 'int64', id: 7, options: { packed: true } },
+            name: { type: 'string', id: 8 },
+          },
+        },
+        ValueInfoProto: { fields: { name: { type: 'string', id: 1 }, type: { type: 'TypeProto', id: 2 } } },
+        TypeProto: {
+          fields: { tensorType: { type: 'TypeProtoTensor', id: 1 } },
+        },
+        TypeProtoTensor: { fields: { elemType: { type: 'int32', id: 1 }, shape: { type: 'TensorShapeProto', id: 2 } } },
+        TensorShapeProto: { fields: { dim: { rule: 'repeated', type: 'Dimension', id: 1 } } },
+        Dimension: { fields: { dimValue: { type: 'int64', id: 1 }, dimParam: { type: 'string', id: 2 } } },
+      },
+    },
+  },
+});
+
+const ModelProto = root.lookupType('onnx.ModelProto');
+const FLOAT = 1;
+const INT64 = 7;
+const ATTRIBUTE_INT = 2;
+const ATTRIBUTE_TENSOR = 4;
+const ATTRIBUTE_INTS = 7;
+
+export type Dims = (number | string)[];
+
+export function valueInfo(name: string, dims: Dims) {
+  return { name, type: { tensorType: { elemType: FLOAT, shape: { dim: dims.map((d) => (typeof d === 'number' ? { dimValue: d } : { dimParam: d })) } } } };
+}
+
+export function floatTensor(name: string, dims: number[], values: ArrayLike<number>) {
+  return { name, dims, dataType: FLOAT, floatData: Array.from(values) };
+}
+
+export function int64Tensor(name: string, values: number[]) {
+  return { name, dims: [values.length], dataType: INT64, int64Data: values };
+}
+
+export function node(opType: string, inputs: string[], outputs: string[], attributes: Record<string, number | number[] | ReturnType<typeof floatTensor>> = {}) {
+  const attribute = Object.entries(attributes).map(([name, value]) => {
+    if (Array.isArray(value)) return { name, ints: value, type: ATTRIBUTE_INTS };
+    if (typeof value === 'number') return { name, i: value, type: ATTRIBUTE_INT };
+    return { name, t: value, type: ATTRIBUTE_TENSOR };
+  });
+  return { opType, input: inputs, output: outputs, name: `${opType}_${outputs[0]}`, attribute };
+}
+
+export function encodeModel(graph: { nodes: ReturnType<typeof node>[]; inputs: ReturnType<typeof valueInfo>[]; outputs: ReturnType<typeof valueInfo>[]; initializers?: object[] }, opset = 13): Uint8Array {
+  const message = ModelProto.fromObject({
+    irVersion: 7,
+    producerName: 'hivegate-tests',
+    opsetImport: [{ domain: '', version: opset }],
+    graph: { name: 'g', node: graph.nodes, input: graph.inputs, output: graph.outputs, initializer: graph.initializers ?? [] },
+  });
+  return ModelProto.encode(message).finish();
+}
+
+/**
+ * A YOLO-layout model whose single output `output0 [1, 4+classes, N]` is the given constant, whatever the
+ * input (the input still flows through a zero-weight term so the graph uses it).
+ */
+export function yoloConstantModel(input: { width: number; height: number }, rows: number[][]): Uint8Array {
+  const channels = rows.length;
+  const anchors = rows[0]!.length;
+  const flat = rows.flat();
+  return encodeModel({
+    inputs: [valueInfo('images', [1, 3, input.height, input.width])],
+    outputs: [valueInfo('output0', [1, channels, anchors])],
+    initializers: [floatTensor('boxes', [1, channels, anchors], flat), floatTensor('zero', [], [0])],
+    nodes: [
+      node('ReduceMean', ['images'], ['mean'], { keepdims: 0 }),
+      node('Mul', ['mean', 'zero'], ['nothing']),
+      node('Add', ['boxes', 'nothing'], ['output0']),
+    ],
+  });
+}
+
+/**
+ * A CenterNet-layout model: `heatmap [1,1,H/4,W/4]` is the 4×4 max-pool of the input's red channel (so a red
+ * dot in the frame is a peak), `size [1,2,H/4,W/4]` is a constant box size everywhere.
+ */
+export function centerNetModel(input: { width: number; height: number }, box: { w: number; h: number }): Uint8Array {
+  const gh = input.height / 4;
+  const gw = input.width / 4;
+  const sizes = new Float32Array(2 * gh * gw);
+  sizes.fill(box.w, 0, gh * gw);
+  sizes.fill(box.h, gh * gw);
+  return encodeModel({
+    inputs: [valueInfo('images', [1, 3, input.height, input.width])],
+    outputs: [valueInfo('heatmap', [1, 1, gh, gw]), valueInfo('size', [1, 2, gh, gw])],
+    initializers: [
+      int64Tensor('starts', [0]),
+      int64Tensor('ends', [1]),
+      int64Tensor('axes', [1]),
+      floatTensor('sizes', [1, 2, gh, gw], sizes),
+      floatTensor('zero', [], [0]),
+    ],
+    nodes: [
+      node('Slice', ['images', 'starts', 'ends', 'axes'], ['red']),
+      node('MaxPool', ['red'], ['heatmap'], { kernel_shape: [4, 4], strides: [4, 4] }),
+      node('ReduceMean', ['images'], ['mean'], { keepdims: 0 }),
+      node('Mul', ['mean', 'zero'], ['nothing']),
+      node('Add', ['sizes', 'nothing'], ['size']),
+    ],
+  });
+}

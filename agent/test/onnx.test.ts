@@ -1,0 +1,124 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Frame } from '../src/capture/frame.ts';
+import { MotionGatedDetector } from '../src/detect/gated.ts';
+import { MotionDetector } from '../src/detect/motion.ts';
+import { detectLayout, OnnxDetector } from '../src/detect/onnx.ts';
+import { centerNetModel, yoloConstantModel } from './helpers/onnx-builder.ts';
+import { tempDir } from './helpers/media.ts';
+
+const dir = tempDir('onnx');
+afterAll(() => dir.cleanup());
+
+function save(name: string, bytes: Uint8Array): string {
+  const path = join(dir.path, name);
+  writeFileSync(path, bytes);
+  return path;
+}
+
+function blackFrame(width: number, height: number, format: 'gray' | 'rgb24'): Frame {
+  return { data: new Uint8Array(width * height * (format === 'gray' ? 1 : 3)), width, height, format, index: 0, timestampMs: 0 };
+}
+
+function dot(frame: Frame, x: number, y: number, rgb: [number, number, number], radius = 2): void {
+  const channels = frame.format === 'gray' ? 1 : 3;
+  for (let dy = -radius; dy <= radius; dy++) {
+    for (let dx = -radius; dx <= radius; dx++) {
+      const p = ((y + dy) * frame.width + (x + dx)) * channels;
+      if (channels === 1) frame.data[p] = rgb[0];
+      else frame.data.set(rgb, p);
+    }
+  }
+}
+
+describe('ONNX detector on onnxruntime-node', () => {
+  // The same boxes as in the pure decoder test, now produced by a real model run; zero-score anchors pad N
+  // beyond the row count, as in real exports (8400 anchors).
+  const padding = new Array<number>(20).fill(0);
+  const yoloRows = [
+    [320, 324, 100, 500, 500, ...padding],
+    [280, 282, 400, 300, 40, ...padding],
+    [40, 40, 30, 30, 30, ...padding],
+    [16, 16, 12, 12, 12, ...padding],
+    [0.9, 0.8, 0.1, 0.2, 0.9, ...padding],
+    [0.05, 0.1, 0.95, 0.1, 0.1, ...padding],
+  ];
+
+  it('recognises a YOLO export and decodes it with letterbox mapping and NMS', async () => {
+    const detector = await OnnxDetector.load(save('yolo.onnx', yoloConstantModel({ width: 640, height: 640 }, yoloRows)), { scoreThreshold: 0.35, iouThreshold: 0.45 });
+    expect(detector.layout).toBe('yolo');
+    expect(detector.inputSize).toEqual({ width: 640, height: 640 });
+    const detections = await detector.detect(blackFrame(640, 480, 'rgb24'));
+    expect(detections.map((d) => [Math.round(d.x), Math.round(d.y), Math.round(d.w), Math.round(d.h)])).toEqual([
+      [100, 320, 30, 12],
+      [320, 200, 40, 16],
+    ]);
+    // A 1280×720 frame is letterboxed at scale 0.5 with 140 px bars: the same outputs land elsewhere.
+    const wide = await detector.detect(blackFrame(1280, 720, 'gray'));
+    expect(wide.find((d) => d.score > 0.85 && d.score < 0.91)).toMatchObject({ x: 640, y: 280, w: 80, h: 32 });
+    await detector.release();
+  });
+
+  it('filters YOLO classes', async () => {
+    const detector = await OnnxDetector.load(save('yolo-classes.onnx', yoloConstantModel({ width: 640, height: 640 }, yoloRows)), { classes: [1] });
+    expect((await detector.detect(blackFrame(640, 480, 'gray'))).map((d) => Math.round(d.x))).toEqual([100]);
+  });
+
+  it('recognises the CenterNet layout and finds bees where the frame has them', async () => {
+    const detector = await OnnxDetector.load(save('centernet.onnx', centerNetModel({ width: 320, height: 240 }, { w: 20, h: 8 })), { scoreThreshold: 0.5 });
+    expect(detector.layout).toBe('centernet');
+    const frame = blackFrame(640, 480, 'rgb24');
+    dot(frame, 100, 60, [255, 0, 0]);
+    dot(frame, 500, 400, [255, 0, 0]);
+    dot(frame, 300, 300, [0, 255, 0]); // green: not in the channel the model reads, so RGB order matters
+    const detections = await detector.detect(frame);
+    expect(detections).toHaveLength(2);
+    const sorted = [...detections].sort((a, b) => a.x - b.x);
+    expect(Math.abs(sorted[0]!.x - 100)).toBeLessThanOrEqual(8);
+    expect(Math.abs(sorted[0]!.y - 60)).toBeLessThanOrEqual(8);
+    expect(Math.abs(sorted[1]!.x - 500)).toBeLessThanOrEqual(8);
+    expect(Math.abs(sorted[1]!.y - 400)).toBeLessThanOrEqual(8);
+    expect(sorted[0]).toMatchObject({ w: 40, h: 16 }); // input pixels × 2 (stretched 640→320)
+  });
+
+  it('skips inference on still frames when motion-gated, reusing the last detections', async () => {
+    const model = await OnnxDetector.load(save('centernet-gated.onnx', centerNetModel({ width: 320, height: 240 }, { w: 20, h: 8 })), { scoreThreshold: 0.5 });
+    const gated = new MotionGatedDetector(model, new MotionDetector(), 0.0005);
+    const still = blackFrame(640, 480, 'rgb24');
+    dot(still, 100, 60, [255, 0, 0], 8);
+    const first = await gated.detect(still);
+    expect(first).toHaveLength(1);
+    for (let i = 0; i < 5; i++) expect(await gated.detect(still)).toEqual(first);
+    expect(gated.skippedFrames).toBe(5);
+    const moved = blackFrame(640, 480, 'rgb24');
+    dot(moved, 140, 60, [255, 0, 0], 8);
+    const after = await gated.detect(moved);
+    expect(gated.inferredFrames).toBe(2);
+    expect(Math.abs(after[0]!.x - 140)).toBeLessThanOrEqual(8);
+  });
+
+  it('explains a model it cannot use', async () => {
+    const tensor = (name: string, shape: number[]) => ({ name, isTensor: true as const, type: 'float32' as const, shape });
+    const input = [tensor('images', [1, 3, 640, 640])];
+    expect(() => detectLayout(input, [tensor('output0', [1, 8400, 84])])).toThrow(/looks transposed/);
+    expect(() => detectLayout(input, [tensor('a', [1, 10]), tensor('b', [1, 10])])).toThrow(/unrecognised model outputs a \[1, 10\], b \[1, 10\]/);
+    expect(() => detectLayout([{ name: 'images', isTensor: true, type: 'float32', shape: [1, 3, 'h', 'w'] }], [tensor('output0', [1, 5, 10])])).toThrow(/dynamic size/);
+    await expect(OnnxDetector.load(join(dir.path, 'missing.onnx'))).rejects.toThrow(/cannot load ONNX model .*missing\.onnx/);
+  });
+});
+
+describe('createDetector', () => {
+  it('builds a motion-gated ONNX detector from the config', async () => {
+    const { createDetector } = await import('../src/detect/factory.ts');
+    const { resolveConfig } = await import('../src/config/config.ts');
+    const model = save('factory.onnx', centerNetModel({ width: 320, height: 240 }, { w: 20, h: 8 }));
+    const config = resolveConfig({
+      file: { hiveId: 1, boxId: 2, source: { url: 'clip.mp4' }, cloud: { url: 'http://127.0.0.1:1', token: 't' }, detector: { kind: 'onnx', model } },
+      env: {},
+    });
+    const detector = await createDetector(config);
+    expect(detector.describe()).toBe(`onnx centernet (${model}), motion-gated`);
+    expect(detector).toBeInstanceOf(MotionGatedDetector);
+  });
+});

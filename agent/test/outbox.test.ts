@@ -1,0 +1,151 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { identityOf, Outbox } from '../src/outbox/outbox.ts';
+import { tempDir } from './helpers/media.ts';
+
+const dir = tempDir('outbox');
+afterAll(() => dir.cleanup());
+let n = 0;
+const freshPath = () => join(dir.path, `outbox-${n++}.db`);
+
+const movement = (i: number) => ({ hiveId: 'h', boxId: 'b', beesIn: i, beesOut: 0, timestamp: 1_767_225_600 + 60 * i });
+
+describe('Outbox', () => {
+  it('stores a record once per identity, also after it was sent', () => {
+    const outbox = new Outbox({ path: freshPath() });
+    outbox.start();
+    const record = movement(1);
+    expect(outbox.enqueue('movement', identityOf('movement', record), record)).toBe(true);
+    expect(outbox.enqueue('movement', identityOf('movement', record), { ...record, beesIn: 99 })).toBe(false);
+    const [pending] = outbox.pending('movement', 10);
+    expect(pending).toMatchObject({ kind: 'movement', dedupeKey: 'h|b|1767225660', payload: record });
+    outbox.markSent([pending!.id]);
+    expect(outbox.pending('movement', 10)).toEqual([]);
+    expect(outbox.enqueue('movement', identityOf('movement', record), record)).toBe(false);
+    outbox.stop();
+  });
+
+  it('keeps kinds apart and returns each kind oldest first', () => {
+    const outbox = new Outbox({ path: freshPath() });
+    outbox.start();
+    outbox.enqueueMany([
+      { kind: 'movement', dedupeKey: 'm2', payload: movement(2) },
+      { kind: 'metrics', dedupeKey: 'k1', payload: { hiveId: 'h', fields: { weightKg: 1 } } },
+      { kind: 'movement', dedupeKey: 'm1', payload: movement(1) },
+    ]);
+    expect(outbox.pending('movement', 10).map((r) => r.dedupeKey)).toEqual(['m2', 'm1']);
+    expect(outbox.pending('metrics', 10).map((r) => r.dedupeKey)).toEqual(['k1']);
+    expect(outbox.stats().pending).toEqual({ metrics: 1, movement: 2, trajectories: 0 });
+    outbox.stop();
+  });
+
+  it('evicts the oldest unsent records beyond its bounds and counts every drop', () => {
+    let now = 1_000_000;
+    const outbox = new Outbox({ path: freshPath(), maxRecords: 5, maxAgeSeconds: 3600, now: () => now });
+    outbox.start();
+    for (let i = 0; i < 8; i++) outbox.enqueue('movement', `m${i}`, movement(i));
+    expect(outbox.pending('movement', 100).map((r) => r.dedupeKey)).toEqual(['m3', 'm4', 'm5', 'm6', 'm7']);
+    expect(outbox.stats().dropped).toEqual({ metrics: 0, movement: 3, trajectories: 0 });
+    now += 3601 * 1000; // everything queued so far is now too old
+    outbox.enqueue('trajectories', 't1', { batchId: 't1' });
+    expect(outbox.pending('movement', 100)).toEqual([]);
+    expect(outbox.stats().dropped.movement).toBe(8);
+    expect(outbox.pending('trajectories', 10)).toHaveLength(1);
+    outbox.stop();
+  });
+
+  it('evicts by payload bytes too', () => {
+    const outbox = new Outbox({ path: freshPath(), maxBytes: 1000 });
+    outbox.start();
+    for (let i = 0; i < 10; i++) outbox.enqueue('trajectories', `t${i}`, { batchId: `t${i}`, pad: 'x'.repeat(300) });
+    const stats = outbox.stats();
+    expect(stats.pendingBytes).toBeLessThanOrEqual(1000);
+    expect(stats.pending.trajectories + stats.dropped.trajectories).toBe(10);
+    expect(outbox.pending('trajectories', 1)[0]!.dedupeKey).toBe(`t${stats.dropped.trajectories}`);
+    outbox.stop();
+  });
+
+  it('quarantines a record so it no longer blocks the queue, keeping why', () => {
+    const outbox = new Outbox({ path: freshPath() });
+    outbox.start();
+    outbox.enqueue('metrics', 'a', { hiveId: 'h', fields: {} });
+    outbox.enqueue('metrics', 'b', { hiveId: 'h', fields: { weightKg: 2 } });
+    const [bad] = outbox.pending('metrics', 1);
+    outbox.quarantine(bad!.id, 'fields must have at least one of temperatureCelsius, humidityPercent, weightKg');
+    expect(outbox.pending('metrics', 10).map((r) => r.dedupeKey)).toEqual(['b']);
+    expect(outbox.quarantined()).toEqual([expect.objectContaining({ dedupeKey: 'a', error: expect.stringContaining('fields must have') })]);
+    expect(outbox.stats().quarantined).toBe(1);
+    outbox.stop();
+  });
+
+  it('keeps its database in WAL mode', () => {
+    const path = freshPath();
+    const outbox = new Outbox({ path });
+    outbox.start();
+    outbox.stop();
+    const db = new Database(path);
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    db.close();
+  });
+
+  it('derives identities the way the cloud dedupes', () => {
+    expect(identityOf('metrics', { hiveId: 1, fields: { weightKg: 1 }, dedupeKey: 'scale:1' })).toBe('scale:1');
+    expect(identityOf('metrics', { hiveId: 1, fields: { weightKg: 1 } })).toMatch(/^sha256:[0-9a-f]{32}$/);
+    expect(identityOf('movement', movement(0))).toBe('h|b|1767225600');
+    expect(() => identityOf('movement', { hiveId: 1, boxId: 2 })).toThrow(/needs a timestamp/);
+    expect(identityOf('trajectories', { batchId: 'abc' })).toBe('abc');
+  });
+
+  it('loses and duplicates nothing when the process is killed mid-loop (SIGKILL), and re-enqueueing is a no-op', async () => {
+    const path = freshPath();
+    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'fixtures/outbox-writer.ts'), path], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const committed: string[] = [];
+    const sent: string[] = [];
+    let buffer = '';
+    await new Promise<void>((resolve) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        buffer += chunk.toString();
+        const lines = buffer.split('\n');
+        buffer = lines.pop()!;
+        for (const line of lines) {
+          const [what, key] = line.split(' ');
+          if (what === 'committed') committed.push(key!);
+          if (what === 'sent') sent.push(key!);
+        }
+        if (committed.length >= 300 && child.exitCode === null && !child.killed) {
+          child.kill('SIGKILL');
+        }
+      });
+      child.on('exit', () => resolve());
+    });
+    expect(child.signalCode).toBe('SIGKILL');
+    expect(committed.length).toBeGreaterThanOrEqual(300);
+
+    const db = new Database(path);
+    expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+    const rows = db.prepare(`SELECT dedupe_key AS key, state FROM outbox`).all() as { key: string; state: string }[];
+    db.close();
+    const stateOf = new Map(rows.map((r) => [r.key, r.state]));
+    expect(stateOf.size).toBe(rows.length); // one row per identity
+    for (const key of committed) expect(stateOf.has(key), `committed ${key} survived`).toBe(true);
+    for (const key of sent) expect(stateOf.get(key)).toBe('sent');
+    // Whatever the child had written beyond its last report is at most the one record it was committing.
+    expect(rows.length - committed.length).toBeLessThanOrEqual(1);
+
+    // The restarted agent regenerates the same records: only identities never stored are new.
+    const outbox = new Outbox({ path });
+    outbox.start();
+    const total = rows.length + 5;
+    let inserted = 0;
+    for (let i = 0; i < total; i++) {
+      const key = `hive-1|box-1|${1_767_225_600 + 60 * i}`;
+      if (outbox.enqueue('movement', key, { i })) inserted++;
+    }
+    expect(inserted).toBe(5);
+    const stats = outbox.stats();
+    expect(stats.pending.movement).toBe(total - rows.filter((r) => r.state === 'sent').length);
+    outbox.stop();
+  }, 60_000);
+});

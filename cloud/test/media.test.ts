@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from './helper.ts';
+
+let t: TestApp;
+const content = Buffer.from(Array.from({ length: 1000 }, (_, i) => i % 256));
+
+beforeAll(async () => {
+  t = await buildTestApp();
+  await t.app.ctx.blobs.put('videos/v1/segment-00000.ts', content);
+  await t.app.ctx.blobs.put('videos/v1/index.m3u8', Buffer.from('#EXTM3U\n'));
+});
+afterAll(() => t.close());
+
+const url = (file: string, expiresAt = new Date(Date.now() + 60_000)) => t.app.ctx.media.url('videos', 'v1', file, expiresAt);
+
+describe('GET /media', () => {
+  it('serves a segment whole, with a long cache lifetime', async () => {
+    const response = await t.app.inject({ method: 'GET', url: url('segment-00000.ts') });
+    expect(response.statusCode).toBe(200);
+    expect(response.rawPayload.equals(content)).toBe(true);
+    expect(response.headers).toMatchObject({ 'content-type': 'video/mp2t', 'accept-ranges': 'bytes', 'content-length': '1000', 'cache-control': 'private, max-age=31536000, immutable' });
+  });
+
+  it('serves byte ranges, suffix ranges and refuses unsatisfiable ones', async () => {
+    const part = await t.app.inject({ method: 'GET', url: url('segment-00000.ts'), headers: { range: 'bytes=10-19' } });
+    expect(part.statusCode).toBe(206);
+    expect(part.headers['content-range']).toBe('bytes 10-19/1000');
+    expect(part.rawPayload.equals(content.subarray(10, 20))).toBe(true);
+    const tail = await t.app.inject({ method: 'GET', url: url('segment-00000.ts'), headers: { range: 'bytes=-100' } });
+    expect(tail.headers['content-range']).toBe('bytes 900-999/1000');
+    const past = await t.app.inject({ method: 'GET', url: url('segment-00000.ts'), headers: { range: 'bytes=5000-' } });
+    expect(past.statusCode).toBe(416);
+    expect(past.headers['content-range']).toBe('bytes */1000');
+  });
+
+  it('serves playlists uncached', async () => {
+    const response = await t.app.inject({ method: 'GET', url: url('index.m3u8') });
+    expect(response.headers['cache-control']).toBe('no-cache');
+    expect(response.headers['content-type']).toMatch(/mpegurl/);
+  });
+
+  it('refuses expired, forged and missing media with JSON errors', async () => {
+    expect((await t.app.inject({ method: 'GET', url: url('index.m3u8', new Date(Date.now() - 1000)) })).statusCode).toBe(403);
+    const forged = url('index.m3u8').replace('/videos/v1/', '/videos/v2/');
+    expect((await t.app.inject({ method: 'GET', url: forged })).json()).toEqual({ error: 'media link is not valid' });
+    expect((await t.app.inject({ method: 'GET', url: url('nothing.ts') })).statusCode).toBe(404);
+  });
+});
