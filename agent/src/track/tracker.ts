@@ -43,9 +43,10 @@ const DEFAULTS: Required<Omit<TrackerOptions, 'kalman'>> = {
 // initialSpeedStd sets how far a newborn track looks for its second detection (3σ ≈ 45 px at 30 fps, plus half a
 // bee length): wide enough for a bee crossing 1.5 lengths per frame, narrow enough that scattered false
 // detections rarely chain into three consistent hits. accelerationStd: bees turn and stop, but a filter that
-// expects violent acceleration trusts its velocity too little and swaps bees whose paths cross (measured on the
-// simulator's training scenes: 600 gave fewer identity switches than 1500 with the same detections).
-const DEFAULT_KALMAN: KalmanOptions = { accelerationStd: 600, measurementStd: 3, initialSpeedStd: 450 };
+// expects violent acceleration trusts its velocity too little and swaps bees whose paths cross (on the
+// simulator's training scenes with the shipped model, 400 gave a fifth fewer identity switches than 1500 and
+// half the count error).
+const DEFAULT_KALMAN: KalmanOptions = { accelerationStd: 400, measurementStd: 3, initialSpeedStd: 450 };
 
 /** A point of a track's path: centre in frame px, wall-clock ms. */
 export interface TrackPoint {
