@@ -1,10 +1,10 @@
 import { join } from 'node:path';
-import { FfmpegCapture } from './capture/capture.ts';
+import { FfmpegCapture, type CaptureStatus } from './capture/capture.ts';
 import { isLive, parseSource } from './capture/source.ts';
 import type { AgentConfig } from './config/config.ts';
 import { Controller } from './controller.ts';
 import { EntranceCounter } from './count/entrance-counter.ts';
-import { createDetector } from './detect/factory.ts';
+import { createDetector, type ConfiguredDetector } from './detect/factory.ts';
 import { Outbox } from './outbox/outbox.ts';
 import { Pipeline } from './pipeline.ts';
 import { BeeTracker } from './track/tracker.ts';
@@ -62,30 +62,10 @@ export async function runAgent(config: AgentConfig, options: RunOptions = {}): P
       else if (event.type === 'sent') outbox.setState('lastUpload', { at: new Date().toISOString(), kind: event.kind, count: event.count });
     },
   });
-  const capture = new FfmpegCapture({
-    source: config.source.url,
-    width: config.source.width,
-    height: config.source.height,
-    fps: config.source.fps,
-    pixelFormat: config.source.pixelFormat,
-    realtime: config.source.realtime,
-    ...(config.source.startTime ? { startTime: new Date(config.source.startTime) } : {}),
-    onStatus: (status) => {
-      if (status.state === 'reconnecting' || status.state === 'failed') log(`capture ${status.state}: ${status.message ?? ''}${status.retryInMs ? ` (retry in ${status.retryInMs} ms)` : ''}`);
-    },
+  const capture = createCapture(config, (status) => {
+    if (status.state === 'reconnecting' || status.state === 'failed') log(`capture ${status.state}: ${status.message ?? ''}${status.retryInMs ? ` (retry in ${status.retryInMs} ms)` : ''}`);
   });
-  const detector = await createDetector(config);
-  const { zone, maxLatenessSeconds, ...counting } = config.counting;
-  const counter = new EntranceCounter({
-    counting: { ...counting, zone: zone.map(([x, y]) => [x!, y!] as const), fps: config.source.fps },
-    hiveId: config.hiveId,
-    boxId: config.boxId,
-    frameWidth: config.source.width,
-    frameHeight: config.source.height,
-    maxLatenessSeconds,
-    trajectories: config.trajectories,
-  });
-  const tracker = new BeeTracker({ ...config.tracker, beeLengthPx: config.detector.motion.beeLengthPx });
+  const { detector, tracker, counter } = await createVision(config);
   const pipeline = new Pipeline({ source: capture, detector, tracker, counter, outbox, onRecords: () => uplink.notify(), statusFile: statusFilePath(config), log });
   const flushTimeoutMs = options.flushTimeoutMs ?? 30_000;
 
@@ -119,6 +99,37 @@ export async function runAgent(config: AgentConfig, options: RunOptions = {}): P
   // A daemon leaves undelivered records for its next start; a one-shot run promised to deliver them.
   if (options.once) return remaining === 0 ? 0 : 1;
   return 0;
+}
+
+/** The camera reader the config describes. */
+export function createCapture(config: AgentConfig, onStatus?: (status: CaptureStatus) => void): FfmpegCapture {
+  return new FfmpegCapture({
+    source: config.source.url,
+    width: config.source.width,
+    height: config.source.height,
+    fps: config.source.fps,
+    pixelFormat: config.source.pixelFormat,
+    realtime: config.source.realtime,
+    ...(config.source.startTime ? { startTime: new Date(config.source.startTime) } : {}),
+    ...(onStatus ? { onStatus } : {}),
+  });
+}
+
+/** Detector, tracker and counter as the config describes them (the accuracy benchmark builds the very same). */
+export async function createVision(config: AgentConfig): Promise<{ detector: ConfiguredDetector; tracker: BeeTracker; counter: EntranceCounter }> {
+  const detector = await createDetector(config);
+  const { zone, maxLatenessSeconds, ...counting } = config.counting;
+  const counter = new EntranceCounter({
+    counting: { ...counting, zone: zone.map(([x, y]) => [x!, y!] as const), fps: config.source.fps },
+    hiveId: config.hiveId,
+    boxId: config.boxId,
+    frameWidth: config.source.width,
+    frameHeight: config.source.height,
+    maxLatenessSeconds,
+    trajectories: config.trajectories,
+  });
+  const tracker = new BeeTracker({ ...config.tracker, beeLengthPx: config.detector.motion.beeLengthPx });
+  return { detector, tracker, counter };
 }
 
 function pendingAfterStop(config: AgentConfig): number {

@@ -3,9 +3,9 @@ import { dirname } from 'node:path';
 import { compileValidator, EntranceMovementInput } from '@hivegate/shared';
 import type { Frame } from './capture/frame.ts';
 import type { CounterOutput, EntranceCounter } from './count/entrance-counter.ts';
-import type { Detector } from './detect/types.ts';
+import type { Detection, Detector } from './detect/types.ts';
 import { identityOf, type Outbox } from './outbox/outbox.ts';
-import type { BeeTracker } from './track/tracker.ts';
+import type { BeeTracker, TrackerUpdate } from './track/tracker.ts';
 
 export interface FrameSource extends AsyncIterable<Frame> {
   stop(): Promise<void>;
@@ -30,6 +30,13 @@ export interface PipelineStats {
   invalidRecords: number;
 }
 
+/** Sees what the pipeline sees, for evaluation and debugging; must not keep the frame's pixels. */
+export interface PipelineObserver {
+  frame?(frame: Frame, detections: readonly Detection[], update: TrackerUpdate): void;
+  /** Every counter output (closed intervals, decided crossings), before it is queued. */
+  output?(output: CounterOutput): void;
+}
+
 export interface PipelineOptions {
   source: FrameSource;
   detector: Detector & { skippedFrames?: number };
@@ -41,6 +48,7 @@ export interface PipelineOptions {
   /** JSON file the `status` command reads; written every few seconds. */
   statusFile?: string;
   log?: (message: string) => void;
+  observer?: PipelineObserver;
 }
 
 const checkMovement = compileValidator(EntranceMovementInput);
@@ -87,6 +95,7 @@ export class Pipeline {
       for await (const frame of source) {
         const detections = await detector.detect(frame);
         const update = tracker.update(frame.timestampMs, detections);
+        this.options.observer?.frame?.(frame, detections, update);
         this.queue(counter.onFrame(frame.timestampMs, update.tracks, update.ended));
         this.tick(frame);
       }
@@ -100,6 +109,7 @@ export class Pipeline {
 
   private queue(output: CounterOutput): void {
     const { outbox } = this.options;
+    this.options.observer?.output?.(output);
     const items: Parameters<Outbox['enqueueMany']>[0] = [];
     for (const movement of output.movements) {
       const result = checkMovement(movement);
