@@ -17,6 +17,7 @@ Usage:
   hivegate-agent status [--config FILE | --state-dir DIR]
 
 Sources: a video file, rtsp:// or http:// URL, /dev/videoN, or rpicam[:extra rpicam-vid args].
+The detector is the shipped bee model (onnx, models/bee-centernet.onnx) unless --detector motion or --model.
 Secrets may come from HIVEGATE_TOKEN and HIVEGATE_CLOUD_URL instead of flags; SIGHUP reloads them.
 With --once a file is processed as fast as possible, every record is delivered, and the exit code is 0.`;
 

@@ -45,7 +45,7 @@ describe('agent on a live source', () => {
   it('counts from a network stream and, on SIGTERM, flushes what it has to the cloud and exits 0', async () => {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', 'src/cli.ts', 'run', '--source', cameraUrl, '--cloud', cloud.url, '--token', 'good-token', '--hive', 'h', '--box', 'b', '--state-dir', join(dir.path, 'state')],
+      ['--import', 'tsx', 'src/cli.ts', 'run', '--source', cameraUrl, '--cloud', cloud.url, '--token', 'good-token', '--hive', 'h', '--box', 'b', '--state-dir', join(dir.path, 'state'), '--detector', 'motion'],
       { cwd: join(import.meta.dirname, '..'), stdio: ['ignore', 'ignore', 'pipe'] },
     );
     let stderr = '';

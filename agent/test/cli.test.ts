@@ -30,7 +30,8 @@ function cli(args: string[], env: NodeJS.ProcessEnv = {}) {
 
 describe('hivegate-agent CLI', () => {
   const stateDir = join(dir.path, 'state');
-  const runArgs = () => ['run', '--source', clip, '--cloud', cloud.url, '--token', 'good-token', '--hive', 'hive-7', '--box', 'box-3', '--state-dir', stateDir, '--once'];
+  // The clip's bees are drawn rectangles: the motion detector sees them move, the bee model rightly ignores them.
+  const runArgs = () => ['run', '--source', clip, '--cloud', cloud.url, '--token', 'good-token', '--hive', 'hive-7', '--box', 'box-3', '--state-dir', stateDir, '--once', '--detector', 'motion'];
 
   it('run --once processes a file, delivers every record and exits 0', async () => {
     const result = await cli(runArgs());
@@ -80,4 +81,11 @@ describe('hivegate-agent CLI', () => {
     expect(result.stderr).toContain('hivegate-agent: FFMPEG_PATH points to /nonexistent/ffmpeg, which is not an executable file');
     expect(result.stderr).not.toMatch(/\n\s+at /); // no stack trace
   }, 30_000);
+
+  it('runs the shipped bee model when no detector is named', async () => {
+    const result = await cli(['run', '--source', clip, '--cloud', cloud.url, '--token', 'good-token', '--hive', 'hive-8', '--box', 'box-3', '--state-dir', join(dir.path, 'state-default'), '--once']);
+    expect(result.stderr).toMatch(/detector onnx centernet \(\S*models\/bee-centernet\.onnx\), motion-gated/);
+    expect(result.stderr).toContain('agent stopped: 90 frames');
+    expect(result.code).toBe(0);
+  }, 60_000);
 });

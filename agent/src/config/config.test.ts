@@ -1,18 +1,26 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseZone, readConfigFile, resolveConfig } from './config.ts';
+import { ConfigError, DEFAULT_MODEL_PATH, parseZone, readConfigFile, resolveConfig } from './config.ts';
 
 const minimal = { hiveId: 'hive-1', boxId: 'box-1', source: { url: 'clip.mp4' }, cloud: { url: 'http://127.0.0.1:8600', token: 't' } };
 
 describe('resolveConfig', () => {
   it('fills defaults, derives the zone and the outbox path', () => {
     const config = resolveConfig({ file: minimal, env: {} });
-    expect(config.source).toMatchObject({ width: 640, height: 480, fps: 15, pixelFormat: 'gray', realtime: false });
+    expect(config.source).toMatchObject({ width: 640, height: 480, fps: 15, pixelFormat: 'rgb24', realtime: false });
     expect(config.counting.zone).toEqual([[0, 240], [640, 240], [640, 480], [0, 480]]);
     expect(config.outbox.path).toMatch(/\.data\/agent\/outbox\.db$/);
-    expect(config.detector.kind).toBe('motion');
+    expect(config.detector.kind).toBe('onnx');
+    expect(config.detector.model).toBe(DEFAULT_MODEL_PATH);
+    expect(existsSync(DEFAULT_MODEL_PATH)).toBe(true);
+  });
+
+  it('reads gray frames for the motion detector unless told otherwise', () => {
+    expect(resolveConfig({ file: { ...minimal, detector: { kind: 'motion' } }, env: {} }).source.pixelFormat).toBe('gray');
+    expect(resolveConfig({ file: { ...minimal, source: { url: 'a.mp4', pixelFormat: 'rgb24' }, detector: { kind: 'motion' } }, env: {} }).source.pixelFormat).toBe('rgb24');
+    expect(resolveConfig({ file: { ...minimal, source: { url: 'a.mp4', pixelFormat: 'gray' } }, env: {} }).source.pixelFormat).toBe('gray');
   });
 
   it('lets flags override the file and the environment override both for secrets', () => {
@@ -34,8 +42,10 @@ describe('resolveConfig', () => {
     expect(() => resolveConfig({ file: { ...minimal, cloud: undefined } as never, env: {} })).toThrow(/cloud\.(url|token) is required/);
   });
 
-  it('requires a model for the onnx detector', () => {
-    expect(() => resolveConfig({ file: { ...minimal, detector: { kind: 'onnx' } }, env: {} })).toThrow('detector.model is required when detector.kind is onnx');
+  it('uses the shipped model for the onnx detector unless a model is named', () => {
+    expect(resolveConfig({ file: { ...minimal, detector: { kind: 'onnx' } }, env: {} }).detector.model).toBe(DEFAULT_MODEL_PATH);
+    expect(resolveConfig({ file: { ...minimal, detector: { model: '/models/yolo.onnx' } }, env: {} }).detector.model).toBe('/models/yolo.onnx');
+    expect(resolveConfig({ file: { ...minimal, detector: { kind: 'motion' } }, env: {} }).detector.model).toBeUndefined();
   });
 });
 

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Type, type Static } from 'typebox';
 import { parse as parseYaml } from 'yaml';
 import { compileValidator, Identifier } from '@hivegate/shared';
@@ -18,7 +19,7 @@ export const AgentConfigSchema = Type.Object(
         width: PositiveInt({ maximum: 7680 }),
         height: PositiveInt({ maximum: 4320 }),
         fps: Type.Number({ exclusiveMinimum: 0, maximum: 240 }),
-        pixelFormat: Type.Union([Type.Literal('gray'), Type.Literal('rgb24')]),
+        pixelFormat: Type.Union([Type.Literal('gray'), Type.Literal('rgb24')], { description: 'Default: rgb24 for the ONNX detector, gray for the motion detector.' }),
         realtime: Type.Boolean({ description: 'Files only: pace at the clip speed instead of as fast as possible.' }),
         startTime: Type.Optional(Type.String({ format: 'date-time', description: 'Files only: wall clock of the start when the file has no creation_time.' })),
       },
@@ -36,7 +37,7 @@ export const AgentConfigSchema = Type.Object(
     detector: Type.Object(
       {
         kind: Type.Union([Type.Literal('motion'), Type.Literal('onnx')]),
-        model: Type.Optional(Type.String({ minLength: 1 })),
+        model: Type.Optional(Type.String({ minLength: 1, description: 'ONNX file; default: the bee model shipped in agent/models.' })),
         scoreThreshold: Type.Number({ minimum: 0, maximum: 1 }),
         iouThreshold: Type.Number({ minimum: 0, maximum: 1 }),
         classes: Type.Optional(Type.Array(Type.Integer({ minimum: 0 }))),
@@ -64,6 +65,7 @@ export const AgentConfigSchema = Type.Object(
         maxMissedFrames: Type.Integer({ minimum: 0 }),
         gateLengths: NonNegative(),
         maxGateLengths: NonNegative(),
+        lostGateLengths: NonNegative(),
       },
       { additionalProperties: false },
     ),
@@ -98,20 +100,26 @@ export class ConfigError extends Error {}
 type DeepPartial<T> = { [K in keyof T]?: T[K] extends (infer _U)[] ? T[K] : T[K] extends object ? DeepPartial<T[K]> : T[K] };
 export type PartialAgentConfig = DeepPartial<AgentConfig>;
 
-/** Everything that has a sensible default; identity, source, cloud and zone have none (or a derived one). */
+/** The detector model that ships with the agent, trained on the simulator's training scenes (simulator/train). */
+export const DEFAULT_MODEL_PATH = fileURLToPath(new URL('../../models/bee-centernet.onnx', import.meta.url));
+
+/**
+ * Everything that has a sensible default; identity, source, cloud and zone have none (or a derived one), and the
+ * pixel format and model follow the detector kind.
+ */
 function defaults(): PartialAgentConfig {
   return {
-    source: { width: 640, height: 480, fps: 15, pixelFormat: 'gray', realtime: false },
+    source: { width: 640, height: 480, fps: 15, realtime: false },
     cloud: { requestTimeoutMs: 15_000, batchSize: 1000 },
     detector: {
-      kind: 'motion',
+      kind: 'onnx',
       scoreThreshold: 0.35,
       iouThreshold: 0.45,
       motionGate: true,
       minMotionFraction: 0.0005,
       motion: { workWidth: 320, threshold: 25, learningRate: 0.05, beeLengthPx: 40, lightChangeFraction: 0.35 },
     },
-    tracker: { highScore: 0.5, lowScore: 0.1, birthScore: 0.6, minHits: 3, maxMissedFrames: 10, gateLengths: 1, maxGateLengths: 4 },
+    tracker: { highScore: 0.5, lowScore: 0.1, birthScore: 0.6, minHits: 3, maxMissedFrames: 10, gateLengths: 0.5, maxGateLengths: 4, lostGateLengths: 1 },
     counting: { intervalSeconds: 60, hysteresisPx: 6, stationaryPx: 10, interactionPx: 40, interactionMinFrames: 3, maxLatenessSeconds: 120 },
     trajectories: { maxTracks: 100, maxAgeSeconds: 300, minPoints: 3 },
     outbox: { maxRecords: 200_000, maxBytes: 100 * 1024 * 1024, maxAgeDays: 30 },
@@ -136,6 +144,10 @@ export function resolveConfig(layers: { file?: PartialAgentConfig; flags?: Parti
   if (counting && counting.zone === undefined && source && typeof source.width === 'number' && typeof source.height === 'number') {
     counting.zone = defaultZone(source.width, source.height);
   }
+  const detector = merged.detector as Record<string, unknown> | undefined;
+  if (detector?.kind === 'onnx' && detector.model === undefined) detector.model = DEFAULT_MODEL_PATH;
+  // The shipped model was trained on colour; the motion detector only needs luma and reads a third of the bytes.
+  if (source && source.pixelFormat === undefined) source.pixelFormat = detector?.kind === 'motion' ? 'gray' : 'rgb24';
   const outbox = merged.outbox as Record<string, unknown> | undefined;
   if (outbox && outbox.path === undefined && typeof merged.stateDir === 'string') outbox.path = resolve(merged.stateDir, 'outbox.db');
   const result = check(merged);

@@ -1,0 +1,42 @@
+import { readFileSync } from 'node:fs';
+import { findScenario, renderClip, withOverrides, type GroundTruth } from '@hivegate/simulator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FfmpegCapture } from '../src/capture/capture.ts';
+import { DEFAULT_MODEL_PATH } from '../src/config/config.ts';
+import { OnnxDetector } from '../src/detect/onnx.ts';
+import { DetectionAccumulator } from '../src/eval/mot.ts';
+import { tempDir } from './helpers/media.ts';
+
+// The shipped model on a clip it was never trained on (a held-out scenario of the simulator), through the real
+// capture and onnxruntime: it must find the bees where the ground truth has them.
+describe('shipped bee detector', () => {
+  const dir = tempDir('model');
+  let truth: GroundTruth;
+  let clip: string;
+
+  beforeAll(async () => {
+    const scenario = withOverrides(findScenario('heldout-evening-rush')!, { durationSeconds: 2 });
+    const rendered = await renderClip({ scenario, outDir: dir.path, ids: { hiveId: 'h', boxId: 'b' } });
+    truth = JSON.parse(readFileSync(rendered.truthPath, 'utf8')) as GroundTruth;
+    clip = rendered.clipPath;
+  }, 60_000);
+  afterAll(() => dir.cleanup());
+
+  it('is a CenterNet model with a 320×240 input and finds the bees of a held-out scene', async () => {
+    const detector = await OnnxDetector.load(DEFAULT_MODEL_PATH);
+    expect(detector.layout).toBe('centernet');
+    expect(detector.inputSize).toEqual({ width: 320, height: 240 });
+    const score = new DetectionAccumulator(Math.max(10, truth.beeLengthPx / 2));
+    const capture = new FfmpegCapture({ source: clip, width: truth.width, height: truth.height, fps: truth.fps, pixelFormat: 'rgb24' });
+    await capture.start();
+    for await (const frame of capture) {
+      if (frame.index % 4 !== 0) continue;
+      const boxes = truth.frames[frame.index]!.boxes;
+      score.update(boxes, await detector.detect(frame));
+    }
+    await detector.release();
+    expect(score.truePositives).toBeGreaterThan(100);
+    expect(score.recall).toBeGreaterThan(0.85);
+    expect(score.precision).toBeGreaterThan(0.9);
+  }, 60_000);
+});
