@@ -10,6 +10,7 @@ import type { MovementRepository } from './telemetry/movement-repository.ts';
 import type { TelemetryReadRepository } from './telemetry/read-repository.ts';
 import type { BlobStore } from './storage/index.ts';
 import type { MediaSigner } from './media/signed-paths.ts';
+import type { LiveService } from './live/live-service.ts';
 
 /** The services one app instance is made of, built once in app.ts and handed to each capability's routes. */
 export interface AppContext {
@@ -25,4 +26,5 @@ export interface AppContext {
   telemetryReads: TelemetryReadRepository;
   blobs: BlobStore;
   media: MediaSigner;
+  live: LiveService;
 }
