@@ -11,7 +11,7 @@ import { assembleClipFromSegments, type LiveClipHandoff } from './clip.ts';
 import { LiveCommandsRepository, type CommandRecord } from './commands-repository.ts';
 import { LiveDevicesRepository, pickStatusFields, type DeviceStatusFields } from './devices-repository.ts';
 import { resolveFfmpeg } from './ffmpeg-binary.ts';
-import { parseMediaPlaylist, PlaylistError, publishedFileKind, segmentsToPrune, MAX_PLAYLIST_BYTES } from './playlist.ts';
+import { parseMediaPlaylist, PlaylistError, publishedFileKind, segmentsToPrune, trimToStored, MAX_PLAYLIST_BYTES } from './playlist.ts';
 import { PublishTokens } from './publish-tokens.ts';
 import { initialTransition, isEnded, transition, type SessionEffect, type SessionEvent, type Transition } from './session-machine.ts';
 import { LiveSessionsRepository, type SessionRecord, type SessionChange } from './sessions-repository.ts';
@@ -326,22 +326,30 @@ export class LiveService {
       if (err instanceof PlaylistError) throw new HttpError(400, `playlist ${file}: ${err.message}`);
       throw err;
     }
-    await this.options.blobs.put(key, body);
-    const recorded = file === MAIN_PLAYLIST ? await this.sessions.recordPlaylist(session.id) : { first: false };
-    if (!recorded) {
-      await this.options.blobs.delete(key);
-      throw new HttpError(410, 'live session is over; publishing is closed');
+    if (file !== MAIN_PLAYLIST) {
+      await this.options.blobs.put(key, body);
+      return 201;
     }
-    if (file !== MAIN_PLAYLIST) return 201;
-    // Playable now, whether or not the device's STREAM_ACTIVE has arrived yet.
-    if (playlist.segments.length > 0 && (session.status === 'REQUESTED' || session.status === 'STARTING')) {
-      let release = false;
-      await this.options.db.transaction(async (tx) => {
-        const locked = await this.sessions.findForOwner(session.ownerId, session.id, tx, true);
-        if (locked) release = await this.runTransition(tx, locked, { type: 'PLAYLIST_PUBLISHED' });
-      });
-      if (release) this.releaseSoon();
-    }
+    // ffmpeg writes playlists and segments over separate connections and does not wait for answers, so requests
+    // can arrive out of order. Under the row lock: a playlist older than the stored one is not stored over it, and
+    // a playlist is cut before any segment not stored yet, so players never ask for a missing one.
+    let release = false;
+    const stored = await this.options.db.transaction(async (tx) => {
+      const locked = await this.sessions.findForOwner(session.ownerId, session.id, tx, true);
+      if (!locked || isEnded(locked.status)) throw new HttpError(410, 'live session is over; publishing is closed');
+      const have = new Set(locked.segments);
+      const ready = trimToStored(body.toString('utf8'), (name) => have.has(name));
+      if (ready.segments === 0 && playlist.segments.length > 0) return false;
+      const position = playlist.mediaSequence + ready.segments;
+      if (position < (await this.sessions.playlistPosition(tx, session.id))) return false;
+      await this.options.blobs.put(key, ready.trimmed ? Buffer.from(ready.text) : body);
+      await this.sessions.recordPlaylist(tx, session.id, position);
+      // Playable now, whether or not the device's STREAM_ACTIVE has arrived yet.
+      if (ready.segments > 0) release = await this.runTransition(tx, locked, { type: 'PLAYLIST_PUBLISHED' });
+      return true;
+    });
+    if (release) this.releaseSoon();
+    if (!stored) return 201;
     if (!session.clipHandoffEnabled) await this.dropSegments(session.id, segmentsToPrune(session.segments, playlist.segments));
     return 201;
   }

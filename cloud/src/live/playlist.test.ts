@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseMediaPlaylist, PlaylistError, publishedFileKind, segmentsToPrune } from './playlist.ts';
+import { parseMediaPlaylist, PlaylistError, publishedFileKind, segmentsToPrune, trimToStored } from './playlist.ts';
 
 // As ffmpeg 5.1's HLS muxer writes it with -hls_flags delete_segments+program_date_time.
 const FFMPEG_PLAYLIST = `#EXTM3U
@@ -70,5 +70,27 @@ describe('segmentsToPrune', () => {
     expect(segmentsToPrune(['init.mp4', 'i0.m4s', 'i1.m4s', 'i2.m4s', 'i3.m4s'], ['init.mp4', 'i2.m4s'], 0)).toEqual(['i0.m4s', 'i1.m4s']);
     expect(segmentsToPrune(['i0.ts', 'i1.ts', 'i2.ts'], ['i0.ts'])).toEqual([]);
     expect(segmentsToPrune(['i0.ts', 'i1.ts'], ['i9.ts'])).toEqual([]);
+  });
+});
+
+describe('trimToStored', () => {
+  const stored = (names: string[]) => (name: string) => names.includes(name);
+
+  it('keeps a playlist whose segments are all stored as it is', () => {
+    expect(trimToStored(FFMPEG_PLAYLIST, stored(['index5.ts', 'index6.ts', 'index7.ts']))).toEqual({ text: FFMPEG_PLAYLIST, segments: 3, trimmed: false });
+  });
+
+  it('cuts before the first missing segment, with its tags, and drops the end marker', () => {
+    const result = trimToStored(FFMPEG_PLAYLIST, stored(['index5.ts', 'index6.ts']));
+    expect(result).toMatchObject({ segments: 2, trimmed: true });
+    expect(result.text).not.toContain('index7.ts');
+    expect(result.text).not.toContain('#EXT-X-ENDLIST');
+    expect(result.text).not.toContain('00:49:30.568');
+    expect(parseMediaPlaylist(result.text)).toMatchObject({ segments: ['index5.ts', 'index6.ts'], mediaSequence: 5 });
+  });
+
+  it('keeps nothing when the first segment or the init segment is missing', () => {
+    expect(trimToStored(FFMPEG_PLAYLIST, stored([]))).toMatchObject({ segments: 0, trimmed: true });
+    expect(trimToStored('#EXTM3U\n#EXT-X-MAP:URI="init.mp4"\n#EXTINF:1,\na.m4s\n', stored(['a.m4s']))).toMatchObject({ segments: 0, trimmed: true });
   });
 });

@@ -120,3 +120,36 @@ export function segmentsToPrune(stored: readonly string[], listed: readonly stri
   const behind = stored.slice(0, firstListed).filter((name) => !listedSet.has(name) && !isInit(name));
   return behind.slice(0, Math.max(0, behind.length - keepBehind));
 }
+
+/**
+ * The playlist cut just before the first segment the store does not hold yet (publishers upload segments and
+ * playlists over separate connections, so a playlist can overtake its newest segment). Players never see a
+ * segment they would get a 404 for; the next playlist lists it. `segments` counts the media segments kept.
+ */
+export function trimToStored(text: string, isStored: (name: string) => boolean): { text: string; segments: number; trimmed: boolean } {
+  const lines = text.split(/\r?\n/);
+  let keptUntil = lines.length;
+  let segments = 0;
+  let blockStart = -1;
+  for (const [index, raw] of lines.entries()) {
+    const line = raw.trim();
+    if (line.startsWith('#EXT-X-MAP')) {
+      const uri = /URI="([^"]*)"/.exec(line)?.[1];
+      if (uri && !isStored(uri)) return { text: '', segments: 0, trimmed: true };
+    }
+    if (line === '' || line.startsWith('#')) {
+      if (line.startsWith('#EXTINF') && blockStart < 0) blockStart = index;
+      continue;
+    }
+    if (!isStored(line)) {
+      keptUntil = blockStart < 0 ? index : blockStart;
+      break;
+    }
+    segments += 1;
+    blockStart = -1;
+  }
+  if (keptUntil === lines.length) return { text, segments, trimmed: false };
+  // The stream goes on after the cut, so no end marker.
+  const kept = lines.slice(0, keptUntil).filter((l) => l.trim() !== '#EXT-X-ENDLIST');
+  return { text: `${kept.join('\n')}\n`, segments, trimmed: true };
+}

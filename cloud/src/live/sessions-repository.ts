@@ -199,14 +199,16 @@ export class LiveSessionsRepository {
     );
   }
 
-  /** Notes a stored playlist; false when the session ended meanwhile. */
-  async recordPlaylist(id: string): Promise<{ first: boolean } | undefined> {
-    const { rows } = await this.db.query<{ first: boolean }>(
-      `UPDATE live_sessions SET last_playlist_at = now(), first_playlist_at = COALESCE(first_playlist_at, now())
-       WHERE id = $1 AND ended_at IS NULL
-       RETURNING first_playlist_at = last_playlist_at AS first`,
-      [id],
+  /** Position of the stored playlist (see playlist_position); the caller holds the row lock. */
+  async playlistPosition(db: Queryable, id: string): Promise<number> {
+    const { rows } = await db.query<{ position: number }>(`SELECT playlist_position AS position FROM live_sessions WHERE id = $1`, [id]);
+    return rows[0]?.position ?? -1;
+  }
+
+  async recordPlaylist(db: Queryable, id: string, position: number): Promise<void> {
+    await db.query(
+      `UPDATE live_sessions SET playlist_position = $2, last_playlist_at = now(), first_playlist_at = COALESCE(first_playlist_at, now()) WHERE id = $1`,
+      [id, position],
     );
-    return rows[0];
   }
 }

@@ -41,6 +41,8 @@ CREATE TABLE live_sessions (
   ended_at timestamptz,
   first_playlist_at timestamptz,
   last_playlist_at timestamptz,
+  -- Media sequence + segment count of the stored playlist: an older playlist arriving late is not stored over it.
+  playlist_position bigint NOT NULL DEFAULT -1,
   -- Segment files stored under live/{id}/, in arrival order (the sliding window, or the whole clip when kept).
   segments text[] NOT NULL DEFAULT '{}',
   media_release_claimed_at timestamptz,
