@@ -74,14 +74,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await blobs.start();
     started.push(() => blobs.stop());
     const media = new MediaSigner(secret);
-    const live = new LiveService({ db, config: config.live, log: app.log, blobs, media, secret, clipHandoff: options.liveClipHandoff });
+    const observability = new Observability();
+    const live = new LiveService({ db, config: config.live, log: app.log, blobs, media, secret, metrics: observability.registry, clipHandoff: options.liveClipHandoff });
     await live.start();
     started.push(() => live.stop());
     const ctx: AppContext = {
       config,
       db,
       log: app.log,
-      observability: new Observability(),
+      observability,
       tokens,
       users: new UsersRepository(db),
       tokenRecords,

@@ -175,7 +175,7 @@ describe('presence, start and command delivery', () => {
 });
 
 describe('device offline, events and the session lifecycle', () => {
-  it('a session for an offline device waits in DEVICE_OFFLINE and moves to REQUESTED (not further) when the device comes back', async () => {
+  it('a session for an offline device waits in DEVICE_OFFLINE; DEVICE_ONLINE records presence only, the next heartbeat moves it to REQUESTED', async () => {
     const { device, web, user } = await owner();
     const box = newBox();
     await device.status(box);
@@ -186,15 +186,31 @@ describe('device offline, events and the session lifecycle', () => {
     expect(await t.app.ctx.live.pendingCommandCount(user.id, box)).toBe(0);
     const online = await device.event(box, 'DEVICE_ONLINE', undefined, { appVersion: '2.0.0', cameraStatus: 'ok' });
     expect(online.statusCode).toBe(200);
-    expect(online.json()).toEqual({ message: 'OK', sessionId: session.id, sessionStatus: 'REQUESTED', applied: false });
-    expect((await t.app.ctx.live.devices.find(user.id, box))?.appVersion).toBe('2.0.0');
-    // DEVICE_ONLINE again, and a plain status: still REQUESTED (spec §3 rule 1).
+    expect(online.json()).toEqual({ message: 'OK', sessionId: session.id, sessionStatus: 'DEVICE_OFFLINE', applied: false });
+    const seen = await t.app.ctx.live.devices.find(user.id, box);
+    expect(seen).toMatchObject({ appVersion: '2.0.0', cameraStatus: 'ok' });
+    expect(Date.now() - seen!.lastSeenAt.getTime()).toBeLessThan(5000);
+    expect(await t.app.ctx.live.pendingCommandCount(user.id, box)).toBe(0);
+    // The device's next poll is the heartbeat that brings the session forward, and it carries START_STREAM at once.
+    const [start] = await device.poll(box);
+    expect(start).toMatchObject({ commandType: 'START_STREAM', sessionId: session.id });
+    expect(await statusOf(user.id, session.id)).toBe('REQUESTED');
     await device.event(box, 'DEVICE_ONLINE');
     await device.status(box);
     expect(await statusOf(user.id, session.id)).toBe('REQUESTED');
-    const [start] = await device.poll(box);
-    expect(start).toMatchObject({ commandType: 'START_STREAM', sessionId: session.id });
     expect((await web.read(box))?.lastDeviceSeenAt).not.toBeNull();
+  });
+
+  it('DEVICE_ONLINE never moves a REQUESTED or STARTING session on (spec §3 rule 1)', async () => {
+    const { device, web, user } = await owner();
+    const box = newBox();
+    await device.status(box);
+    const session = await web.start(box);
+    expect((await device.event(box, 'DEVICE_ONLINE', session.id)).json()).toMatchObject({ sessionStatus: 'REQUESTED', applied: false });
+    const [start] = await device.poll(box);
+    await device.ack(box, start!.id);
+    expect((await device.event(box, 'DEVICE_ONLINE', session.id, { publisherState: 'starting' })).json()).toMatchObject({ sessionStatus: 'STARTING', applied: false });
+    expect(await statusOf(user.id, session.id)).toBe('STARTING');
   });
 
   it('moves through STARTING and ACTIVE on device events and records STREAM_FAILED errors', async () => {

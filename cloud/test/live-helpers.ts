@@ -88,7 +88,7 @@ export async function eventually<T>(read: () => Promise<T>, accept: (value: T) =
   let value = await read();
   while (!accept(value)) {
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await new Promise((resolve) => setTimeout(resolve, 100));
     value = await read();
   }
   return value;

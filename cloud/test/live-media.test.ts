@@ -124,7 +124,7 @@ describe('live HLS relay with ffmpeg', () => {
     expect((await owner.device('command-ack', { boxId: box, commandId: start!.id, status: 'accepted', payload: { sessionId: session.id, relayProtocol: 'hls' } })).json()).toMatchObject({ sessionStatus: 'STARTING' });
     expect((await owner.device('event', { boxId: box, sessionId: session.id, eventType: 'STREAM_STARTING', payload: {} })).json()).toMatchObject({ sessionStatus: 'STARTING' });
 
-    const publishing = publish(publisherUrl, publishToken, { seconds: 7, realtime: true, listSize: 3 });
+    const publishing = publish(publisherUrl, publishToken, { seconds: 6, realtime: true, listSize: 3 });
     // The first playlist makes the session ACTIVE before the device reports STREAM_ACTIVE.
     const active = await eventually(() => owner.read(box), (s) => s?.status === 'ACTIVE', 6000);
     expect(active!.playbackUrl).toMatch(new RegExp(`^${base}/media/\\d+\\.[\\w-]+/live/${session.id}/index\\.m3u8$`));
@@ -255,6 +255,37 @@ describe('live HLS relay with ffmpeg', () => {
     expect((await blobKeys(`live/${session.id}/`)).sort()).toEqual(['index.m3u8', 's3.ts', 's4.ts', 's5.ts'].map((n) => `live/${session.id}/${n}`));
   });
 
+  it('holds a playlist that overtook its newest segment until the segment is stored, and cuts it if the segment never comes', async () => {
+    const owner = await user();
+    const box = 'entrance-6';
+    await owner.device('status', { boxId: box });
+    const session = await owner.start(box);
+    const [start] = ((await owner.device('poll', { boxId: box })).json() as { commands: DeviceCommand[] }).commands;
+    const { publisherUrl, publishToken, playbackUrl } = start!.payload as { publisherUrl: string; publishToken: string; playbackUrl: string };
+    const auth = { authorization: `Bearer ${publishToken}` };
+    const put = (file: string, body: Buffer) => http(publisherUrl.replace('index.m3u8', file), { method: 'PUT', headers: auth, body });
+    const list = (...names: string[]) => Buffer.from(`#EXTM3U\n#EXT-X-TARGETDURATION:1\n${names.map((n) => `#EXTINF:1,\n${n}`).join('\n')}\n`);
+
+    // The playlist arrives 200 ms before its segment: it waits and is stored whole.
+    const playlistFirst = put('index.m3u8', list('a0.ts'));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect((await put('a0.ts', Buffer.alloc(100))).status).toBe(201);
+    expect((await playlistFirst).status).toBe(201);
+    expect(parseMediaPlaylist(await (await fetch(playbackUrl)).text()).segments).toEqual(['a0.ts']);
+    expect((await t.app.ctx.live.findSession(owner.id, session.id))?.status).toBe('ACTIVE');
+
+    // A segment that never arrives: after the wait the playlist is stored without it.
+    const startedAt = Date.now();
+    expect((await put('index.m3u8', list('a0.ts', 'a1.ts'))).status).toBe(201);
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(1000);
+    expect(parseMediaPlaylist(await (await fetch(playbackUrl)).text()).segments).toEqual(['a0.ts']);
+    // An older playlist arriving late does not replace a newer one.
+    await put('a1.ts', Buffer.alloc(100));
+    expect((await put('index.m3u8', list('a0.ts', 'a1.ts'))).status).toBe(201);
+    expect((await put('index.m3u8', list('a0.ts'))).status).toBe(201);
+    expect(parseMediaPlaylist(await (await fetch(playbackUrl)).text()).segments).toEqual(['a0.ts', 'a1.ts']);
+  });
+
   it('recordingMode clip keeps every segment and hands one MP4 of them to stored video when the session ends', async () => {
     const owner = await user();
     const box = 'entrance-5';
@@ -266,18 +297,30 @@ describe('live HLS relay with ffmpeg', () => {
     const { publisherUrl, publishToken } = start!.payload as { publisherUrl: string; publishToken: string; playbackUrl: string };
     // ffmpeg's window of 2 slides over 4 segments, and it DELETEs what leaves it: the clip keeps them all.
     expect(await publish(publisherUrl, publishToken, { seconds: 4, realtime: true, listSize: 2 })).toEqual({ code: 0, stderr: '' });
-    // ffmpeg does not wait for the last answers: the gateway may still be storing when it exits.
-    await eventually(() => blobKeys(`live/${session.id}/`), (keys) => keys.filter((k) => k.endsWith('.ts')).length === 4);
+    // ffmpeg does not wait for answers and may reset its connection on exit, which can cost the stream its last
+    // segment; the gateway may also still be storing. Wait until the stored set settles.
+    let previous = -1;
+    let unchangedReads = 0;
+    const kept = await eventually(
+      async () => (await blobKeys(`live/${session.id}/`)).filter((k) => k.endsWith('.ts')).length,
+      (n) => {
+        unchangedReads = n === previous ? unchangedReads + 1 : 0;
+        previous = n;
+        return unchangedReads >= 10 && n > 0;
+      },
+      15_000,
+    );
+    expect(kept).toBeGreaterThanOrEqual(3);
 
     await owner.stop(session.id);
     await owner.device('event', { boxId: box, sessionId: session.id, eventType: 'STREAM_STOPPED' });
     const done = await eventually(() => t.app.ctx.live.findSession(owner.id, session.id), (s) => s?.mediaReleasedAt !== null, 15_000);
     expect(done?.handoffStreamId).toBe(`stored-${session.id.slice(0, 8)}`);
     const handed = handedOff.find((h) => h.clip.sessionId === session.id)!;
-    expect(handed.clip).toMatchObject({ ownerId: owner.id, boxId: box, segmentCount: 4 });
+    expect(handed.clip).toMatchObject({ ownerId: owner.id, boxId: box, segmentCount: kept });
     expect(handed.bytes.subarray(4, 8).toString()).toBe('ftyp');
-    // 4 s at 15 fps, every frame of the stream.
-    expect(await countFrames(handed.bytes)).toBe(60);
+    // Every frame of every kept segment: 1 s segments at 15 fps.
+    expect(await countFrames(handed.bytes)).toBe(15 * kept);
     expect(await blobKeys(`live/${session.id}/`)).toEqual([]);
   }, 30_000);
 });

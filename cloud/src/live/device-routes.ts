@@ -40,7 +40,7 @@ export async function liveDeviceRoutes(app: FastifyInstance, { ctx }: { ctx: App
     const boxId = String(body.boxId);
     assertBoxAllowed(request.principal!, boxId);
     const ownerId = request.principal!.userId;
-    await live.recordDeviceSighting(ownerId, boxId, pickStatusFields(body));
+    await live.recordDeviceSighting(ownerId, boxId, pickStatusFields(body), true);
     return { message: 'OK', serverTime: new Date().toISOString(), pendingCommands: await live.pendingCommandCount(ownerId, boxId) };
   });
 
@@ -52,7 +52,7 @@ export async function liveDeviceRoutes(app: FastifyInstance, { ctx }: { ctx: App
       const boxId = String(body.boxId);
       assertBoxAllowed(request.principal!, boxId);
       const ownerId = request.principal!.userId;
-      await live.recordDeviceSighting(ownerId, boxId, pickStatusFields(body));
+      await live.recordDeviceSighting(ownerId, boxId, pickStatusFields(body), true);
       // A device that hangs up stops waiting here too.
       const gone = new AbortController();
       reply.raw.once('close', () => gone.abort());

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import type { Readable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import type { LiveDeviceEventBody, LiveStartStreamPayload, LiveStopStreamPayload } from '@hivegate/shared';
 import type { LiveConfig } from '../config.ts';
 import type { Database, Queryable } from '../db/database.ts';
@@ -36,6 +38,8 @@ export interface LiveServiceOptions {
   secret: Uint8Array;
   /** Where finished "clip" sessions go (the stored-video upload path); see clip.ts. */
   clipHandoff?: LiveClipHandoff;
+  /** Registry for the gateway's Prometheus metrics. */
+  metrics?: Registry;
 }
 
 export interface StartOptions {
@@ -73,6 +77,10 @@ export class LiveService {
   private sweeping?: Promise<void>;
   private releaseTimer?: NodeJS.Timeout;
   private stopped = false;
+  /** Emits a session id whenever one of its segments was stored here, for playlists waiting on it. */
+  private readonly segmentArrivals = new EventEmitter().setMaxListeners(0);
+  private readonly transitions?: Counter<'from' | 'to'>;
+  private readonly delivered?: Counter<'command'>;
 
   constructor(private readonly options: LiveServiceOptions) {
     this.sessions = new LiveSessionsRepository(options.db);
@@ -80,6 +88,20 @@ export class LiveService {
     this.devices = new LiveDevicesRepository(options.db);
     this.signals = new LiveSignals(options.db, options.log);
     this.tokens = new PublishTokens(options.secret);
+    if (options.metrics) {
+      const signals = this.signals;
+      const registers = [options.metrics];
+      new Gauge({
+        name: 'hivegate_live_waiting_polls',
+        help: 'Device long-polls waiting on this instance.',
+        registers,
+        collect() {
+          this.set(signals.waitingPolls);
+        },
+      });
+      this.transitions = new Counter({ name: 'hivegate_live_session_transitions_total', help: 'Live session state changes made by this instance.', labelNames: ['from', 'to'] as const, registers });
+      this.delivered = new Counter({ name: 'hivegate_live_commands_delivered_total', help: 'Commands handed to devices (redeliveries included).', labelNames: ['command'] as const, registers });
+    }
   }
 
   private get config(): LiveConfig {
@@ -174,9 +196,14 @@ export class LiveService {
 
   // ---- device (REST) ----
 
-  /** A status post, poll, ack or event: presence, the latest status, and DEVICE_OFFLINE sessions move on to REQUESTED. */
-  async recordDeviceSighting(ownerId: number, boxId: string, fields: DeviceStatusFields = {}): Promise<void> {
+  /**
+   * Any device request records presence and the status fields it carries. Heartbeats (status, poll) also bring
+   * sessions that waited in DEVICE_OFFLINE forward to REQUESTED; events and acks only record presence, so
+   * DEVICE_ONLINE never moves a session by itself (spec §3 rule 1): the device's next poll does.
+   */
+  async recordDeviceSighting(ownerId: number, boxId: string, fields: DeviceStatusFields = {}, heartbeat = false): Promise<void> {
     const waiting = await this.devices.recordSighting(ownerId, boxId, fields);
+    if (!heartbeat) return;
     for (const sessionId of waiting) await this.applyToOwnedSession(ownerId, sessionId, { type: 'DEVICE_SEEN' });
   }
 
@@ -195,7 +222,10 @@ export class LiveService {
       const onAbort = () => wakeUp.cancel();
       try {
         const commands = await this.commands.deliver(ownerId, boxId, limit, this.config.commandRedeliverySeconds);
-        if (commands.length > 0) return commands;
+        if (commands.length > 0) {
+          for (const command of commands) this.delivered?.inc({ command: command.commandType });
+          return commands;
+        }
         const remaining = deadline - Date.now();
         if (remaining <= 0 || this.stopped || abort?.aborted) return [];
         // A handed-out but unacknowledged command becomes due again within the wait: wake for it too.
@@ -315,6 +345,7 @@ export class LiveService {
         await this.options.blobs.delete(key);
         throw new HttpError(410, 'live session is over; publishing is closed');
       }
+      this.segmentArrivals.emit(session.id);
       await this.dropSegments(session.id, result.overflow);
       return 201;
     }
@@ -330,8 +361,12 @@ export class LiveService {
       await this.options.blobs.put(key, body);
       return 201;
     }
-    // ffmpeg writes playlists and segments over separate connections and does not wait for answers, so requests
-    // can arrive out of order. Under the row lock: a playlist older than the stored one is not stored over it, and
+    // ffmpeg writes playlists and segments over separate connections and does not wait for answers, so a playlist
+    // can overtake its newest segment by a few milliseconds: wait for it briefly rather than hold it back a whole
+    // segment duration.
+    const listed = playlist.segments;
+    await this.awaitSegments(session.id, listed, Math.min(3000, Math.max(1000, 1500 * (playlist.targetDuration ?? 1))));
+    // Under the row lock: a playlist older than the stored one is not stored over it, and
     // a playlist is cut before any segment not stored yet, so players never ask for a missing one.
     let release = false;
     const stored = await this.options.db.transaction(async (tx) => {
@@ -352,6 +387,25 @@ export class LiveService {
     if (!stored) return 201;
     if (!session.clipHandoffEnabled) await this.dropSegments(session.id, segmentsToPrune(session.segments, playlist.segments));
     return 201;
+  }
+
+  private async awaitSegments(sessionId: string, names: string[], maxWaitMs: number): Promise<void> {
+    if (names.length === 0) return;
+    const deadline = Date.now() + maxWaitMs;
+    for (;;) {
+      const stored = new Set(await this.sessions.storedSegments(sessionId));
+      if (names.every((n) => stored.has(n)) || Date.now() >= deadline || this.stopped) return;
+      // Stored here: woken at once; stored by another instance: seen on the next look.
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          this.segmentArrivals.off(sessionId, done);
+          resolve();
+        };
+        const timer = setTimeout(done, 50);
+        this.segmentArrivals.once(sessionId, done);
+      });
+    }
   }
 
   /** ffmpeg DELETEs segments that left its window; a clip session keeps them for the hand-off. */
@@ -473,7 +527,10 @@ export class LiveService {
       return false;
     }
     const next = result.verdict === 'moved' ? result.to : result.state;
-    if (result.verdict === 'moved') this.log.info({ sessionId: session.id, boxId: session.boxId, event: event.type, from: result.from, to: result.to }, 'live: session transition');
+    if (result.verdict === 'moved') {
+      this.log.info({ sessionId: session.id, boxId: session.boxId, event: event.type, from: result.from, to: result.to }, 'live: session transition');
+      this.transitions?.inc({ from: result.from, to: result.to });
+    }
     return this.carryOut(tx, session, next, result.effects, result.verdict === 'moved');
   }
 

@@ -35,7 +35,8 @@ function publishToken(request: FastifyRequest): string | undefined {
  */
 export async function livePublishRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   const maxBytes = ctx.config.live.maxSegmentBytes;
-  // Publishers send any content type, or none; the body is taken as bytes (only in this plugin).
+  // Publishers send any content type, or none; every body is taken as bytes (only in this plugin).
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxBytes }, (_request, body, done) => done(null, body));
 
   const authorize = async (request: FastifyRequest<{ Params: PublishParams }>) => {

@@ -21,7 +21,7 @@ export function isEnded(status: LiveSessionStatus): boolean {
 }
 
 export type SessionEvent =
-  /** The device spoke (status, poll or any event, DEVICE_ONLINE included). */
+  /** A heartbeat from the device (status or poll). DEVICE_ONLINE events only record presence and never send this. */
   | { type: 'DEVICE_SEEN' }
   /** The device acknowledged START_STREAM with "accepted". */
   | { type: 'START_ACCEPTED' }

@@ -199,6 +199,11 @@ export class LiveSessionsRepository {
     );
   }
 
+  async storedSegments(id: string): Promise<string[]> {
+    const { rows } = await this.db.query<{ segments: string[] }>(`SELECT segments FROM live_sessions WHERE id = $1`, [id]);
+    return rows[0]?.segments ?? [];
+  }
+
   /** Position of the stored playlist (see playlist_position); the caller holds the row lock. */
   async playlistPosition(db: Queryable, id: string): Promise<number> {
     const { rows } = await db.query<{ position: number }>(`SELECT playlist_position AS position FROM live_sessions WHERE id = $1`, [id]);
