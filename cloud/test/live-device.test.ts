@@ -320,3 +320,20 @@ describe('isolation between users', () => {
     expect(result.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
   });
 });
+
+describe('shutdown', () => {
+  it('answers waiting long-polls with no commands as soon as the instance closes, instead of holding shutdown up', async () => {
+    const other = await buildTestApp({ live: fastLiveConfig() });
+    await other.app.listen({ port: 0, host: '127.0.0.1' });
+    const { auth } = await createUser(other.app);
+    const url = `http://127.0.0.1:${(other.app.server.address() as { port: number }).port}/api/entrance-live/device/poll`;
+    const parked = fetch(url, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ boxId: 'b', waitSeconds: 20 }) });
+    await eventually(async () => other.app.ctx.live.signals.waitingPolls, (n) => n === 1);
+    const closing = Date.now();
+    await other.close();
+    expect(Date.now() - closing).toBeLessThan(5000);
+    const response = await parked;
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ commands: [] });
+  });
+});
