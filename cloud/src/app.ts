@@ -12,6 +12,8 @@ import { maintainPartitions } from './db/partitions.ts';
 import { loadSigningSecret, TokenService } from './auth/tokens.ts';
 import { TokensRepository } from './auth/tokens-repository.ts';
 import { UsersRepository } from './auth/users-repository.ts';
+import { AccountService } from './auth/accounts.ts';
+import { accountResolvers } from './auth/resolvers.ts';
 import { graphqlPlugin } from './graphql/plugin.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { validatorCompiler } from './http/validation.ts';
@@ -64,7 +66,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   };
   try {
     await migrate(db);
-    await maintainPartitions(db, { retentionDays: config.retentionDays, dedupeRetentionDays: config.dedupeRetentionDays });
+    const maintenancePolicy = { retentionDays: config.retentionDays, dedupeRetentionDays: config.dedupeRetentionDays, partitions: config.partitionMaintenance };
+    await maintainPartitions(db, maintenancePolicy);
     const tokenRecords = new TokensRepository(db);
     const secret = await loadSigningSecret(db, config.jwtSecret);
     const tokens = new TokenService(db, tokenRecords, secret, config.tokenCacheSeconds);
@@ -78,13 +81,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     const live = new LiveService({ db, config: config.live, log: app.log, blobs, media, secret, metrics: observability.registry, clipHandoff: options.liveClipHandoff });
     await live.start();
     started.push(() => live.stop());
+    const users = new UsersRepository(db);
     const ctx: AppContext = {
       config,
       db,
       log: app.log,
       observability,
       tokens,
-      users: new UsersRepository(db),
+      users,
+      accounts: new AccountService(db, users, tokens),
       tokenRecords,
       metricsRepository: new MetricsRepository(db),
       movementRepository: new MovementRepository(db),
@@ -95,7 +100,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     };
 
     const maintenance = setInterval(() => {
-      maintainPartitions(db, { retentionDays: config.retentionDays, dedupeRetentionDays: config.dedupeRetentionDays })
+      maintainPartitions(db, maintenancePolicy)
+        .then(async (report) => (await ctx.accounts.pruneFailures(), report))
         .then((report) => app.log.info({ report }, 'partition maintenance'))
         .catch((err: unknown) => app.log.error({ err }, 'partition maintenance failed'));
     }, PARTITION_MAINTENANCE_MS).unref();
@@ -132,7 +138,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await app.register(mediaRoutes, { ctx });
     await app.register(liveDeviceRoutes, { ctx });
     await app.register(livePublishRoutes, { ctx });
-    await app.register(graphqlPlugin, { ctx, resolvers: [telemetryResolvers, liveResolvers] });
+    await app.register(graphqlPlugin, { ctx, resolvers: [accountResolvers, telemetryResolvers, liveResolvers] });
   } catch (err) {
     await closeServices();
     await opened.close();

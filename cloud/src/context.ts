@@ -11,6 +11,7 @@ import type { TelemetryReadRepository } from './telemetry/read-repository.ts';
 import type { BlobStore } from './storage/index.ts';
 import type { MediaSigner } from './media/signed-paths.ts';
 import type { LiveService } from './live/live-service.ts';
+import type { AccountService } from './auth/accounts.ts';
 
 /** The services one app instance is made of, built once in app.ts and handed to each capability's routes. */
 export interface AppContext {
@@ -20,6 +21,7 @@ export interface AppContext {
   observability: Observability;
   tokens: TokenService;
   users: UsersRepository;
+  accounts: AccountService;
   tokenRecords: TokensRepository;
   metricsRepository: MetricsRepository;
   movementRepository: MovementRepository;
