@@ -124,7 +124,7 @@ describe('live HLS relay with ffmpeg', () => {
     expect((await owner.device('command-ack', { boxId: box, commandId: start!.id, status: 'accepted', payload: { sessionId: session.id, relayProtocol: 'hls' } })).json()).toMatchObject({ sessionStatus: 'STARTING' });
     expect((await owner.device('event', { boxId: box, sessionId: session.id, eventType: 'STREAM_STARTING', payload: {} })).json()).toMatchObject({ sessionStatus: 'STARTING' });
 
-    const publishing = publish(publisherUrl, publishToken, { seconds: 6, realtime: true, listSize: 3 });
+    const publishing = publish(publisherUrl, publishToken, { seconds: 5, realtime: true, listSize: 3 });
     // The first playlist makes the session ACTIVE before the device reports STREAM_ACTIVE.
     const active = await eventually(() => owner.read(box), (s) => s?.status === 'ACTIVE', 6000);
     expect(active!.playbackUrl).toMatch(new RegExp(`^${base}/media/\\d+\\.[\\w-]+/live/${session.id}/index\\.m3u8$`));

@@ -76,6 +76,7 @@ export class LiveService {
   private sweepTimer?: NodeJS.Timeout;
   private sweeping?: Promise<void>;
   private releaseTimer?: NodeJS.Timeout;
+  private releasing?: Promise<void>;
   private stopped = false;
   /** Emits a session id whenever one of its segments was stored here, for playlists waiting on it. */
   private readonly segmentArrivals = new EventEmitter().setMaxListeners(0);
@@ -125,6 +126,7 @@ export class LiveService {
     clearTimeout(this.releaseTimer);
     await this.signals.stop();
     await this.sweeping;
+    await this.releasing;
   }
 
   /** Whether a session in "clip" mode will really be handed over (a hand-off hook is connected). */
@@ -227,12 +229,12 @@ export class LiveService {
           return commands;
         }
         const remaining = deadline - Date.now();
-        if (remaining <= 0 || this.stopped || abort?.aborted) return [];
+        if (remaining <= 0 || this.stopped || this.signals.closed || abort?.aborted) return [];
         // A handed-out but unacknowledged command becomes due again within the wait: wake for it too.
         const due = await this.commands.secondsUntilRedelivery(ownerId, boxId, this.config.commandRedeliverySeconds);
         abort?.addEventListener('abort', onAbort, { once: true });
         const woken = await wakeUp.wait(due === undefined ? remaining : Math.min(remaining, Math.ceil(due * 1000) + 10));
-        if (this.stopped || abort?.aborted) return [];
+        if (this.stopped || this.signals.closed || abort?.aborted) return [];
         if (!woken && due === undefined) return [];
       } finally {
         abort?.removeEventListener('abort', onAbort);
@@ -277,7 +279,7 @@ export class LiveService {
       await this.commands.acknowledge(tx, command.id, status, payload ?? null);
       if (session && command.commandType === 'START_STREAM') {
         const event: SessionEvent =
-          status === 'accepted'
+          status.toLowerCase() === 'accepted'
             ? { type: 'START_ACCEPTED' }
             : { type: 'START_REFUSED', errorCode: textOf(payload?.errorCode) ?? `START_${status.toUpperCase()}`, errorMessage: textOf(payload?.reason) ?? textOf(payload?.errorMessage) ?? null };
         release = await this.runTransition(tx, session, event);
@@ -483,7 +485,10 @@ export class LiveService {
     if (this.stopped || this.releaseTimer) return;
     this.releaseTimer = setTimeout(() => {
       this.releaseTimer = undefined;
-      this.releaseEndedMedia().catch((err: unknown) => this.log.error({ err }, 'live: media release failed'));
+      this.releasing = this.releaseEndedMedia()
+        .then(() => undefined)
+        .catch((err: unknown) => this.log.error({ err }, 'live: media release failed'))
+        .finally(() => (this.releasing = undefined));
     }, 0);
     this.releaseTimer.unref();
   }

@@ -60,6 +60,11 @@ export class LiveSignals {
     while (this.unlisteners.length > 0) await this.unlisteners.pop()!().catch(() => undefined);
   }
 
+  /** Set once stop() began: waits end at once, and callers should stop waiting. */
+  get closed(): boolean {
+    return this.stopping;
+  }
+
   get waitingPolls(): number {
     let n = 0;
     for (const set of this.commandWaiters.values()) n += set.size;
