@@ -31,6 +31,7 @@ import type { LiveClipHandoff } from './live/clip.ts';
 import { liveDeviceRoutes } from './live/device-routes.ts';
 import { LiveService } from './live/live-service.ts';
 import { livePublishRoutes } from './live/publish-routes.ts';
+import { liveFrameRoutes } from './live/frame-routes.ts';
 import { liveResolvers } from './live/resolvers.ts';
 
 const SPEC_VERSION = '1.0.0';
@@ -138,6 +139,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await app.register(mediaRoutes, { ctx });
     await app.register(liveDeviceRoutes, { ctx });
     await app.register(livePublishRoutes, { ctx });
+    await app.register(liveFrameRoutes, { ctx });
     await app.register(graphqlPlugin, { ctx, resolvers: [accountResolvers, telemetryResolvers, liveResolvers] });
   } catch (err) {
     await closeServices();

@@ -21,6 +21,12 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ LIVE_KEEPALIVE_TIMEOUT_SECONDS: '0' })).toThrow('LIVE_KEEPALIVE_TIMEOUT_SECONDS must be >= 1');
   });
 
+  it('reads the JPEG push relay settings, with defaults', () => {
+    expect(loadConfig({}).live).toMatchObject({ maxFrameBytes: 2 * 1024 * 1024, defaultRelayProtocol: 'hls' });
+    expect(loadConfig({ LIVE_MAX_FRAME_BYTES: '500000', LIVE_DEFAULT_RELAY_PROTOCOL: 'http-jpeg-push' }).live).toMatchObject({ maxFrameBytes: 500_000, defaultRelayProtocol: 'http-jpeg-push' });
+    expect(() => loadConfig({ LIVE_DEFAULT_RELAY_PROTOCOL: 'webrtc' })).toThrow('LIVE_DEFAULT_RELAY_PROTOCOL must be');
+  });
+
   it.each([
     [{ PORT: 'eighty' }, 'PORT must be an integer'],
     [{ PORT: '70000' }, 'PORT must be <= 65535'],

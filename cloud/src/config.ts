@@ -39,6 +39,8 @@ const Env = Type.Object({
   LIVE_PLAYBACK_URL_TTL_SECONDS: Type.Integer({ minimum: 60, maximum: 86_400, default: 900 }),
   LIVE_MAX_SEGMENT_BYTES: Type.Integer({ minimum: 64 * 1024, maximum: 256 * 1024 * 1024, default: 16 * 1024 * 1024 }),
   LIVE_CLIP_MAX_SEGMENTS: Type.Integer({ minimum: 1, maximum: 100_000, default: 1800 }),
+  LIVE_MAX_FRAME_BYTES: Type.Integer({ minimum: 1024, maximum: 64 * 1024 * 1024, default: 2 * 1024 * 1024 }),
+  LIVE_DEFAULT_RELAY_PROTOCOL: Type.Union([Type.Literal('hls'), Type.Literal('http-jpeg-push')], { default: 'hls' }),
   LOG_LEVEL: Type.Union(
     [Type.Literal('fatal'), Type.Literal('error'), Type.Literal('warn'), Type.Literal('info'), Type.Literal('debug'), Type.Literal('trace'), Type.Literal('silent')],
     { default: 'info' },
@@ -91,12 +93,16 @@ export interface LiveConfig {
   maxSegmentBytes: number;
   /** Segments kept for clip hand-off (at 1 s per segment: the longest clip). */
   clipMaxSegments: number;
+  /** Largest JPEG frame an http-jpeg-push publisher may POST. */
+  maxFrameBytes: number;
+  /** The relay offered first to a device that does not say which ones it speaks (see live/relay-choice.ts). */
+  defaultRelayProtocol: 'hls' | 'http-jpeg-push';
 }
 
 export class ConfigError extends Error {}
 
 const checkEnv = compileValidator(Env);
-const INTEGER_VARIABLES = new Set(['LIVE_SWEEP_INTERVAL_MS', 'LIVE_PLAYBACK_URL_TTL_SECONDS', 'LIVE_MAX_SEGMENT_BYTES', 'LIVE_CLIP_MAX_SEGMENTS', 'MEDIA_URL_TTL_SECONDS', 'PORT', 'BODY_LIMIT_BYTES', 'DB_POOL_SIZE', 'HEALTH_TIMEOUT_MS', 'RETENTION_DAYS', 'DEDUPE_RETENTION_DAYS']);
+const INTEGER_VARIABLES = new Set(['LIVE_SWEEP_INTERVAL_MS', 'LIVE_PLAYBACK_URL_TTL_SECONDS', 'LIVE_MAX_SEGMENT_BYTES', 'LIVE_CLIP_MAX_SEGMENTS', 'LIVE_MAX_FRAME_BYTES', 'MEDIA_URL_TTL_SECONDS', 'PORT', 'BODY_LIMIT_BYTES', 'DB_POOL_SIZE', 'HEALTH_TIMEOUT_MS', 'RETENTION_DAYS', 'DEDUPE_RETENTION_DAYS']);
 const NUMBER_VARIABLES = new Set(['TOKEN_CACHE_SECONDS', 'DEVICE_ONLINE_SECONDS', 'LIVE_KEEPALIVE_TIMEOUT_SECONDS', 'LIVE_STOP_GRACE_SECONDS', 'LIVE_COMMAND_REDELIVERY_SECONDS']);
 
 /** Reads the config from environment variables (strings), applying defaults; throws ConfigError naming the variable. */
@@ -141,6 +147,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       playbackUrlTtlSeconds: e.LIVE_PLAYBACK_URL_TTL_SECONDS,
       maxSegmentBytes: e.LIVE_MAX_SEGMENT_BYTES,
       clipMaxSegments: e.LIVE_CLIP_MAX_SEGMENTS,
+      maxFrameBytes: e.LIVE_MAX_FRAME_BYTES,
+      defaultRelayProtocol: e.LIVE_DEFAULT_RELAY_PROTOCOL,
     },
   };
 }

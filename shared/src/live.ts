@@ -18,9 +18,20 @@ export type LiveCommandType = (typeof LIVE_COMMAND_TYPES)[number];
 export const LIVE_DEVICE_EVENT_TYPES = ['DEVICE_ONLINE', 'STREAM_STARTING', 'STREAM_ACTIVE', 'STREAM_FAILED', 'STREAM_STOPPED'] as const;
 export type LiveDeviceEventType = (typeof LIVE_DEVICE_EVENT_TYPES)[number];
 
-/** Media relays a session can use; `hls` is the default (ffmpeg's HLS muxer PUTting to the gateway). */
-export const LIVE_RELAY_PROTOCOLS = ['hls'] as const;
+/**
+ * Media relays a session can use, in order of preference: `hls` (ffmpeg's HLS muxer PUTting segments and playlists
+ * to the gateway, played with hls.js) and `http-jpeg-push` (the existing entrance observer POSTing single JPEG
+ * frames a few times a second, watched as an MJPEG stream).
+ */
+export const LIVE_RELAY_PROTOCOLS = ['hls', 'http-jpeg-push'] as const;
 export type LiveRelayProtocol = (typeof LIVE_RELAY_PROTOCOLS)[number];
+
+export function isLiveRelayProtocol(value: unknown): value is LiveRelayProtocol {
+  return typeof value === 'string' && (LIVE_RELAY_PROTOCOLS as readonly string[]).includes(value);
+}
+
+/** What a device reports (STREAM_FAILED `payload.errorCode`) when it cannot publish with the relay it was given. */
+export const UNSUPPORTED_RELAY_ERROR_CODE = 'UNSUPPORTED_RELAY_PROTOCOL';
 
 export const LIVE_POLL_MAX_WAIT_SECONDS = 25;
 export const LIVE_POLL_MAX_LIMIT = 50;
@@ -142,3 +153,16 @@ export interface LiveStopStreamPayload {
   sessionId: string;
   reason: 'stopped' | 'expired';
 }
+
+/** The answer to one JPEG frame POSTed by an `http-jpeg-push` publisher. */
+export const LiveFrameAccepted = Type.Object(
+  {
+    ok: Type.Literal(true),
+    sessionId: Type.String(),
+    frameSequence: Type.Integer({ minimum: 1, description: 'Position of this frame in the session, from 1.' }),
+    frameTimestamp: Type.String({ format: 'date-time', description: 'When the gateway received the frame.' }),
+    bytes: Type.Integer({ minimum: 1 }),
+  },
+  { title: 'LiveFrameAccepted' },
+);
+export type LiveFrameAccepted = Static<typeof LiveFrameAccepted>;

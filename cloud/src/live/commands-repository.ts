@@ -20,6 +20,8 @@ export interface AckableCommand {
   id: string;
   sessionId: string;
   commandType: LiveCommandType;
+  /** As queued (START_STREAM: the relay it offers). */
+  payload: Record<string, unknown>;
   ackedAt: Date | null;
 }
 
@@ -94,7 +96,7 @@ export class LiveCommandsRepository {
   async findForBox(db: Queryable, ownerId: number, boxId: string, id: string, lock = false): Promise<AckableCommand | undefined> {
     if (!isUuid(id)) return undefined;
     const { rows } = await db.query<AckableCommand>(
-      `SELECT id, session_id AS "sessionId", command_type AS "commandType", acked_at AS "ackedAt"
+      `SELECT id, session_id AS "sessionId", command_type AS "commandType", payload, acked_at AS "ackedAt"
        FROM live_commands WHERE id = $1 AND owner_id = $2 AND box_id = $3${lock ? ' FOR UPDATE' : ''}`,
       [id, ownerId, boxId],
     );

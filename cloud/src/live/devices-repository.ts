@@ -24,6 +24,8 @@ export interface DeviceRecord {
   diagnostics: unknown;
   lastSeenAt: Date;
   statusUpdatedAt: Date;
+  /** Relays the device said it cannot publish with, until it reports another appVersion. */
+  refusedRelays: string[];
 }
 
 /** Presence (last seen) and the latest status per (owner, box) of the entrance observers. */
@@ -50,6 +52,8 @@ export class LiveDevicesRepository {
            last_error_code = CASE WHEN $3::jsonb ? 'lastErrorCode' THEN EXCLUDED.last_error_code ELSE d.last_error_code END,
            last_error_message = CASE WHEN $3::jsonb ? 'lastErrorMessage' THEN EXCLUDED.last_error_message ELSE d.last_error_message END,
            diagnostics = CASE WHEN $3::jsonb ? 'status' THEN EXCLUDED.diagnostics ELSE d.diagnostics END,
+           -- An update may have taught the device relays it refused before.
+           refused_relays = CASE WHEN $3::jsonb ? 'appVersion' AND EXCLUDED.app_version IS DISTINCT FROM d.app_version THEN '{}' ELSE d.refused_relays END,
            last_seen_at = now(),
            status_updated_at = CASE WHEN $3::jsonb = '{}'::jsonb THEN d.status_updated_at ELSE now() END
          RETURNING 1
@@ -69,14 +73,22 @@ export class LiveDevicesRepository {
     return rows[0]?.online ?? false;
   }
 
-  async find(ownerId: number, boxId: string): Promise<DeviceRecord | undefined> {
-    const { rows } = await this.db.query<DeviceRecord>(
+  async find(ownerId: number, boxId: string, db: Queryable = this.db): Promise<DeviceRecord | undefined> {
+    const { rows } = await db.query<DeviceRecord>(
       `SELECT box_id AS "boxId", device_id AS "deviceId", app_version AS "appVersion", camera_status AS "cameraStatus",
               publisher_state AS "publisherState", last_error_code AS "lastErrorCode", last_error_message AS "lastErrorMessage",
-              diagnostics, last_seen_at AS "lastSeenAt", status_updated_at AS "statusUpdatedAt"
+              diagnostics, last_seen_at AS "lastSeenAt", status_updated_at AS "statusUpdatedAt", refused_relays AS "refusedRelays"
        FROM live_devices WHERE owner_id = $1 AND box_id = $2`,
       [ownerId, boxId],
     );
     return rows[0];
+  }
+
+  /** Remembers that the box's device cannot publish with `relay`. */
+  async recordRelayRefusal(db: Queryable, ownerId: number, boxId: string, relay: string): Promise<void> {
+    await db.query(
+      `UPDATE live_devices SET refused_relays = array_append(array_remove(refused_relays, $3), $3) WHERE owner_id = $1 AND box_id = $2`,
+      [ownerId, boxId, relay],
+    );
   }
 }

@@ -3,7 +3,15 @@ import { EventEmitter } from 'node:events';
 import type { Readable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { LiveDeviceEventBody, LiveStartStreamPayload, LiveStopStreamPayload } from '@hivegate/shared';
+import {
+  isLiveRelayProtocol,
+  UNSUPPORTED_RELAY_ERROR_CODE,
+  type LiveDeviceEventBody,
+  type LiveFrameAccepted,
+  type LiveRelayProtocol,
+  type LiveStartStreamPayload,
+  type LiveStopStreamPayload,
+} from '@hivegate/shared';
 import type { LiveConfig } from '../config.ts';
 import type { Database, Queryable } from '../db/database.ts';
 import { HttpError } from '../http/errors.ts';
@@ -13,8 +21,10 @@ import { assembleClipFromSegments, type LiveClipHandoff } from './clip.ts';
 import { LiveCommandsRepository, type CommandRecord } from './commands-repository.ts';
 import { LiveDevicesRepository, pickStatusFields, type DeviceStatusFields } from './devices-repository.ts';
 import { resolveFfmpeg } from './ffmpeg-binary.ts';
+import { FrameRelay } from './frame-relay.ts';
 import { parseMediaPlaylist, PlaylistError, publishedFileKind, segmentsToPrune, trimToStored, MAX_PLAYLIST_BYTES } from './playlist.ts';
 import { PublishTokens } from './publish-tokens.ts';
+import { chooseRelay, rankRelays } from './relay-choice.ts';
 import { initialTransition, isEnded, transition, type SessionEffect, type SessionEvent, type Transition } from './session-machine.ts';
 import { LiveSessionsRepository, type SessionRecord, type SessionChange } from './sessions-repository.ts';
 import { LiveSignals, notifyCommandQueued, notifySessionChanged } from './signals.ts';
@@ -22,6 +32,10 @@ import { LiveSignals, notifyCommandQueued, notifySessionChanged } from './signal
 /** The playlist the publisher URL names; it alone drives the session (first playlist → ACTIVE) and the window. */
 export const MAIN_PLAYLIST = 'index.m3u8';
 export const PUBLISH_PATH = '/api/entrance-live/publish';
+/** Where an http-jpeg-push publisher POSTs each frame, under the session's publish folder. */
+export const FRAME_FILE = 'frame';
+/** The MJPEG stream of an http-jpeg-push session, under its signed media grant. */
+export const MJPEG_FILE = 'stream.mjpeg';
 /** Segments kept per session when no clip is wanted: ffmpeg's window plus slack; older ones are dropped on arrival of new ones. */
 const WINDOW_SEGMENT_CAP = 64;
 const SWEEP_BATCH = 50;
@@ -45,6 +59,8 @@ export interface LiveServiceOptions {
 export interface StartOptions {
   qualityProfile: string;
   recordingMode: string;
+  /** The relay the browser asked for; left out, the gateway chooses one for the device (relay-choice.ts). */
+  relayProtocol?: LiveRelayProtocol;
 }
 
 export interface EventOutcome {
@@ -72,6 +88,8 @@ export class LiveService {
   readonly commands: LiveCommandsRepository;
   readonly devices: LiveDevicesRepository;
   readonly signals: LiveSignals;
+  /** The http-jpeg-push relay's frames and MJPEG viewers. */
+  readonly frames: FrameRelay;
   private readonly tokens: PublishTokens;
   private sweepTimer?: NodeJS.Timeout;
   private sweeping?: Promise<void>;
@@ -89,6 +107,15 @@ export class LiveService {
     this.devices = new LiveDevicesRepository(options.db);
     this.signals = new LiveSignals(options.db, options.log);
     this.tokens = new PublishTokens(options.secret);
+    this.frames = new FrameRelay({
+      db: options.db,
+      blobs: options.blobs,
+      sessions: this.sessions,
+      log: options.log,
+      maxFrameBytes: options.config.maxFrameBytes,
+      checkIntervalMs: Math.max(500, options.config.sweepIntervalMs),
+      metrics: options.metrics,
+    });
     if (options.metrics) {
       const signals = this.signals;
       const registers = [options.metrics];
@@ -116,6 +143,7 @@ export class LiveService {
   async start(): Promise<void> {
     this.stopped = false;
     await this.signals.start();
+    await this.frames.start();
     this.sweepTimer = setInterval(() => this.sweepInBackground(), this.config.sweepIntervalMs);
     this.sweepTimer.unref();
   }
@@ -124,6 +152,7 @@ export class LiveService {
     this.stopped = true;
     clearInterval(this.sweepTimer);
     clearTimeout(this.releaseTimer);
+    await this.frames.stop();
     await this.signals.stop();
     await this.sweeping;
     await this.releasing;
@@ -143,6 +172,9 @@ export class LiveService {
       if (existing) return existing;
       const online = await this.devices.isOnline(tx, ownerId, boxId, this.config.deviceOnlineSeconds);
       const initial = initialTransition(online);
+      // A first choice, so that a session waiting for its device already says which relay it will likely use;
+      // made again with what the device reported by the time START_STREAM is queued.
+      const relayProtocol = options.relayProtocol ?? (await this.relayForDevice(tx, ownerId, boxId));
       const id = randomUUID();
       const salt = this.tokens.newSalt();
       const inserted = await this.sessions.insert(tx, {
@@ -150,7 +182,8 @@ export class LiveService {
         ownerId,
         boxId,
         status: initial.state,
-        relayProtocol: 'hls',
+        relayProtocol,
+        relayProtocolExplicit: options.relayProtocol !== undefined,
         qualityProfile: options.qualityProfile,
         recordingMode: options.recordingMode,
         clipHandoffEnabled: options.recordingMode === CLIP_RECORDING_MODE && this.clipHandoffAvailable,
@@ -247,11 +280,15 @@ export class LiveService {
   commandForDevice(command: CommandRecord, origin: string) {
     let payload: Record<string, unknown> = command.payload;
     if (command.commandType === 'START_STREAM') {
+      const stored = command.payload as Omit<LiveStartStreamPayload, 'publisherUrl' | 'publishToken' | 'playbackUrl'>;
+      // The relay is fixed in the command when it is queued; a fallback queues a new command.
+      const relay = isLiveRelayProtocol(stored.relayProtocol) ? stored.relayProtocol : 'hls';
       const start: LiveStartStreamPayload = {
-        ...(command.payload as Omit<LiveStartStreamPayload, 'publisherUrl' | 'publishToken' | 'playbackUrl'>),
-        publisherUrl: this.publisherUrl(origin, command.sessionId),
+        ...stored,
+        relayProtocol: relay,
+        publisherUrl: this.publisherUrl(origin, command.sessionId, relay),
         publishToken: this.tokens.tokenFor(command.sessionId, command.publishSalt),
-        playbackUrl: this.playbackUrl(origin, command.sessionId),
+        playbackUrl: this.playbackUrl(origin, command.sessionId, relay),
       };
       payload = { ...start };
     }
@@ -278,10 +315,17 @@ export class LiveService {
       if (command.ackedAt) return { commandId: command.id, alreadyAcknowledged: true, sessionStatus: session?.status ?? null };
       await this.commands.acknowledge(tx, command.id, status, payload ?? null);
       if (session && command.commandType === 'START_STREAM') {
-        const event: SessionEvent =
+        let event: SessionEvent =
           status.toLowerCase() === 'accepted'
             ? { type: 'START_ACCEPTED' }
             : { type: 'START_REFUSED', errorCode: textOf(payload?.errorCode) ?? `START_${status.toUpperCase()}`, errorMessage: textOf(payload?.reason) ?? textOf(payload?.errorMessage) ?? null };
+        if (event.type === 'START_REFUSED' && event.errorCode.toUpperCase() === UNSUPPORTED_RELAY_ERROR_CODE) {
+          // Without a relay named in the ack, the refusal is of the relay this command offered.
+          const refusal = { relayProtocol: command.payload.relayProtocol, ...payload };
+          const decided = await this.relayRefusal(tx, session, refusal, event);
+          if (decided === null) return { commandId: command.id, alreadyAcknowledged: false, sessionStatus: session.status };
+          event = decided;
+        }
         release = await this.runTransition(tx, session, event);
       }
       const after = session ? await this.sessions.findForOwner(ownerId, session.id, tx) : undefined;
@@ -303,9 +347,10 @@ export class LiveService {
       const current = await this.sessions.currentForBox(ownerId, boxId);
       return { sessionId: current?.id ?? null, sessionStatus: current?.status ?? null, applied: false };
     }
+    // The existing entrance observer names its error text `message`.
     const event: SessionEvent =
       body.eventType === 'STREAM_FAILED'
-        ? { type: 'STREAM_FAILED', errorCode: textOf(payload.errorCode) ?? 'STREAM_FAILED', errorMessage: textOf(payload.errorMessage) ?? null }
+        ? { type: 'STREAM_FAILED', errorCode: textOf(payload.errorCode) ?? 'STREAM_FAILED', errorMessage: textOf(payload.errorMessage) ?? textOf(payload.message) ?? null }
         : { type: body.eventType };
     let release = false;
     const outcome = await this.options.db.transaction(async (tx): Promise<EventOutcome> => {
@@ -314,9 +359,12 @@ export class LiveService {
         throw new HttpError(404, sessionId ? `no live session "${sessionId}" for box "${boxId}"` : `box "${boxId}" has no live session`);
       }
       const before = session.status;
-      release = await this.runTransition(tx, session, event);
+      const applied = event.type === 'STREAM_FAILED' && event.errorCode.toUpperCase() === UNSUPPORTED_RELAY_ERROR_CODE ? await this.relayRefusal(tx, session, payload, event) : event;
+      // A refusal of a relay the session no longer uses (it already moved on) changes nothing.
+      if (applied === null) return { sessionId: session.id, sessionStatus: session.status, applied: false };
+      release = await this.runTransition(tx, session, applied);
       const after = (await this.sessions.findForOwner(ownerId, session.id, tx))!;
-      return { sessionId: session.id, sessionStatus: after.status, applied: after.status !== before || after.lastErrorCode !== session.lastErrorCode };
+      return { sessionId: session.id, sessionStatus: after.status, applied: after.status !== before || after.lastErrorCode !== session.lastErrorCode || applied.type === 'RELAY_REFUSED' };
     });
     if (release) this.releaseSoon();
     return outcome;
@@ -425,19 +473,56 @@ export class LiveService {
     await this.sessions.removeSegments(sessionId, names);
   }
 
+  // ---- publisher (http-jpeg-push) ----
+
+  /** Takes one JPEG frame (already checked to be one) for an http-jpeg-push session. The first one makes it ACTIVE. */
+  async publishFrame(session: SessionRecord, bytes: Buffer): Promise<LiveFrameAccepted> {
+    const recorded = await this.frames.publish(session.id, bytes);
+    if (!recorded) throw new HttpError(410, 'live session is over; publishing is closed');
+    // Watchable now, whether or not the device's STREAM_ACTIVE has arrived yet.
+    if (recorded.status === 'REQUESTED' || recorded.status === 'STARTING') await this.applyToOwnedSession(session.ownerId, session.id, { type: 'FRAME_PUBLISHED' });
+    return { ok: true, sessionId: session.id, frameSequence: recorded.sequence, frameTimestamp: recorded.receivedAt.toISOString(), bytes: bytes.length };
+  }
+
+  // ---- relay choice ----
+
+  private async relayForDevice(tx: Queryable, ownerId: number, boxId: string): Promise<LiveRelayProtocol> {
+    const device = await this.devices.find(ownerId, boxId, tx);
+    return chooseRelay(device && { diagnostics: device.diagnostics, refusedRelays: device.refusedRelays }, this.config.defaultRelayProtocol);
+  }
+
+  /**
+   * The device says it cannot publish with a relay. Remembered for the device; and when the gateway chose the
+   * relay (not the browser), the session is still starting and another relay is left, START_STREAM is offered
+   * again with that one instead of failing the session. Otherwise the refusal stands as `failure`; null when the
+   * refused relay is not the session's any more (a late report about an earlier offer).
+   */
+  private async relayRefusal(tx: Queryable, session: SessionRecord, payload: Record<string, unknown> | null | undefined, failure: SessionEvent): Promise<SessionEvent | null> {
+    const refused = isLiveRelayProtocol(payload?.relayProtocol) ? payload.relayProtocol : session.relayProtocol;
+    await this.devices.recordRelayRefusal(tx, session.ownerId, session.boxId, refused);
+    if (refused !== session.relayProtocol) return null;
+    if (session.relayProtocolExplicit || (session.status !== 'REQUESTED' && session.status !== 'STARTING')) return failure;
+    const device = await this.devices.find(session.ownerId, session.boxId, tx);
+    const next = rankRelays(device && { diagnostics: device.diagnostics, refusedRelays: device.refusedRelays }, this.config.defaultRelayProtocol)[0];
+    if (!next || next === refused) return failure;
+    this.log.info({ sessionId: session.id, boxId: session.boxId, refused, next }, 'live: device cannot publish with this relay; offering another');
+    return { type: 'RELAY_REFUSED' };
+  }
+
   // ---- URLs ----
 
-  publisherUrl(origin: string, sessionId: string): string {
-    return `${origin}${PUBLISH_PATH}/${sessionId}/${MAIN_PLAYLIST}`;
+  /** Where the device publishes: the HLS playlist it PUTs (segments go next to it), or the frame endpoint it POSTs to. */
+  publisherUrl(origin: string, sessionId: string, relay: LiveRelayProtocol = 'hls'): string {
+    return `${origin}${PUBLISH_PATH}/${sessionId}/${relay === 'http-jpeg-push' ? FRAME_FILE : MAIN_PLAYLIST}`;
   }
 
   /**
    * A signed playlist URL. The expiry is rounded up to the minute so repeated reads within a minute return the
    * same URL (a player is not restarted for nothing); every read or keep-alive hands out one valid for the full TTL.
    */
-  playbackUrl(origin: string, sessionId: string, now = Date.now()): string {
+  playbackUrl(origin: string, sessionId: string, relay: LiveRelayProtocol = 'hls', now = Date.now()): string {
     const expires = Math.ceil((now + this.config.playbackUrlTtlSeconds * 1000) / 60_000) * 60_000;
-    return `${origin}${this.options.media.url('live', sessionId, MAIN_PLAYLIST, new Date(expires))}`;
+    return `${origin}${this.options.media.url('live', sessionId, relay === 'http-jpeg-push' ? MJPEG_FILE : MAIN_PLAYLIST, new Date(expires))}`;
   }
 
   // ---- clip hand-off ----
@@ -547,9 +632,15 @@ export class LiveService {
     for (const effect of effects) {
       switch (effect.type) {
         case 'QUEUE_START_STREAM': {
+          // Chosen now, with the device's latest status and refusals, unless the browser asked for one.
+          const relayProtocol = session.relayProtocolExplicit ? session.relayProtocol : await this.relayForDevice(tx, session.ownerId, session.boxId);
+          if (relayProtocol !== session.relayProtocol) {
+            await this.sessions.setRelayProtocol(tx, session.id, relayProtocol);
+            publish = true;
+          }
           const payload: Omit<LiveStartStreamPayload, 'publisherUrl' | 'publishToken' | 'playbackUrl'> = {
             sessionId: session.id,
-            relayProtocol: 'hls',
+            relayProtocol,
             qualityProfile: session.qualityProfile,
             recordingMode: session.recordingMode,
             clipHandoffEnabled: session.clipHandoffEnabled,

@@ -19,13 +19,15 @@ declare module 'fastify' {
   }
 }
 
-/** The publish token from `Authorization: Bearer` (ffmpeg's -headers) or `X-Publish-Token`. */
-function publishToken(request: FastifyRequest): string | undefined {
-  const authorization = request.headers.authorization;
-  const bearer = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1] : undefined;
-  if (bearer) return bearer;
+/**
+ * The publish token from `X-Publish-Token` or else `Authorization: Bearer` (ffmpeg's -headers). The header wins:
+ * the existing entrance observer sends its API token as the bearer and the publish token in `X-Publish-Token`.
+ */
+export function publishToken(request: FastifyRequest): string | undefined {
   const header = request.headers['x-publish-token'];
-  return typeof header === 'string' && header !== '' ? header : undefined;
+  if (typeof header === 'string' && header !== '') return header;
+  const authorization = request.headers.authorization;
+  return authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1] : undefined;
 }
 
 /**
@@ -44,9 +46,16 @@ export async function livePublishRoutes(app: FastifyInstance, { ctx }: { ctx: Ap
     if (!publishedFileKind(file)) {
       throw new HttpError(400, `file "${file}" is not accepted: publish *.m3u8 playlists and *.ts / *.m4s / init.mp4 segments`);
     }
-    request.liveSession = await ctx.live.authorizePublisher(sessionId, publishToken(request));
+    const session = await ctx.live.authorizePublisher(sessionId, publishToken(request));
+    if (session.relayProtocol !== 'hls') throw new HttpError(409, `live session uses the ${session.relayProtocol} relay: POST JPEG frames to its publisherUrl`);
+    request.liveSession = session;
   };
-  const schema = { summary: 'HLS publisher upload (ffmpeg -method PUT)', tags: ['live publish'], params: Params, response: { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse, 410: ErrorResponse, 413: ErrorResponse } };
+  const schema = {
+    summary: 'HLS publisher upload (ffmpeg -method PUT)',
+    tags: ['live publish'],
+    params: Params,
+    response: { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse, 410: ErrorResponse, 413: ErrorResponse },
+  };
 
   app.put<{ Params: PublishParams }>(`${PUBLISH_PATH}/:sessionId/:file`, { onRequest: authorize, bodyLimit: maxBytes, schema }, async (request, reply) => {
     const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);

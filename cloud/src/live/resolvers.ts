@@ -1,5 +1,6 @@
-import type { LiveSessionStatus } from '@hivegate/shared';
+import { isLiveRelayProtocol, LIVE_RELAY_PROTOCOLS, type LiveRelayProtocol, type LiveSessionStatus } from '@hivegate/shared';
 import { clientError, requireUser, type GraphQLContext, type Resolvers } from '../graphql/context.ts';
+import { JPEG_CONTENT_TYPE, MJPEG_CONTENT_TYPE } from './jpeg.ts';
 import { isEnded } from './session-machine.ts';
 import type { SessionRecord } from './sessions-repository.ts';
 
@@ -12,6 +13,12 @@ function origin(ctx: GraphQLContext): string {
   return ctx.services.config.publicUrl ?? `${ctx.request.protocol}://${ctx.request.host}`;
 }
 
+function optionalRelay(value: string | null | undefined): LiveRelayProtocol | undefined {
+  if (value === null || value === undefined || value === '') return undefined;
+  if (!isLiveRelayProtocol(value)) throw clientError(`relayProtocol must be one of ${LIVE_RELAY_PROTOCOLS.map((p) => `"${p}"`).join(', ')}`);
+  return value;
+}
+
 function optionalToken(value: string | null | undefined, field: string, fallback: string): string {
   if (value === null || value === undefined || value === '') return fallback;
   if (!PROFILE.test(value)) throw clientError(`${field} must be 1 to 32 letters, digits, "_" or "-"`);
@@ -19,16 +26,18 @@ function optionalToken(value: string | null | undefined, field: string, fallback
 }
 
 /**
- * The session as the web app selects it. The playback URL is re-signed on every read; it appears once the
- * publisher's first playlist arrived (players fail on a missing playlist) and disappears when the session ends.
- * The publish token never goes to a browser: only the device gets it, in START_STREAM.
+ * The session as the web app selects it. The playback URL is re-signed on every read and disappears when the
+ * session ends. An HLS one appears once the publisher's first playlist arrived (players fail on a missing
+ * playlist); an MJPEG one right away (the stream simply waits for the first frame, and shows it the moment it
+ * comes). The publish token never goes to a browser: only the device gets it, in START_STREAM.
  */
 export function sessionView(ctx: GraphQLContext, s: SessionRecord) {
   const live = ctx.services.live;
   const over = isEnded(s.status);
   const base = origin(ctx);
-  const playbackUrl = !over && s.firstPlaylistAt ? live.playbackUrl(base, s.id) : null;
-  const publisherUrl = over ? null : live.publisherUrl(base, s.id);
+  const jpeg = s.relayProtocol === 'http-jpeg-push';
+  const playbackUrl = !over && (jpeg || s.firstPlaylistAt) ? live.playbackUrl(base, s.id, s.relayProtocol) : null;
+  const publisherUrl = over ? null : live.publisherUrl(base, s.id, s.relayProtocol);
   return {
     id: s.id,
     boxId: s.boxId,
@@ -54,8 +63,8 @@ export function sessionView(ctx: GraphQLContext, s: SessionRecord) {
       publishToken: null,
       signalingToken: null,
       playbackUrl,
-      frameContentType: null,
-      playbackContentType: HLS_CONTENT_TYPE,
+      frameContentType: jpeg ? JPEG_CONTENT_TYPE : null,
+      playbackContentType: jpeg ? MJPEG_CONTENT_TYPE : HLS_CONTENT_TYPE,
     },
   };
 }
@@ -79,7 +88,11 @@ export const liveResolvers: Resolvers = {
     },
   },
   Mutation: {
-    startEntranceLiveStream: async (_root: unknown, args: { boxId: string; qualityProfile?: string | null; recordingMode?: string | null }, ctx: GraphQLContext) => {
+    startEntranceLiveStream: async (
+      _root: unknown,
+      args: { boxId: string; qualityProfile?: string | null; recordingMode?: string | null; relayProtocol?: string | null },
+      ctx: GraphQLContext,
+    ) => {
       const user = requireUser(ctx, 'control');
       const boxId = String(args.boxId);
       if (boxId === '' || boxId.length > 128) throw clientError('boxId must be 1 to 128 characters');
@@ -87,6 +100,7 @@ export const liveResolvers: Resolvers = {
       const session = await ctx.services.live.startSession(user.userId, boxId, {
         qualityProfile: optionalToken(args.qualityProfile, 'qualityProfile', DEFAULT_QUALITY_PROFILE),
         recordingMode: optionalToken(args.recordingMode, 'recordingMode', DEFAULT_RECORDING_MODE),
+        relayProtocol: optionalRelay(args.relayProtocol),
       });
       return sessionView(ctx, session);
     },

@@ -31,6 +31,13 @@ export type SessionEvent =
   | { type: 'STREAM_ACTIVE' }
   /** The publisher's first playlist with a segment arrived: the stream is playable even if STREAM_ACTIVE is late. */
   | { type: 'PLAYLIST_PUBLISHED' }
+  /** A JPEG frame arrived (http-jpeg-push relay): as PLAYLIST_PUBLISHED, the stream is watchable. */
+  | { type: 'FRAME_PUBLISHED' }
+  /**
+   * The device cannot publish with the session's relay but the gateway has another one for it: START_STREAM is
+   * offered again (the service re-chooses the relay when it queues it). Otherwise the service reports STREAM_FAILED.
+   */
+  | { type: 'RELAY_REFUSED' }
   | { type: 'STREAM_FAILED'; errorCode: string; errorMessage: string | null }
   | { type: 'STREAM_STOPPED' }
   /** The browser asked to keep the session alive. */
@@ -51,6 +58,8 @@ export const SESSION_EVENT_TYPES: readonly SessionEventType[] = [
   'STREAM_STARTING',
   'STREAM_ACTIVE',
   'PLAYLIST_PUBLISHED',
+  'FRAME_PUBLISHED',
+  'RELAY_REFUSED',
   'STREAM_FAILED',
   'STREAM_STOPPED',
   'KEEPALIVE',
@@ -151,7 +160,12 @@ export function transition(state: LiveSessionStatus, event: SessionEvent, facts:
           return state === 'REQUESTED' ? moved(state, 'STARTING') : unchanged(state);
         case 'STREAM_ACTIVE':
         case 'PLAYLIST_PUBLISHED':
+        case 'FRAME_PUBLISHED':
           return state === 'ACTIVE' ? unchanged(state) : moved(state, 'ACTIVE');
+        case 'RELAY_REFUSED':
+          // A device publishing already has a relay that works; a late refusal changes nothing.
+          if (state === 'ACTIVE') return ignored(state, event);
+          return state === 'REQUESTED' ? unchanged(state, cancelStart, { type: 'QUEUE_START_STREAM' }, publish) : moved(state, 'REQUESTED', cancelStart, { type: 'QUEUE_START_STREAM' });
         case 'STREAM_FAILED':
           return moved(state, 'FAILED', errorOf(event), cancelStart, release);
         case 'STREAM_STOPPED':
@@ -176,11 +190,13 @@ export function transition(state: LiveSessionStatus, event: SessionEvent, facts:
         case 'STREAM_STARTING':
         case 'STREAM_ACTIVE':
         case 'PLAYLIST_PUBLISHED':
+        case 'FRAME_PUBLISHED':
         case 'KEEPALIVE':
         case 'STOP_REQUESTED':
           // Late or repeated: STOP_STREAM is already on its way.
           return unchanged(state);
         case 'START_REFUSED':
+        case 'RELAY_REFUSED':
         case 'STREAM_STOPPED':
         case 'STOP_GRACE_ELAPSED':
           return moved(state, 'STOPPED', release);

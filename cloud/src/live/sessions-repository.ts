@@ -1,4 +1,4 @@
-import type { LiveSessionStatus } from '@hivegate/shared';
+import type { LiveRelayProtocol, LiveSessionStatus } from '@hivegate/shared';
 import type { Queryable } from '../db/database.ts';
 
 export interface SessionRecord {
@@ -6,7 +6,9 @@ export interface SessionRecord {
   ownerId: number;
   boxId: string;
   status: LiveSessionStatus;
-  relayProtocol: string;
+  relayProtocol: LiveRelayProtocol;
+  /** The browser asked for this relay; otherwise the gateway chooses (and may change) it for the device. */
+  relayProtocolExplicit: boolean;
   qualityProfile: string;
   recordingMode: string;
   clipHandoffEnabled: boolean;
@@ -23,6 +25,10 @@ export interface SessionRecord {
   stoppingAt: Date | null;
   endedAt: Date | null;
   firstPlaylistAt: Date | null;
+  /** JPEG frames accepted so far (http-jpeg-push); the latest is live/{id}/latest.jpg. */
+  frameSequence: number;
+  firstFrameAt: Date | null;
+  lastFrameAt: Date | null;
   segments: string[];
   mediaReleasedAt: Date | null;
   /** From the device's presence record. */
@@ -31,12 +37,13 @@ export interface SessionRecord {
   startDelivered: boolean;
 }
 
-const COLUMNS = `s.id, s.owner_id AS "ownerId", s.box_id AS "boxId", s.status, s.relay_protocol AS "relayProtocol",
+const COLUMNS = `s.id, s.owner_id AS "ownerId", s.box_id AS "boxId", s.status, s.relay_protocol AS "relayProtocol", s.relay_protocol_explicit AS "relayProtocolExplicit",
   s.quality_profile AS "qualityProfile", s.recording_mode AS "recordingMode", s.clip_handoff_enabled AS "clipHandoffEnabled",
   s.handoff_stream_id AS "handoffStreamId", s.publish_salt AS "publishSalt", s.publish_token_hash AS "publishTokenHash",
   s.keepalive_deadline AS "keepaliveDeadline", s.last_keepalive_at AS "lastKeepaliveAt", s.last_error_code AS "lastErrorCode",
   s.last_error_message AS "lastErrorMessage", s.created_at AS "createdAt", s.updated_at AS "updatedAt", s.active_at AS "activeAt",
   s.stopping_at AS "stoppingAt", s.ended_at AS "endedAt", s.first_playlist_at AS "firstPlaylistAt", s.segments,
+  s.frame_sequence AS "frameSequence", s.first_frame_at AS "firstFrameAt", s.last_frame_at AS "lastFrameAt",
   s.media_released_at AS "mediaReleasedAt", d.last_seen_at AS "lastDeviceSeenAt",
   EXISTS (SELECT 1 FROM live_commands c WHERE c.session_id = s.id AND c.command_type = 'START_STREAM' AND c.delivered_at IS NOT NULL) AS "startDelivered"`;
 const FROM = `FROM live_sessions s LEFT JOIN live_devices d ON d.owner_id = s.owner_id AND d.box_id = s.box_id`;
@@ -52,7 +59,8 @@ export interface NewSession {
   ownerId: number;
   boxId: string;
   status: LiveSessionStatus;
-  relayProtocol: string;
+  relayProtocol: LiveRelayProtocol;
+  relayProtocolExplicit: boolean;
   qualityProfile: string;
   recordingMode: string;
   clipHandoffEnabled: boolean;
@@ -102,10 +110,10 @@ export class LiveSessionsRepository {
   async insert(db: Queryable, session: NewSession): Promise<boolean> {
     const { rowCount } = await db.query(
       `INSERT INTO live_sessions (id, owner_id, box_id, status, relay_protocol, quality_profile, recording_mode, clip_handoff_enabled,
-                                  publish_salt, publish_token_hash, keepalive_deadline)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now())
+                                  publish_salt, publish_token_hash, keepalive_deadline, relay_protocol_explicit)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now(), $11)
        ON CONFLICT (owner_id, box_id) WHERE status IN ${OPEN} DO NOTHING`,
-      [session.id, session.ownerId, session.boxId, session.status, session.relayProtocol, session.qualityProfile, session.recordingMode, session.clipHandoffEnabled, session.publishSalt, session.publishTokenHash],
+      [session.id, session.ownerId, session.boxId, session.status, session.relayProtocol, session.qualityProfile, session.recordingMode, session.clipHandoffEnabled, session.publishSalt, session.publishTokenHash, session.relayProtocolExplicit],
     );
     return rowCount === 1;
   }
@@ -215,5 +223,35 @@ export class LiveSessionsRepository {
       `UPDATE live_sessions SET playlist_position = $2, last_playlist_at = now(), first_playlist_at = COALESCE(first_playlist_at, now()) WHERE id = $1`,
       [id, position],
     );
+  }
+
+  /** The gateway's (re)choice of relay for a session the browser left it to; the caller holds the row lock. */
+  async setRelayProtocol(db: Queryable, id: string, relay: LiveRelayProtocol): Promise<void> {
+    await db.query(`UPDATE live_sessions SET relay_protocol = $2, updated_at = now() WHERE id = $1`, [id, relay]);
+  }
+
+  /**
+   * Counts an accepted JPEG frame unless the session ended meanwhile (then undefined: the caller deletes what it
+   * stored). No row lock: frames come several times a second and only the first one moves the session.
+   */
+  async recordFrame(id: string): Promise<{ sequence: number; receivedAt: Date; status: LiveSessionStatus } | undefined> {
+    const { rows } = await this.db.query<{ sequence: number; receivedAt: Date; status: LiveSessionStatus }>(
+      `UPDATE live_sessions SET frame_sequence = frame_sequence + 1, last_frame_at = now(), first_frame_at = COALESCE(first_frame_at, now())
+       WHERE id = $1 AND ended_at IS NULL
+       RETURNING frame_sequence AS "sequence", last_frame_at AS "receivedAt", status`,
+      [id],
+    );
+    return rows[0];
+  }
+
+  /** Frame position and state of sessions watched on this instance (one query for all of them). */
+  async frameStates(ids: string[]): Promise<{ id: string; frameSequence: number; lastFrameAt: Date | null; ended: boolean }[]> {
+    const valid = ids.filter(isUuid);
+    if (valid.length === 0) return [];
+    const { rows } = await this.db.query<{ id: string; frameSequence: number; lastFrameAt: Date | null; ended: boolean }>(
+      `SELECT id, frame_sequence AS "frameSequence", last_frame_at AS "lastFrameAt", ended_at IS NOT NULL AS ended FROM live_sessions WHERE id = ANY($1::uuid[])`,
+      [valid],
+    );
+    return rows;
   }
 }
