@@ -27,6 +27,7 @@ import { telemetryRoutes } from './telemetry/routes.ts';
 import { createBlobStore } from './storage/index.ts';
 import { MediaSigner } from './media/signed-paths.ts';
 import { mediaRoutes } from './media/routes.ts';
+import { webAppRoutes } from './web/routes.ts';
 
 const SPEC_VERSION = '1.0.0';
 const PARTITION_MAINTENANCE_MS = 6 * 3600_000;
@@ -123,6 +124,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await app.register(telemetryRoutes, { ctx });
     await app.register(mediaRoutes, { ctx });
     await app.register(graphqlPlugin, { ctx, resolvers: [accountResolvers, telemetryResolvers] });
+    // Its catch-all GET route only answers paths no capability route matches (find-my-way prefers those).
+    await app.register(webAppRoutes, { publicUrl: config.publicUrl });
   } catch (err) {
     await closeServices();
     await opened.close();
