@@ -7,7 +7,7 @@ import { buildTestApp, type TestApp } from '../helper.ts';
 
 /** Debian's Chromium (apt-get install -y chromium); Playwright's own browser download does not work offline. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 export const SCREENSHOT_DIR = fileURLToPath(new URL('../../../test-results/screenshots/', import.meta.url));
 export const DESKTOP = { width: 1280, height: 860 };
@@ -50,19 +50,21 @@ export interface PageProblems {
   list: string[];
 }
 
-/** A fresh browser context (no cookies) and page that records everything that went wrong in it. */
-export async function openPage(env: WebTestEnvironment, viewport = DESKTOP): Promise<{ context: BrowserContext; page: Page; problems: PageProblems }> {
-  const context = await env.browser.newContext({ viewport, baseURL: env.url, locale: 'en-GB', timezoneId: 'UTC' });
-  const page = await context.newPage();
+/**
+ * Records what goes wrong in a page: console errors, uncaught exceptions, content-security-policy violations, and
+ * 400 answers from /graphql other than "this server has no such field" (a feature not deployed, which the app
+ * hides). `allowed` lists console messages a test expects.
+ */
+export function recordProblems(page: Page, allowed: RegExp[] = []): PageProblems {
   const problems: PageProblems = { list: [] };
   page.on('console', (message) => {
+    const text = message.text();
     // Chromium logs every 4xx answer; the GraphQL ones are judged by their bodies below.
-    if (message.type() === 'error' && !/^Failed to load resource: the server responded with a status of 400/.test(message.text())) {
-      problems.list.push(`console: ${message.text()}`);
+    if (message.type() === 'error' && !/^Failed to load resource: the server responded with a status of 400/.test(text) && !allowed.some((a) => a.test(text))) {
+      problems.list.push(`console: ${text}`);
     }
   });
-  // A 400 from /graphql is fine only when it says a field or type is not on this server (a feature not deployed,
-  // which the app hides); anything else the app sent is a bug.
+  page.on('pageerror', (error) => problems.list.push(`uncaught: ${error.message}`));
   page.on('response', async (response) => {
     if (response.status() !== 400) return;
     const url = new URL(response.url());
@@ -71,11 +73,17 @@ export async function openPage(env: WebTestEnvironment, viewport = DESKTOP): Pro
     const onlyMissing = url.pathname === '/graphql' && errors.length > 0 && errors.every((e) => /Cannot query field|Unknown type/.test(e.message));
     if (!onlyMissing) problems.list.push(`400 from ${url.pathname}: ${JSON.stringify(body)}`);
   });
-  page.on('pageerror', (error) => problems.list.push(`uncaught: ${error.message}`));
-  await page.addInitScript(() => {
+  void page.addInitScript(() => {
     document.addEventListener('securitypolicyviolation', (event) => console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}`));
   });
-  return { context, page, problems };
+  return problems;
+}
+
+/** A fresh browser context (no cookies) and page that records everything that went wrong in it. */
+export async function openPage(env: WebTestEnvironment, viewport = DESKTOP): Promise<{ context: BrowserContext; page: Page; problems: PageProblems }> {
+  const context = await env.browser.newContext({ viewport, baseURL: env.url, locale: 'en-GB', timezoneId: 'UTC' });
+  const page = await context.newPage();
+  return { context, page, problems: recordProblems(page) };
 }
 
 export async function screenshot(page: Page, name: string): Promise<string> {
