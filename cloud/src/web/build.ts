@@ -17,14 +17,18 @@ const NOT_SOURCES = new Set(['dist', 'node_modules']);
 const LOCK_STALE_MS = 5 * 60_000;
 const COMPRESSIBLE = /\.(js|css|html|svg|json|txt|webmanifest)$/;
 
-function newestMtime(entry: string): number {
+/**
+ * The newest mtime under `entry`. Directory mtimes count (a deleted source changes its folder's), except the top
+ * one's: swapping in a new build renames entries right there.
+ */
+function newestMtime(entry: string, top = true): number {
   const stat = statSync(entry, { throwIfNoEntry: false });
   if (!stat) return 0;
   if (!stat.isDirectory()) return stat.mtimeMs;
-  let newest = stat.mtimeMs;
+  let newest = top ? 0 : stat.mtimeMs;
   for (const name of readdirSync(entry)) {
     if (NOT_SOURCES.has(name) || name.startsWith('.')) continue;
-    newest = Math.max(newest, newestMtime(path.join(entry, name)));
+    newest = Math.max(newest, newestMtime(path.join(entry, name), false));
   }
   return newest;
 }
@@ -36,7 +40,7 @@ function newestMtime(entry: string): number {
 export function isWebBuildStale(root = WEB_ROOT, dist = path.join(root, 'dist'), extraInputs: string[] = [THIS_FILE, CLOUD_PACKAGE, SHARED_AUTH]): boolean {
   const stamp = statSync(path.join(dist, BUILD_STAMP), { throwIfNoEntry: false });
   if (!stamp || !existsSync(path.join(dist, 'index.html'))) return true;
-  const newestInput = Math.max(newestMtime(root), ...extraInputs.map(newestMtime));
+  const newestInput = Math.max(newestMtime(root), ...extraInputs.map((input) => newestMtime(input)));
   return newestInput > stamp.mtimeMs;
 }
 
@@ -54,6 +58,18 @@ function precompress(dir: string): void {
     writeFileSync(`${file}.br`, brotliCompressSync(content, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_SIZE_HINT]: content.length } }));
     writeFileSync(`${file}.gz`, gzipSync(content, { level: 9 }));
   }
+}
+
+/** What the build and the development server agree on (no config file: this is the one place). */
+export function sharedViteConfig(root: string) {
+  return {
+    root,
+    configFile: false as const,
+    envDir: false as const,
+    base: '/',
+    publicDir: path.join(root, 'public'),
+    oxc: { jsx: { runtime: 'automatic' as const, importSource: 'preact' } },
+  };
 }
 
 export interface WebBuildOptions {
@@ -76,13 +92,8 @@ export async function buildWebApp(options: WebBuildOptions = {}): Promise<string
   rmSync(scratch, { recursive: true, force: true });
   try {
     await build({
-      root,
-      configFile: false,
-      envDir: false,
+      ...sharedViteConfig(root),
       logLevel: options.logLevel ?? 'warn',
-      base: '/',
-      publicDir: path.join(root, 'public'),
-      oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
       build: {
         outDir: scratch,
         emptyOutDir: true,
@@ -91,8 +102,8 @@ export async function buildWebApp(options: WebBuildOptions = {}): Promise<string
         assetsInlineLimit: 0,
         sourcemap: true,
         reportCompressedSize: false,
-        // hls.js is one lazily loaded chunk of about 500 kB; everything else is small.
-        chunkSizeWarningLimit: 700,
+        // hls.js (light build) is one lazily loaded chunk of about 360 kB; everything else is small.
+        chunkSizeWarningLimit: 500,
       },
     });
     precompress(scratch);

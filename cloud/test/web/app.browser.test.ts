@@ -332,9 +332,17 @@ describe('web app in Chromium', () => {
       await page.getByLabel('Password').fill(PASSWORD);
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.getByRole('heading', { level: 1, name: 'Apiary' }).waitFor();
+      // A second tab of the same browser stays open on the apiary while the first one signs out.
+      const other = await context.newPage();
+      await other.goto('/');
+      await other.getByRole('heading', { level: 1, name: 'Apiary' }).waitFor();
       await page.getByRole('button', { name: /Sign out/ }).click();
       await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
       expect((await context.cookies()).find((c) => c.name === 'service_session')).toBeUndefined();
+      // The other tab learns it on its next request (UNAUTHENTICATED) and asks to sign in, keeping where it was.
+      await other.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Profile' }).click();
+      await other.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+      expect(new URL(other.url()).search).toBe(`?next=${encodeURIComponent('/profile')}`);
       await page.goto('/profile');
       await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
       expect(new URL(page.url()).search).toBe(`?next=${encodeURIComponent('/profile')}`);

@@ -55,12 +55,11 @@ async function openEntrance(viewport = DESKTOP, options: { clock?: boolean; allo
 }
 
 /** The video element's playback position, once it has moved past `seconds`. */
-async function waitForPlayback(page: Page, video: ReturnType<Page['locator']>, seconds: number) {
+async function waitForPlayback(video: ReturnType<Page['locator']>, seconds: number) {
   await expect
-    .poll(() => video.evaluate((element: HTMLVideoElement) => element.currentTime), { timeout: 20_000, intervals: [250] })
+    .poll(() => video.evaluate((element: HTMLVideoElement) => element.currentTime), { timeout: 20_000, interval: 250 })
     .toBeGreaterThan(seconds);
   expect(await video.evaluate((element: HTMLVideoElement) => element.videoWidth)).toBe(320);
-  void page;
 }
 
 function callsOf(name: string) {
@@ -134,7 +133,7 @@ describe('entrance page media (scripted gateway)', () => {
 
       await clips.getByRole('button', { name: /^Play Clip from/ }).click();
       const video = page.locator('.clip-player video');
-      await waitForPlayback(page, video, 1);
+      await waitForPlayback(video, 1);
       expect(await clips.getByRole('button', { name: /^Playing/ }).getAttribute('aria-pressed')).toBe('true');
 
       // Upload: the server receives a GraphQL multipart request and lists the clip as processing.
@@ -194,7 +193,7 @@ describe('entrance page media (scripted gateway)', () => {
       copyFileSync(path.join(mediaDir, 'live-playlist.m3u8'), playlist);
       const video = page.locator('.live-card video');
       await video.waitFor({ timeout: 10_000 });
-      await waitForPlayback(page, video, 0.5);
+      await waitForPlayback(video, 0.5);
       expect(await video.getAttribute('aria-label')).toBe(`Live video of box ${state.boxId}`);
       await screenshot(page, 'entrance-live-desktop');
 

@@ -29,7 +29,7 @@ export function HlsPlayer({ src, live = false, label, poster, autoPlay = false }
     const start = () => {
       if (autoPlay) element.play().catch(() => undefined);
     };
-    import('hls.js')
+    import('hls.js/light')
       .then(({ default: Hls }) => {
         if (destroyed) return;
         if (Hls.isSupported()) {
