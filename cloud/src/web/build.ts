@@ -80,10 +80,16 @@ export interface WebBuildOptions {
 
 /**
  * Bundles the app with Vite into a scratch directory and swaps it into place, so a running server never serves a
- * half-written build. Vite is loaded only here: serving a finished build does not need it.
+ * half-written build; one build at a time (a lock directory), as tests and the bundle script may build at once.
+ * Vite is loaded only here: serving a finished build does not need it.
  */
 export async function buildWebApp(options: WebBuildOptions = {}): Promise<string> {
   const root = options.root ?? WEB_ROOT;
+  return withBuildLock(root, () => buildUnlocked({ ...options, root }));
+}
+
+async function buildUnlocked(options: WebBuildOptions & { root: string }): Promise<string> {
+  const { root } = options;
   const dist = options.dist ?? path.join(root, 'dist');
   // Dot-named siblings: not taken for sources by the staleness check.
   const sibling = (suffix: string) => path.join(path.dirname(dist), `.${path.basename(dist)}-${suffix}-${process.pid}`);
@@ -146,7 +152,7 @@ export async function ensureWebBuild(options: WebBuildOptions = {}): Promise<'bu
   if (!isWebBuildStale(root, dist)) return 'current';
   return withBuildLock(root, async () => {
     if (!isWebBuildStale(root, dist)) return 'current';
-    await buildWebApp({ ...options, root, dist });
+    await buildUnlocked({ ...options, root, dist });
     return 'built';
   });
 }
