@@ -172,21 +172,25 @@ describe('entrance page media (scripted gateway)', () => {
   }, 60_000);
 
   it('runs the live view: camera offline, player only once the playlist exists, failure message, stop', async () => {
-    state.live = null;
+    gateway.setLive(null);
     state.devices = { [state.boxId]: { online: false, lastSeenAt: new Date(Date.now() - 300_000).toISOString() } };
     const { context, page, problems } = await openEntrance(DESKTOP, { allowed: [/status of 404/] });
     try {
       const status = page.locator('.live-card [role="status"]');
       await status.getByText('No live stream is running.').waitFor();
+      const subscribedBefore = state.subscribed;
       await page.getByRole('button', { name: 'Start live view' }).click();
       await status.getByText('The entrance camera is offline.').waitFor();
       expect(await status.innerText()).toMatch(/starts as soon as the camera reconnects/);
       expect(callsOf('StartLive').at(-1)?.variables).toEqual({ boxId: state.boxId, qualityProfile: null, recordingMode: null });
+      // From here on the status is pushed over the subscription: no re-reads, and changes show at once.
+      await expect.poll(() => state.subscribed).toBe(subscribedBefore + 1);
+      const reads = callsOf('LiveSession').length;
 
       // ACTIVE, but the playlist is not there yet: no player.
       const playlist = path.join(mediaDir, 'live', 'index.m3u8');
-      state.live = { ...state.live!, status: 'ACTIVE', playbackUrl: gateway.mediaUrl('live/index.m3u8') };
-      await status.getByText('Live', { exact: true }).waitFor({ timeout: 10_000 });
+      gateway.setLive({ ...state.live!, status: 'ACTIVE', playbackUrl: gateway.mediaUrl('live/index.m3u8') });
+      await status.getByText('Live', { exact: true }).waitFor({ timeout: 3000 });
       await page.getByText('Waiting for the first video segment…').waitFor();
       await page.waitForTimeout(1500);
       expect(await page.locator('.live-card video').count()).toBe(0);
@@ -198,10 +202,11 @@ describe('entrance page media (scripted gateway)', () => {
       await screenshot(page, 'entrance-live-desktop');
 
       // A failure reported by the device shows the server's code and message, and Start is offered again.
-      state.live = { ...state.live!, status: 'FAILED', lastErrorCode: 'CAMERA_BUSY', lastErrorMessage: 'the camera is used by another program' };
-      await status.getByText('The live stream failed.').waitFor({ timeout: 10_000 });
+      gateway.setLive({ ...state.live!, status: 'FAILED', lastErrorCode: 'CAMERA_BUSY', lastErrorMessage: 'the camera is used by another program' });
+      await status.getByText('The live stream failed.').waitFor({ timeout: 3000 });
       expect(await status.innerText()).toContain('the camera is used by another program (CAMERA_BUSY)');
       expect(await page.locator('.live-card video').count()).toBe(0);
+      expect(callsOf('LiveSession').length).toBe(reads);
 
       await page.getByRole('button', { name: 'Start again' }).click();
       await status.getByText('The entrance camera is offline.').waitFor();
@@ -217,8 +222,9 @@ describe('entrance page media (scripted gateway)', () => {
     }
   });
 
-  it('keeps a running session alive every 30 s and re-reads it every 5 s, and stops both once it is over', async () => {
-    state.live = null;
+  it('without a subscription, re-reads a running session every 5 s; keeps it alive every 30 s; stops both once it is over', async () => {
+    gateway.setLive(null);
+    state.subscriptions = false;
     const { context, page } = await openEntrance(DESKTOP, { clock: true });
     try {
       await page.getByRole('button', { name: 'Start live view' }).click();
@@ -243,7 +249,8 @@ describe('entrance page media (scripted gateway)', () => {
       await page.waitForTimeout(300);
       expect([reads(), keepAlives()]).toEqual([readsAfter, keepAlivesAfter]);
     } finally {
-      state.live = null;
+      state.subscriptions = true;
+      gateway.setLive(null);
       await context.close();
     }
   });

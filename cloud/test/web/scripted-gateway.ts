@@ -2,11 +2,12 @@
  * A scripted stand-in for the video and live gateways' GraphQL operations, for browser tests of the entrance page's
  * states (camera offline, failure messages, processing clips…) that the real gateways reach only through devices.
  * It follows the operation shapes those gateways publish (the same documents the app sends are validated against
- * their real schema in web/src/api/operations.test.ts once it is on this branch). It serves the real built web app,
- * and real HLS media made with ffmpeg; only the GraphQL answers are scripted by the test.
+ * their real schema in web/src/api/operations.test.ts once it is on this branch). It runs on mercurius like the
+ * cloud (validation errors, subscriptions over graphql-transport-ws), serves the real built web app and real HLS
+ * media made with ffmpeg; only the answers are scripted by the test.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
-import { buildSchema, execute, parse, validate } from 'graphql';
+import mercurius, { type IResolvers } from 'mercurius';
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -44,6 +45,9 @@ const SDL = /* GraphQL */ `
     gateVideos(boxId: ID!, from: DateTime, to: DateTime, limit: Int): [GateVideo!]!
     entranceHeatmaps(boxIds: [ID]!, date: String, limit: Int): [EntranceHeatmap]
   }
+  type Subscription {
+    entranceLiveStreamSessionChanged(boxId: ID!): EntranceLiveStreamSession
+  }
   type Mutation {
     signOut: Boolean!
     startEntranceLiveStream(boxId: ID!, qualityProfile: String, recordingMode: String): EntranceLiveStreamSession
@@ -73,7 +77,12 @@ export interface ReceivedUpload {
 export interface ScriptedState {
   boxId: string;
   hiveId: string;
+  /** Change it with setLive, which also tells subscribers. */
   live: LiveSession | null;
+  /** Whether the subscription endpoint accepts connections (off: the app must fall back to re-reading). */
+  subscriptions: boolean;
+  /** Subscriptions made so far (each one is listening once counted). */
+  subscribed: number;
   /** Every GraphQL call by operation name, with its variables. */
   calls: { name: string; variables: Record<string, unknown> }[];
   videos: Record<string, unknown>[];
@@ -120,47 +129,74 @@ function parseMultipart(body: Buffer, contentType: string): Part[] {
 
 const CONTENT_TYPES: Record<string, string> = { '.m3u8': 'application/vnd.apple.mpegurl', '.ts': 'video/mp2t', '.png': 'image/png', '.jpg': 'image/jpeg', '.mp4': 'video/mp4' };
 
-export async function startScriptedGateway(mediaDir: string): Promise<{ url: string; state: ScriptedState; mediaUrl: (file: string) => string; close: () => Promise<void> }> {
-  const schema = buildSchema(SDL);
+export interface ScriptedGateway {
+  url: string;
+  state: ScriptedState;
+  mediaUrl: (file: string) => string;
+  /** Replaces the live session and pushes it to subscribers, as the live gateway does on every change. */
+  setLive: (session: LiveSession | null) => void;
+  close: () => Promise<void>;
+}
+
+export async function startScriptedGateway(mediaDir: string): Promise<ScriptedGateway> {
   let base = '';
-  const state: ScriptedState = { boxId: 'b1', hiveId: 'h1', live: null, calls: [], videos: [], heatmaps: [], uploads: [], devices: {} };
+  const state: ScriptedState = { boxId: 'b1', hiveId: 'h1', live: null, subscriptions: true, subscribed: 0, calls: [], videos: [], heatmaps: [], uploads: [], devices: {} };
   const now = () => new Date().toISOString();
   const today = () => ({ boxId: state.boxId, hiveId: state.hiveId, date: now().slice(0, 10), beesIn: 311, beesOut: 287, netFlow: 24, lastSampleAt: now() });
   const box = () => ({ id: state.boxId, hiveId: state.hiveId, firstSeenAt: now(), today: today(), device: state.devices[state.boxId] ?? null });
   let sessionCounter = 0;
+  const app: FastifyInstance = Fastify({ logger: false, bodyLimit: 50 * 1024 * 1024 });
+  const setLive = (session: LiveSession | null) => {
+    const boxId = session?.boxId ?? state.live?.boxId ?? state.boxId;
+    state.live = session;
+    void app.graphql.pubsub.publish({ topic: `live:${boxId}`, payload: { entranceLiveStreamSessionChanged: session } });
+  };
+  type Args<T> = (root: unknown, args: T) => unknown;
+  const field = <T>(fn: (args: T) => unknown): Args<T> => (_root, args) => fn(args);
 
-  const rootValue = {
-    me: () => ({ id: '1', login: 'scripted', createdAt: now() }),
-    hives: () => [{ id: state.hiveId, firstSeenAt: now(), lastReading: { time: now(), temperatureCelsius: 34.8, humidityPercent: 58, weightKg: 41.2 }, boxes: [box()] }],
-    boxes: () => [box()],
-    entranceTotals: ({ boxIds }: { boxIds?: string[] }) => (!boxIds || boxIds.includes(state.boxId) ? [today()] : []),
-    entranceLiveStreamSession: ({ boxId }: { boxId: string }) => (state.live && state.live.boxId === boxId ? state.live : null),
-    gateVideos: ({ boxId }: { boxId: string }) => state.videos.filter((v) => v.boxId === boxId),
-    entranceHeatmaps: ({ boxIds, date, limit }: { boxIds: string[]; date?: string | null; limit?: number | null }) =>
-      state.heatmaps.filter((h) => boxIds.map(String).includes(String(h.boxId)) && (!date || h.date === date)).slice(0, limit ?? 30),
-    signOut: () => true,
-    startEntranceLiveStream: ({ boxId }: { boxId: string }) => {
-      if (state.live && !['STOPPED', 'FAILED', 'EXPIRED'].includes(state.live.status)) return state.live;
-      state.live = { id: `s${++sessionCounter}`, boxId, status: state.devices[boxId]?.online ? 'REQUESTED' : 'DEVICE_OFFLINE', playbackUrl: null, expiresAt: now(), lastErrorCode: null, lastErrorMessage: null, qualityProfile: 'standard' };
-      return state.live;
+  const resolvers = {
+    Query: {
+      me: field(() => ({ id: '1', login: 'scripted', createdAt: now() })),
+      hives: field(() => [{ id: state.hiveId, firstSeenAt: now(), lastReading: { time: now(), temperatureCelsius: 34.8, humidityPercent: 58, weightKg: 41.2 }, boxes: [box()] }]),
+      boxes: field(() => [box()]),
+      entranceTotals: field(({ boxIds }: { boxIds?: string[] }) => (!boxIds || boxIds.includes(state.boxId) ? [today()] : [])),
+      entranceLiveStreamSession: field(({ boxId }: { boxId: string }) => (state.live && state.live.boxId === boxId ? state.live : null)),
+      gateVideos: field(({ boxId }: { boxId: string }) => state.videos.filter((v) => v.boxId === boxId)),
+      entranceHeatmaps: field(({ boxIds, date, limit }: { boxIds: string[]; date?: string | null; limit?: number | null }) =>
+        state.heatmaps.filter((h) => boxIds.map(String).includes(String(h.boxId)) && (!date || h.date === date)).slice(0, limit ?? 30),
+      ),
     },
-    keepEntranceLiveStreamAlive: ({ sessionId }: { sessionId: string }) => (state.live?.id === sessionId ? { ...state.live, lastKeepaliveAt: now() } : null),
-    stopEntranceLiveStream: ({ sessionId }: { sessionId: string }) => {
-      if (state.live?.id !== sessionId) return false;
-      state.live = null;
-      return true;
+    Mutation: {
+      signOut: field(() => true),
+      startEntranceLiveStream: field(({ boxId }: { boxId: string }) => {
+        if (state.live && !['STOPPED', 'FAILED', 'EXPIRED'].includes(state.live.status)) return state.live;
+        setLive({ id: `s${++sessionCounter}`, boxId, status: state.devices[boxId]?.online ? 'REQUESTED' : 'DEVICE_OFFLINE', playbackUrl: null, expiresAt: now(), lastErrorCode: null, lastErrorMessage: null, qualityProfile: 'standard' });
+        return state.live;
+      }),
+      keepEntranceLiveStreamAlive: field(({ sessionId }: { sessionId: string }) => (state.live?.id === sessionId ? { ...state.live, lastKeepaliveAt: now() } : null)),
+      stopEntranceLiveStream: field(({ sessionId }: { sessionId: string }) => {
+        if (state.live?.id !== sessionId) return false;
+        setLive(null);
+        return true;
+      }),
+      uploadGateVideo: field(() => true),
     },
-    uploadGateVideo: () => true,
+    Subscription: {
+      entranceLiveStreamSessionChanged: {
+        subscribe: async (_root: unknown, args: { boxId: string }, context: { pubsub: { subscribe: (topic: string) => Promise<unknown> } }) => {
+          const updates = await context.pubsub.subscribe(`live:${args.boxId}`);
+          state.subscribed++;
+          return updates;
+        },
+      },
+    },
   };
 
-  const app: FastifyInstance = Fastify({ logger: false, bodyLimit: 50 * 1024 * 1024 });
   installErrorHandling(app, () => undefined);
-  app.addContentTypeParser('multipart/form-data', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
-  app.post('/graphql', async (request, reply) => {
-    let payload: { query: string; operationName?: string; variables?: Record<string, unknown> };
-    const contentType = request.headers['content-type'] ?? '';
-    if (contentType.startsWith('multipart/form-data')) {
-      const parts = parseMultipart(request.body as Buffer, contentType);
+  // GraphQL multipart requests: checked and recorded here, then handed to GraphQL with the files in their variables.
+  app.addContentTypeParser('multipart/form-data', { parseAs: 'buffer' }, (request, body, done) => {
+    try {
+      const parts = parseMultipart(body as Buffer, request.headers['content-type'] ?? '');
       const operations = JSON.parse(parts.find((p) => p.name === 'operations')!.data.toString('utf8')) as ReceivedUpload['operations'];
       const map = JSON.parse(parts.find((p) => p.name === 'map')!.data.toString('utf8')) as Record<string, string[]>;
       const files = parts
@@ -170,19 +206,24 @@ export async function startScriptedGateway(mediaDir: string): Promise<{ url: str
       const upload = { operations: structuredClone(operations), map, files };
       state.uploads.push(upload);
       state.onUpload?.(upload);
-      for (const [field, targets] of Object.entries(map)) {
-        for (const target of targets) operations.variables[target.replace(/^variables\./, '')] = files.find((f) => f.field === field) ?? null;
+      for (const [name, targets] of Object.entries(map)) {
+        for (const target of targets) operations.variables[target.replace(/^variables\./, '')] = files.find((f) => f.field === name) ?? null;
       }
-      payload = operations;
-    } else {
-      payload = request.body as typeof payload;
+      done(null, operations);
+    } catch (err) {
+      done(err as Error);
     }
-    const document = parse(payload.query);
-    const errors = validate(schema, document);
-    if (errors.length > 0) return reply.status(400).send({ errors: errors.map((e) => ({ message: e.message })) });
-    state.calls.push({ name: payload.operationName ?? '', variables: payload.variables ?? {} });
-    const result = await execute({ schema, document, rootValue, variableValues: payload.variables, operationName: payload.operationName });
-    return result;
+  });
+  app.addHook('preHandler', async (request) => {
+    const body = request.body as { operationName?: string; variables?: Record<string, unknown> } | undefined;
+    if (request.url === '/graphql' && request.method === 'POST' && body) state.calls.push({ name: body.operationName ?? '', variables: body.variables ?? {} });
+  });
+  await app.register(mercurius, {
+    schema: SDL,
+    resolvers: resolvers as unknown as IResolvers,
+    path: '/graphql',
+    graphiql: false,
+    subscription: { onConnect: () => state.subscriptions },
   });
   app.get('/media/scripted/*', async (request, reply) => {
     const relative = (request.params as { '*': string })['*'];
@@ -196,5 +237,5 @@ export async function startScriptedGateway(mediaDir: string): Promise<{ url: str
   });
   await app.register(webAppRoutes, {});
   base = await app.listen({ port: 0, host: '127.0.0.1' });
-  return { url: base, state, mediaUrl: (file: string) => `${base}/media/scripted/${file}`, close: () => app.close() };
+  return { url: base, state, mediaUrl: (file: string) => `${base}/media/scripted/${file}`, setLive, close: () => app.close() };
 }
