@@ -32,6 +32,7 @@ import { liveDeviceRoutes } from './live/device-routes.ts';
 import { LiveService } from './live/live-service.ts';
 import { livePublishRoutes } from './live/publish-routes.ts';
 import { liveResolvers } from './live/resolvers.ts';
+import { webAppRoutes } from './web/routes.ts';
 
 const SPEC_VERSION = '1.0.0';
 const PARTITION_MAINTENANCE_MS = 6 * 3600_000;
@@ -139,6 +140,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await app.register(liveDeviceRoutes, { ctx });
     await app.register(livePublishRoutes, { ctx });
     await app.register(graphqlPlugin, { ctx, resolvers: [accountResolvers, telemetryResolvers, liveResolvers] });
+    // Its catch-all GET route only answers paths no capability route matches (find-my-way prefers those).
+    await app.register(webAppRoutes, { publicUrl: config.publicUrl });
   } catch (err) {
     await closeServices();
     await opened.close();
