@@ -25,6 +25,10 @@ import { telemetryRoutes } from './telemetry/routes.ts';
 import { createBlobStore } from './storage/index.ts';
 import { MediaSigner } from './media/signed-paths.ts';
 import { mediaRoutes } from './media/routes.ts';
+import { buildVideoAndHeatmaps } from './video/wiring.ts';
+import { heatmapRoutes } from './heatmaps/routes.ts';
+import { heatmapResolvers } from './heatmaps/resolvers.ts';
+import { videoResolvers } from './video/resolvers.ts';
 
 const SPEC_VERSION = '1.0.0';
 const PARTITION_MAINTENANCE_MS = 6 * 3600_000;
@@ -79,6 +83,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       telemetryReads: new TelemetryReadRepository(db),
       blobs,
       media: new MediaSigner(secret),
+      ...buildVideoAndHeatmaps(config, db, blobs, app.log),
     };
 
     const maintenance = setInterval(() => {
@@ -117,7 +122,17 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await app.register(operationsRoutes, { ctx });
     await app.register(telemetryRoutes, { ctx });
     await app.register(mediaRoutes, { ctx });
-    await app.register(graphqlPlugin, { ctx, resolvers: [telemetryResolvers] });
+    await app.register(heatmapRoutes, { ctx });
+    await app.register(graphqlPlugin, { ctx, resolvers: [telemetryResolvers, videoResolvers, heatmapResolvers] });
+    // Last: jobs may only run once every capability has defined its kinds, and stop first on close.
+    await ctx.jobs.start();
+    started.push(() => ctx.jobs.stop());
+    const jobMaintenance = setInterval(() => {
+      Promise.all([ctx.jobs.purgeFinished(), ctx.heatmaps.purgeBatchIds(config.dedupeRetentionDays)]).catch((err: unknown) =>
+        app.log.error({ err }, 'job and heatmap maintenance failed'),
+      );
+    }, 3600_000).unref();
+    started.push(async () => clearInterval(jobMaintenance));
   } catch (err) {
     await closeServices();
     await opened.close();

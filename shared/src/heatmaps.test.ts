@@ -58,30 +58,30 @@ describe('TrajectoryUpload schema', () => {
 
 describe('checkTrajectoryUpload', () => {
   it('counts points and reads the instant (zone-less = UTC)', () => {
-    const result = checkTrajectoryUpload(body() as TrajectoryUpload);
+    const result = checkTrajectoryUpload(body() as unknown as TrajectoryUpload);
     expect(result).toEqual({ ok: true, instant: new Date('2026-05-01T10:15:00Z'), points: 4 });
   });
 
   it('names a point outside the frame', () => {
-    const result = checkTrajectoryUpload(body({ trackHistory: { '17': [[1, 1], [2, 2], [3, 3], [4, 4], [641, 10]] } }) as TrajectoryUpload);
+    const result = checkTrajectoryUpload(body({ trackHistory: { '17': [[1, 1], [2, 2], [3, 3], [4, 4], [641, 10]] } }) as unknown as TrajectoryUpload);
     expect(result).toEqual({ ok: false, error: 'trackHistory.17[4] is outside the 640×480 frame' });
-    expect(checkTrajectoryUpload(body({ trackHistory: { a: [[-0.5, 3]] } }) as TrajectoryUpload)).toMatchObject({ error: 'trackHistory.a[0] is outside the 640×480 frame' });
+    expect(checkTrajectoryUpload(body({ trackHistory: { a: [[-0.5, 3]] } }) as unknown as TrajectoryUpload)).toMatchObject({ error: 'trackHistory.a[0] is outside the 640×480 frame' });
   });
 
   it('refuses numbers JSON turned into Infinity (1e999)', () => {
     const parsed = JSON.parse('{"a": [[1e999, 3]]}') as Record<string, [number, number][]>;
-    expect(checkTrajectoryUpload(body({ trackHistory: parsed }) as TrajectoryUpload)).toEqual({ ok: false, error: 'trackHistory.a[0] must hold finite numbers' });
+    expect(checkTrajectoryUpload(body({ trackHistory: parsed }) as unknown as TrajectoryUpload)).toEqual({ ok: false, error: 'trackHistory.a[0] must hold finite numbers' });
   });
 
   it('refuses more points in all than the bound, even when each track is within its own', () => {
     const track = Array.from({ length: MAX_POINTS_PER_TRACK }, () => [1, 1]);
     const tracks = Object.fromEntries(Array.from({ length: MAX_TRAJECTORY_POINTS / MAX_POINTS_PER_TRACK + 1 }, (_, i) => [String(i), track]));
-    const result = checkTrajectoryUpload(body({ trackHistory: tracks }) as TrajectoryUpload);
+    const result = checkTrajectoryUpload(body({ trackHistory: tracks }) as unknown as TrajectoryUpload);
     expect(result).toMatchObject({ ok: false, error: expect.stringContaining(`more than ${MAX_TRAJECTORY_POINTS} points`) });
   });
 
   it('refuses a calendar date that does not exist', () => {
-    expect(checkTrajectoryUpload(body({ timestamp: '2026-02-30T10:00:00' }) as TrajectoryUpload)).toMatchObject({ ok: false, error: expect.stringContaining('timestamp') });
+    expect(checkTrajectoryUpload(body({ timestamp: '2026-02-30T10:00:00' }) as unknown as TrajectoryUpload)).toMatchObject({ ok: false, error: expect.stringContaining('timestamp') });
   });
 });
 
