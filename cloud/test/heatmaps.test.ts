@@ -26,12 +26,18 @@ function post(token: string, body: unknown) {
   });
 }
 
+/** The day's non-zero cells, straight from the database. */
 async function cells(ownerId: number, boxId: string, date: string): Promise<Map<number, number>> {
-  const { rows } = await t.app.ctx.db.query<{ cell: number; count: number }>(
-    'SELECT cell, count FROM heatmap_cells WHERE owner_id = $1 AND box_id = $2 AND day = $3 ORDER BY cell',
-    [ownerId, boxId, date],
-  );
-  return new Map(rows.map((r) => [r.cell, r.count]));
+  const { rows } = await t.app.ctx.db.query<{ counts: number[] }>('SELECT counts::float8[] AS counts FROM heatmap_days WHERE owner_id = $1 AND box_id = $2 AND day = $3', [
+    ownerId,
+    boxId,
+    date,
+  ]);
+  const out = new Map<number, number>();
+  (rows[0]?.counts ?? []).forEach((count, cell) => {
+    if (count > 0) out.set(cell, count);
+  });
+  return out;
 }
 
 async function day(ownerId: number, boxId: string, date: string) {
@@ -184,15 +190,15 @@ describe('rendered heatmaps', () => {
 
     const listed = await waitFor(async () => {
       const result = await graphql(t.app, token, HEATMAPS_QUERY, { boxIds: [21, 22], date: null });
-      const heatmaps = result.data?.entranceHeatmaps as { imageURL: string | null }[] | undefined;
+      const heatmaps = result.data?.entranceHeatmaps as Record<string, unknown>[] | undefined;
       return heatmaps && heatmaps.length === 3 && heatmaps.every((h) => h.imageURL) ? heatmaps : null;
     }, 'three rendered heatmaps');
-    expect(listed.map((h) => [(h as { boxId: string }).boxId, (h as { date: string }).date])).toEqual([
+    expect(listed.map((h) => [h.boxId, h.date])).toEqual([
       ['22', '2026-05-06'],
       ['21', '2026-05-06'],
       ['21', '2026-05-05'],
     ]);
-    const may5 = listed[2] as Record<string, unknown>;
+    const may5 = listed[2]!;
     expect(may5).toMatchObject({ boxId: '21', date: '2026-05-05', width: 640, height: 480, trajectoryCount: 30, pointCount: 1500, lastSampleAt: '2026-05-05T09:00:00.000Z' });
     expect(may5.maxCount).toBeGreaterThan(1);
     // Through inject the request's origin is localhost:80; the path is what matters here.
@@ -210,7 +216,7 @@ describe('rendered heatmaps', () => {
     expect(drawn).toBeGreaterThan(1000);
     expect(drawn).toBeLessThan(640 * 480);
 
-    const newest = listed[0] as Record<string, unknown>;
+    const newest = listed[0]!;
     expect([newest.width, newest.height]).toEqual([320, 240]);
     const oneDay = await graphql(t.app, token, HEATMAPS_QUERY, { boxIds: ['21'], date: '2026-05-05' });
     expect((oneDay.data?.entranceHeatmaps as unknown[]).length).toBe(1);
@@ -220,17 +226,20 @@ describe('rendered heatmaps', () => {
 
   it('debounces renders: a burst of uploads makes few renders, and the last one covers all the data', async () => {
     const { user, token } = await createUser(t.app, { scopes: ['ingest'] });
-    for (let i = 0; i < 20; i += 1) {
-      const response = await post(token, { boxId: 'burst', timestamp: '2026-05-07T10:00:00', frameDimensions: FRAME, trackHistory: randomTracks(100 + i, 2, 10) });
-      expect(response.status).toBe(200);
-    }
+    const started = Date.now();
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => post(token, { boxId: 'burst', timestamp: '2026-05-07T10:00:00', frameDimensions: FRAME, trackHistory: randomTracks(100 + i, 2, 10) })),
+    );
+    const uploadSeconds = (Date.now() - started) / 1000;
+    expect(responses.map((r) => r.status)).toEqual(responses.map(() => 200));
     const rendered = await waitFor(async () => {
       const d = await day(user.id, 'burst', '2026-05-07');
       const pending = await t.app.ctx.db.query(`SELECT 1 FROM jobs WHERE kind = 'heatmap.render' AND dedupe_key = $1 AND state IN ('queued', 'running')`, [`${user.id}/burst/2026-05-07`]);
       return d?.renderedAt && pending.rowCount === 0 ? d : null;
     }, 'the renders to settle');
+    // At most one render per debounce period (0.3 s here) while uploads arrive, plus the one after the last.
     expect(rendered.renderCount).toBeGreaterThanOrEqual(1);
-    expect(rendered.renderCount).toBeLessThanOrEqual(3);
+    expect(rendered.renderCount).toBeLessThanOrEqual(Math.min(5, Math.floor(uploadSeconds / 0.3) + 2));
     expect(rendered.renderedAt!.getTime()).toBeGreaterThanOrEqual(rendered.updatedAt.getTime());
     expect(rendered.pointCount).toBe(20 * 2 * 10);
   });

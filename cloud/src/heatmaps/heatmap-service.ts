@@ -7,7 +7,7 @@ import type { JobQueue, RunningJob } from '../jobs/job-queue.ts';
 import type { BlobStore } from '../storage/index.ts';
 import { POSTER_PNG } from '../video/video-service.ts';
 import type { GateVideosRepository } from '../video/videos-repository.ts';
-import { binTrajectories } from './grid.ts';
+import { binTrajectories, type BinnedTrajectories, type GridSize } from './grid.ts';
 import { GridMismatchError, type HeatmapDay, type HeatmapsRepository } from './heatmaps-repository.ts';
 import { heatmapImageKey, imageSizeFor } from './keys.ts';
 import { renderHeatmapPng, type RgbaImage } from './render.ts';
@@ -18,6 +18,28 @@ interface RenderPayload {
   ownerId: number;
   boxId: string;
   date: string;
+}
+
+interface WaitingUpload {
+  tracks: number[][][];
+  grid: GridSize;
+  binned: BinnedTrajectories;
+  sampleAt: Date;
+  frame: { width: number; height: number };
+  batchId?: string;
+  resolve: (counted: boolean) => void;
+  reject: (err: unknown) => void;
+}
+
+interface WaitingDay {
+  ownerId: number;
+  boxId: string;
+  date: string;
+  uploads: WaitingUpload[];
+}
+
+function sameGrid(a: GridSize, b: GridSize): boolean {
+  return a.cols === b.cols && a.rows === b.rows;
 }
 
 export interface IngestOutcome {
@@ -32,6 +54,11 @@ export interface IngestOutcome {
  * that found none waiting), over the newest poster of the box's videos when there is one.
  */
 export class HeatmapService {
+  /** Uploads waiting for their day's next write, by day. */
+  private readonly waiting = new Map<string, WaitingDay>();
+  /** Days being written now. */
+  private readonly writing = new Set<string>();
+
   constructor(
     private readonly deps: {
       heatmaps: HeatmapsRepository;
@@ -51,21 +78,62 @@ export class HeatmapService {
     });
   }
 
-  /** Adds an upload (already validated) to its day; the UTC date of `instant` picks the day. */
+  /**
+   * Adds an upload (already validated) to its day; the UTC date of `instant` picks the day. Resolves once the
+   * counts are committed. Uploads to a day that arrive while that day is being written wait and are then written
+   * together in one transaction: under load the database does one grid update per day per round, not one per upload.
+   */
   async ingest(ownerId: number, body: TrajectoryUpload, instant: Date): Promise<IngestOutcome> {
-    const { heatmaps, config } = this.deps;
     const boxId = String(body.boxId);
     const date = instant.toISOString().slice(0, 10);
+    const key = `${ownerId}\n${boxId}\n${date}`;
     const tracks = Object.values(body.trackHistory);
-    let grid = (await heatmaps.dayGrid(ownerId, boxId, date)) ?? config.grid;
+    const grid = (await this.deps.heatmaps.dayGrid(ownerId, boxId, date)) ?? this.deps.config.grid;
+    const binned = binTrajectories(tracks, body.frameDimensions, grid);
+    const counted = await new Promise<boolean>((resolve, reject) => {
+      let day = this.waiting.get(key);
+      if (!day) {
+        day = { ownerId, boxId, date, uploads: [] };
+        this.waiting.set(key, day);
+      }
+      day.uploads.push({ tracks, grid, binned, sampleAt: instant, frame: body.frameDimensions, batchId: body.batchId, resolve, reject });
+      if (!this.writing.has(key)) void this.writeRound(key);
+    });
+    return counted ? { duplicate: false, trajectories: binned.trajectories, points: binned.points } : { duplicate: true, trajectories: 0, points: 0 };
+  }
+
+  /** Writes everything waiting for one day, then again while more arrived meanwhile. */
+  private async writeRound(key: string): Promise<void> {
+    this.writing.add(key);
+    try {
+      for (let day = this.waiting.get(key); day; day = this.waiting.get(key)) {
+        this.waiting.delete(key);
+        await this.write(day).catch((err: unknown) => {
+          for (const upload of day!.uploads) upload.reject(err);
+        });
+      }
+    } finally {
+      this.writing.delete(key);
+    }
+  }
+
+  private async write(day: WaitingDay): Promise<void> {
+    const { heatmaps, config } = this.deps;
+    // Uploads binned before the day existed used the configured grid; one that learnt the day's grid since may differ.
+    let grid = (await heatmaps.dayGrid(day.ownerId, day.boxId, day.date)) ?? config.grid;
     for (let attempt = 0; ; attempt += 1) {
-      const binned = binTrajectories(tracks, body.frameDimensions, grid);
+      const deltas = day.uploads.map((u) => ({
+        binned: sameGrid(u.grid, grid) ? u.binned : binTrajectories(u.tracks, u.frame, grid),
+        sampleAt: u.sampleAt,
+        frame: u.frame,
+        batchId: u.batchId,
+      }));
       try {
-        const added = await heatmaps.add(
-          { ownerId, boxId, date, sampleAt: instant, frame: body.frameDimensions, grid, binned, batchId: body.batchId },
-          (tx) => this.scheduleRender({ ownerId, boxId, date }, tx).then(() => undefined),
+        const counted = await heatmaps.add({ ownerId: day.ownerId, boxId: day.boxId, date: day.date, grid, deltas }, (tx) =>
+          this.scheduleRender({ ownerId: day.ownerId, boxId: day.boxId, date: day.date }, tx).then(() => undefined),
         );
-        return added ? { duplicate: false, trajectories: binned.trajectories, points: binned.points } : { duplicate: true, trajectories: 0, points: 0 };
+        day.uploads.forEach((u, i) => u.resolve(counted[i]!));
+        return;
       } catch (err) {
         // Only when instances with different grid settings raced to create the same day.
         if (!(err instanceof GridMismatchError) || attempt > 0) throw err;

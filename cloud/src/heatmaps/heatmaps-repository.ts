@@ -69,16 +69,22 @@ function toDay(row: DayRow): HeatmapDay {
   };
 }
 
+/** One upload's contribution to a day. */
 export interface TrajectoryDelta {
+  binned: BinnedTrajectories;
+  sampleAt: Date;
+  frame: { width: number; height: number };
+  batchId?: string;
+}
+
+/** Uploads to one day, all binned on `grid`, written in one transaction. */
+export interface DayDeltas {
   ownerId: number;
   boxId: string;
   /** UTC date, YYYY-MM-DD. */
   date: string;
-  sampleAt: Date;
-  frame: { width: number; height: number };
   grid: GridSize;
-  binned: BinnedTrajectories;
-  batchId?: string;
+  deltas: TrajectoryDelta[];
 }
 
 /** The grid the day's first upload fixed differs from the one a delta was binned on; bin again on this one. */
@@ -91,8 +97,9 @@ export class GridMismatchError extends Error {
 const GRID_CACHE_LIMIT = 10_000;
 
 /**
- * Daily heatmaps as cell counts. Uploads add deltas atomically (`count = count + delta`, rows locked in cell order,
- * then the day's summary row), so concurrent uploads never lose counts and never deadlock.
+ * Daily heatmaps as one dense count grid per day. An upload adds its deltas in a single statement under the day
+ * row's lock (`counts = counts + delta` element-wise, summary counters likewise), so concurrent uploads, from any
+ * number of instances, never lose counts.
  */
 export class HeatmapsRepository {
   /** A day's grid never changes once set, so it is remembered instead of read on every upload. */
@@ -114,60 +121,69 @@ export class HeatmapsRepository {
   }
 
   /**
-   * Adds one upload's deltas; `afterWrite` runs in the same transaction (to queue the re-render). Returns false
-   * when the batch id was counted before (nothing added). Throws GridMismatchError when the day has another grid.
+   * Adds uploads to their day in one transaction; `afterWrite` runs in it too (to queue the re-render). Returns,
+   * per delta, whether it was counted: false for a batch id counted before (or twice in this group). Throws
+   * GridMismatchError, adding nothing, when the day has another grid.
    */
-  async add(delta: TrajectoryDelta, afterWrite?: (tx: Queryable) => Promise<void>): Promise<boolean> {
-    const { ownerId, boxId, date, binned, grid } = delta;
+  async add(group: DayDeltas, afterWrite?: (tx: Queryable) => Promise<void>): Promise<boolean[]> {
+    const { ownerId, boxId, date, grid, deltas } = group;
     return this.db.transaction(async (tx) => {
-      if (delta.batchId !== undefined) {
-        const fresh = await tx.query('INSERT INTO heatmap_batches (owner_id, box_id, batch_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING 1', [
-          ownerId,
-          boxId,
-          delta.batchId,
-        ]);
-        if (fresh.rowCount === 0) return false;
-      }
-      const cells = new Int32Array(binned.cells.size);
-      const counts = new Array<number>(binned.cells.size);
-      let i = 0;
-      for (const [cell, count] of binned.cells) {
-        cells[i] = cell;
-        counts[i] = count;
-        i += 1;
-      }
-      let maxCount = 0;
-      if (cells.length > 0) {
-        // ORDER BY cell: every writer locks cells in the same order, so concurrent uploads queue instead of deadlocking.
-        const { rows } = await tx.query<{ max: number }>(
-          `WITH up AS (
-             INSERT INTO heatmap_cells (owner_id, box_id, day, cell, count)
-             SELECT $1, $2, $3::date, c, n FROM unnest($4::int[], $5::bigint[]) AS t (c, n) ORDER BY c
-             ON CONFLICT (owner_id, box_id, day, cell) DO UPDATE SET count = heatmap_cells.count + EXCLUDED.count
-             RETURNING count)
-           SELECT coalesce(max(count), 0) AS max FROM up`,
-          [ownerId, boxId, date, `{${cells.join(',')}}`, `{${counts.join(',')}}`],
+      const counted = deltas.map(() => true);
+      const batchIds = [...new Set(deltas.flatMap((d) => (d.batchId === undefined ? [] : [d.batchId])))];
+      if (batchIds.length > 0) {
+        const { rows } = await tx.query<{ batch_id: string }>(
+          `INSERT INTO heatmap_batches (owner_id, box_id, batch_id) SELECT $1, $2, unnest($3::text[]) ON CONFLICT DO NOTHING RETURNING batch_id`,
+          [ownerId, boxId, batchIds],
         );
-        maxCount = Number(rows[0]?.max ?? 0);
+        const fresh = new Set(rows.map((r) => r.batch_id));
+        deltas.forEach((d, i) => {
+          if (d.batchId === undefined) return;
+          // The first upload of a fresh id counts; a retry of it in the same group does not.
+          counted[i] = fresh.delete(d.batchId);
+        });
       }
-      const { rows } = await tx.query<{ cols: number; rows: number }>(
-        `INSERT INTO heatmap_days (owner_id, box_id, day, cols, rows, frame_width, frame_height, trajectory_count, point_count, max_count, last_sample_at)
-         VALUES ($1, $2, $3::date, $4, $5, $6, $7, $8, $9, $10, $11)
+      const size = grid.cols * grid.rows;
+      const sum = new Float64Array(size);
+      let trajectories = 0;
+      let points = 0;
+      let sampleAt: Date | undefined;
+      let frame: TrajectoryDelta['frame'] | undefined;
+      deltas.forEach((d, i) => {
+        if (!counted[i]) return;
+        for (const [cell, count] of d.binned.cells) sum[cell] = sum[cell]! + count;
+        trajectories += d.binned.trajectories;
+        points += d.binned.points;
+        if (!sampleAt || d.sampleAt > sampleAt) sampleAt = d.sampleAt;
+        frame = d.frame;
+      });
+      if (!sampleAt || !frame) return counted;
+
+      let deltaMax = 0;
+      for (let i = 0; i < size; i += 1) if (sum[i]! > deltaMax) deltaMax = sum[i]!;
+      const { rows } = await tx.query<{ cols: number }>(
+        `INSERT INTO heatmap_days AS d (owner_id, box_id, day, cols, rows, counts, frame_width, frame_height, trajectory_count, point_count, max_count, last_sample_at)
+         VALUES ($1, $2, $3::date, $4, $5, $6::bigint[], $7, $8, $9, $10, $11, $12)
          ON CONFLICT (owner_id, box_id, day) DO UPDATE SET
-           trajectory_count = heatmap_days.trajectory_count + EXCLUDED.trajectory_count,
-           point_count = heatmap_days.point_count + EXCLUDED.point_count,
-           max_count = GREATEST(heatmap_days.max_count, EXCLUDED.max_count),
-           last_sample_at = GREATEST(heatmap_days.last_sample_at, EXCLUDED.last_sample_at),
+           (counts, max_count) = (
+             SELECT array_agg(a + b ORDER BY i), GREATEST(d.max_count, max(a + b))
+             FROM unnest(d.counts, EXCLUDED.counts) WITH ORDINALITY AS t (a, b, i)),
+           trajectory_count = d.trajectory_count + EXCLUDED.trajectory_count,
+           point_count = d.point_count + EXCLUDED.point_count,
+           last_sample_at = GREATEST(d.last_sample_at, EXCLUDED.last_sample_at),
            frame_width = EXCLUDED.frame_width,
            frame_height = EXCLUDED.frame_height,
            updated_at = now()
-         RETURNING cols, rows`,
-        [ownerId, boxId, date, grid.cols, grid.rows, delta.frame.width, delta.frame.height, binned.trajectories, binned.points, maxCount, delta.sampleAt],
+         WHERE d.cols = EXCLUDED.cols AND d.rows = EXCLUDED.rows
+         RETURNING d.cols`,
+        [ownerId, boxId, date, grid.cols, grid.rows, `{${sum.join(',')}}`, frame.width, frame.height, trajectories, points, deltaMax, sampleAt],
       );
-      const dayGrid = { cols: rows[0]!.cols, rows: rows[0]!.rows };
-      if (dayGrid.cols !== grid.cols || dayGrid.rows !== grid.rows) throw new GridMismatchError(dayGrid);
+      if (rows.length === 0) {
+        // The row exists with another grid (the update's WHERE refused it): the caller bins again on that one.
+        const actual = await tx.query<{ cols: number; rows: number }>('SELECT cols, rows FROM heatmap_days WHERE owner_id = $1 AND box_id = $2 AND day = $3', [ownerId, boxId, date]);
+        throw new GridMismatchError({ cols: actual.rows[0]!.cols, rows: actual.rows[0]!.rows });
+      }
       if (afterWrite) await afterWrite(tx);
-      return true;
+      return counted;
     });
   }
 
@@ -189,13 +205,14 @@ export class HeatmapsRepository {
 
   /** The day's grid as dense counts, row-major. */
   async counts(day: HeatmapDay): Promise<Float64Array> {
-    const grid = new Float64Array(day.cols * day.rows);
-    const { rows } = await this.db.query<{ cell: number; count: number }>('SELECT cell, count FROM heatmap_cells WHERE owner_id = $1 AND box_id = $2 AND day = $3', [
+    const { rows } = await this.db.query<{ counts: number[] }>('SELECT counts::float8[] AS counts FROM heatmap_days WHERE owner_id = $1 AND box_id = $2 AND day = $3', [
       day.ownerId,
       day.boxId,
       day.date,
     ]);
-    for (const { cell, count } of rows) if (cell >= 0 && cell < grid.length) grid[cell] = Number(count);
+    const grid = new Float64Array(day.cols * day.rows);
+    const counts = rows[0]?.counts ?? [];
+    for (let i = 0; i < grid.length && i < counts.length; i += 1) grid[i] = Number(counts[i]);
     return grid;
   }
 

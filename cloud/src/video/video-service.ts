@@ -154,18 +154,7 @@ export class VideoService {
       const throttle = new Throttle(1000, 5);
       let pendingWrite = Promise.resolve();
       await tools.runFfmpeg(
-        [
-          '-i', input,
-          '-map', '0:v:0', '-map', '0:a:0?',
-          '-vf', 'scale=trunc(iw/2)*2:trunc(ih/2)*2',
-          '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p',
-          '-force_key_frames', `expr:gte(t,n_forced*${SEGMENT_SECONDS})`,
-          '-c:a', 'aac', '-b:a', '128k', '-ac', '2',
-          '-f', 'hls', '-hls_time', String(SEGMENT_SECONDS), '-hls_playlist_type', 'vod', '-hls_list_size', '0',
-          '-hls_segment_filename', path.join(out, 'segment_%05d.ts'),
-          '-progress', 'pipe:1', '-nostats',
-          path.join(out, 'ffmpeg.m3u8'),
-        ],
+        ['-progress', 'pipe:1', '-nostats', ...hlsTranscodeArgs(input, out)],
         {
           signal: job.signal,
           onStdout: (chunk) => {
@@ -215,6 +204,25 @@ export class VideoService {
       await rm(dir, { recursive: true, force: true });
     }
   }
+}
+
+/**
+ * ffmpeg arguments of the HLS rendition: H.264 (veryfast, yuv420p, even picture size), AAC stereo when there is
+ * audio, a keyframe forced every SEGMENT_SECONDS so segments are cut at 2 s, VOD playlist (ffmpeg's, read only for
+ * the segment list). Exported for the transcode benchmark, which times exactly this command.
+ */
+export function hlsTranscodeArgs(input: string, outDir: string): string[] {
+  return [
+    '-i', input,
+    '-map', '0:v:0', '-map', '0:a:0?',
+    '-vf', 'scale=trunc(iw/2)*2:trunc(ih/2)*2',
+    '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p',
+    '-force_key_frames', `expr:gte(t,n_forced*${SEGMENT_SECONDS})`,
+    '-c:a', 'aac', '-b:a', '128k', '-ac', '2',
+    '-f', 'hls', '-hls_time', String(SEGMENT_SECONDS), '-hls_playlist_type', 'vod', '-hls_list_size', '0',
+    '-hls_segment_filename', path.join(outDir, 'segment_%05d.ts'),
+    path.join(outDir, 'ffmpeg.m3u8'),
+  ];
 }
 
 /** The original keeps its extension when it has a plain one; it only matters to whoever downloads it. */
