@@ -37,6 +37,7 @@ function isExecutable(file: string): boolean {
 
 export interface RunOptions {
   signal?: AbortSignal;
+  cwd?: string;
   /** Called with stdout chunks as they arrive (ffmpeg `-progress pipe:1`). */
   onStdout?: (chunk: string) => void;
 }
@@ -75,11 +76,17 @@ export class MediaTools {
     }
   }
 
-  /** Presentation time and duration of each video packet, as `pts,duration` CSV lines. */
-  async videoPackets(file: string, signal?: AbortSignal): Promise<string> {
-    const { stdout } = await run(this.ffprobe, ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'packet=pts_time,duration_time', '-of', 'csv=p=0', file], {
-      signal,
-    });
+  /**
+   * `pts,duration,pos` CSV lines of the video packets of files read back to back (ffmpeg's concat protocol: one
+   * ffprobe for many HLS segments); `pos` is the byte offset in the concatenation. Names are relative to `dir`.
+   */
+  async concatenatedVideoPackets(dir: string, files: readonly string[], signal?: AbortSignal): Promise<string> {
+    if (files.some((f) => f.includes('|') || f.includes('/'))) throw new TypeError('concatenated file names must be plain names without "|"');
+    const { stdout } = await run(
+      this.ffprobe,
+      ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'packet=pts_time,duration_time,pos', '-of', 'csv=p=0', `concat:${files.join('|')}`],
+      { signal, cwd: dir },
+    );
     return stdout;
   }
 
@@ -94,7 +101,7 @@ function run(binary: string, args: string[], options: RunOptions = {}): Promise<
       reject(options.signal.reason instanceof Error ? options.signal.reason : new Error('aborted'));
       return;
     }
-    const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'], cwd: options.cwd });
     let stdout = '';
     let stderr = '';
     const onAbort = () => child.kill('SIGKILL');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildVodPlaylist, parseMediaPlaylist, segmentDurations, targetDuration, timingFromPackets } from './hls-playlist.ts';
+import { buildVodPlaylist, parseMediaPlaylist, segmentDurations, targetDuration, timingsFromConcatenatedPackets } from './hls-playlist.ts';
 
 describe('buildVodPlaylist', () => {
   it('writes a VOD playlist with real EXTINF durations and TARGETDURATION = ceil of the longest', () => {
@@ -87,11 +87,20 @@ describe('segment durations', () => {
   it('refuses segments out of order', () => {
     expect(() => segmentDurations([{ startSeconds: 3, endSeconds: 4 }, { startSeconds: 2, endSeconds: 5 }])).toThrow('segment 0');
   });
+});
 
-  it('takes the earliest presentation time and the end of the latest frame from packets in decode order', () => {
-    const csv = '1.480000,0.040000\n1.400000,0.040000\n1.440000,0.040000\n3.360000,0.040000\n\n';
-    expect(timingFromPackets(csv)).toEqual({ startSeconds: 1.4, endSeconds: 3.4 });
-    expect(timingFromPackets('')).toBeNull();
-    expect(timingFromPackets('N/A,N/A\n')).toBeNull();
+describe('timingsFromConcatenatedPackets', () => {
+  it('assigns packets to files by byte position and times each file', () => {
+    // Three files of 1000, 500 and 800 bytes; packets in decode order (pts not monotonic inside a file).
+    const csv = ['1.480,0.040,0', '1.400,0.040,376', '1.440,0.040,752', '3.400,0.040,1000', '3.440,0.040,1400', '3.480,0.040,1500', '5.360,0.040,2299', ''].join('\n');
+    expect(timingsFromConcatenatedPackets(csv, [1000, 500, 800])).toEqual([
+      { startSeconds: 1.4, endSeconds: 1.52 },
+      { startSeconds: 3.4, endSeconds: 3.48 },
+      { startSeconds: 3.48, endSeconds: 5.4 },
+    ]);
+  });
+
+  it('reports a file without video packets as null and skips N/A lines', () => {
+    expect(timingsFromConcatenatedPackets('N/A,N/A,N/A\n1.0,0.04,50\n', [10, 100])).toEqual([null, { startSeconds: 1, endSeconds: 1.04 }]);
   });
 });

@@ -122,17 +122,36 @@ export function segmentDurations(timings: readonly SegmentTiming[]): number[] {
   });
 }
 
-/** Start and end of a segment's video from `ffprobe -show_entries packet=pts_time,duration_time -of csv=p=0` lines. */
-export function timingFromPackets(csv: string): SegmentTiming | null {
-  let start = Number.POSITIVE_INFINITY;
-  let end = Number.NEGATIVE_INFINITY;
-  for (const line of csv.split('\n')) {
-    const [ptsText, durationText] = line.trim().split(',');
-    const pts = Number(ptsText);
-    if (!ptsText || !Number.isFinite(pts)) continue;
-    const duration = Number(durationText);
-    start = Math.min(start, pts);
-    end = Math.max(end, pts + (Number.isFinite(duration) ? duration : 0));
+/**
+ * Timings of consecutive segment files from one ffprobe pass over their concatenation (`concat:a.ts|b.ts|…`,
+ * `-show_entries packet=pts_time,duration_time,pos -of csv=p=0`): a packet belongs to the file its byte position
+ * falls in, given the files' sizes in order. Null for a file without video packets.
+ */
+export function timingsFromConcatenatedPackets(csv: string, fileSizes: readonly number[]): (SegmentTiming | null)[] {
+  const starts: number[] = [];
+  let offset = 0;
+  for (const size of fileSizes) {
+    starts.push(offset);
+    offset += size;
   }
-  return Number.isFinite(start) && end > start ? { startSeconds: start, endSeconds: end } : null;
+  const timings: { start: number; end: number }[] = fileSizes.map(() => ({ start: Number.POSITIVE_INFINITY, end: Number.NEGATIVE_INFINITY }));
+  for (const line of csv.split('\n')) {
+    const [ptsText, durationText, posText] = line.trim().split(',');
+    const pts = Number(ptsText);
+    const pos = Number(posText);
+    if (!ptsText || !posText || !Number.isFinite(pts) || !Number.isFinite(pos)) continue;
+    // The last file whose start is at or before the packet's position.
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid]! <= pos) lo = mid;
+      else hi = mid - 1;
+    }
+    const timing = timings[lo]!;
+    const duration = Number(durationText);
+    timing.start = Math.min(timing.start, pts);
+    timing.end = Math.max(timing.end, pts + (Number.isFinite(duration) ? duration : 0));
+  }
+  return timings.map((t) => (Number.isFinite(t.start) && t.end > t.start ? { startSeconds: t.start, endSeconds: t.end } : null));
 }

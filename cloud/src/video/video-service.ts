@@ -1,5 +1,5 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, open, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyBaseLogger } from 'fastify';
@@ -8,7 +8,7 @@ import type { JobHandler, JobQueue, RunningJob } from '../jobs/job-queue.ts';
 import { PermanentJobError } from '../jobs/job-queue.ts';
 import type { BlobStore } from '../storage/index.ts';
 import type { MediaTools } from './ffmpeg.ts';
-import { buildVodPlaylist, parseMediaPlaylist, segmentDurations, timingFromPackets, type SegmentTiming } from './hls-playlist.ts';
+import { buildVodPlaylist, parseMediaPlaylist, segmentDurations, timingsFromConcatenatedPackets, type SegmentTiming } from './hls-playlist.ts';
 import { assessProbe } from './probe.ts';
 import { FfmpegProgress, progressPercent, Throttle } from './progress.ts';
 import { receiveToFile, type FileUpload } from './receive-upload.ts';
@@ -23,6 +23,8 @@ export const POSTER_PNG = 'poster.png';
 const SEGMENT_SECONDS = 2;
 const POSTER_PNG_MAX_WIDTH = 640;
 const DETECTIONS_PARSE_LIMIT = 16 * 1024 * 1024;
+/** Segments measured per ffprobe run: 500 names of ~17 bytes stay far below the 128 KB limit of one argument. */
+const PROBE_CHUNK = 500;
 
 /** A client mistake in an upload, reported as a GraphQL error with the message as is. */
 export class VideoRejectedError extends Error {
@@ -171,11 +173,16 @@ export class VideoService {
       // ffmpeg's playlist gives the segment files in order; their durations are measured from the segments.
       const listed = parseMediaPlaylist(await readFile(path.join(out, 'ffmpeg.m3u8'), 'utf8')).segments;
       if (listed.length === 0) throw new Error('ffmpeg produced no segments');
+      // One ffprobe per chunk of segments (concatenated), which keeps the command line short for long videos.
       const timings: SegmentTiming[] = [];
-      for (const segment of listed) {
-        const timing = timingFromPackets(await tools.videoPackets(path.join(out, segment.uri), job.signal));
-        if (!timing) throw new Error(`segment ${segment.uri} holds no video frames`);
-        timings.push(timing);
+      for (let first = 0; first < listed.length; first += PROBE_CHUNK) {
+        const names = listed.slice(first, first + PROBE_CHUNK).map((s) => s.uri);
+        const sizes = await Promise.all(names.map(async (name) => (await stat(path.join(out, name))).size));
+        const chunk = timingsFromConcatenatedPackets(await tools.concatenatedVideoPackets(out, names, job.signal), sizes);
+        chunk.forEach((timing, i) => {
+          if (!timing) throw new Error(`segment ${names[i]} holds no video frames`);
+          timings.push(timing);
+        });
       }
       const durations = segmentDurations(timings);
       const playlist = buildVodPlaylist(listed.map((segment, i) => ({ uri: segment.uri, durationSeconds: durations[i]! })));
