@@ -2,6 +2,7 @@ import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { once } from 'node:events';
 import type { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 
 /** A file of a GraphQL multipart request, as the `Upload` scalar resolves it. */
 export interface FileUpload {
@@ -51,10 +52,14 @@ export async function receiveToFile(upload: Promise<FileUpload> | FileUpload, fi
     throw asUploadError(field, err, maxBytes);
   }
   const out = createWriteStream(file, { flags: 'wx' });
+  // A write error (disk full) is kept and thrown from the loop, never left as an unhandled 'error' event.
+  let writeError: Error | undefined;
+  out.on('error', (err) => (writeError ??= err));
   let size = 0;
   let tooLarge = false;
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
+      if (writeError) throw writeError;
       size += chunk.length;
       if (size > maxBytes) tooLarge = true;
       if (tooLarge) continue;
@@ -63,8 +68,8 @@ export async function receiveToFile(upload: Promise<FileUpload> | FileUpload, fi
     // The parser cuts a file at its limit and ends the stream quietly, marking it truncated.
     if ((stream as Readable & { truncated?: boolean }).truncated) tooLarge = true;
     if (tooLarge) throw new UploadTooLargeError(field, maxBytes);
-    out.end();
-    await once(out, 'finish');
+    await finished(out.end());
+    if (writeError) throw writeError;
     return { size, filename: details.filename, mimetype: details.mimetype };
   } catch (err) {
     stream.resume();
