@@ -7,7 +7,7 @@
 import autocannon from 'autocannon';
 import { parseArgs } from 'node:util';
 import { binTrajectories, DEFAULT_GRID } from '../src/heatmaps/grid.ts';
-import { createBenchDatabase } from './bench-database.ts';
+import { createTestDatabase } from '../test/helper.ts';
 import { runScript, startServer } from '../test/processes.ts';
 
 const { values } = parseArgs({
@@ -78,7 +78,7 @@ async function main() {
   }
   const binningRate = (tracks.length * pointsPerRequest) / median(runs);
 
-  const database = await createBenchDatabase();
+  const database = await createTestDatabase();
   const env = {
     DATABASE_URL: database.url,
     JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0000',

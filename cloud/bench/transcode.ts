@@ -13,7 +13,7 @@ import { buildApp } from '../src/app.ts';
 import { defaultConfig } from '../src/config.ts';
 import { resolveBinary } from '../src/video/ffmpeg.ts';
 import { hlsTranscodeArgs } from '../src/video/video-service.ts';
-import { createBenchDatabase } from './bench-database.ts';
+import { createTestDatabase } from '../test/helper.ts';
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '30' }, size: { type: 'string', default: '640x480' }, fps: { type: 'string', default: '30' } } });
 const SECONDS = Number(values.seconds);
@@ -32,7 +32,7 @@ function median(values: number[]): number {
 
 async function main() {
   const work = mkdtempSync(path.join(tmpdir(), 'hivegate-bench-transcode-'));
-  const database = await createBenchDatabase();
+  const database = await createTestDatabase();
   try {
     // A camera-like source: moving test pattern with noise (so the encoder has real work), a tone, H.264 in MP4.
     const clip = path.join(work, 'entrance.mp4');

@@ -12,6 +12,8 @@ import { maintainPartitions } from './db/partitions.ts';
 import { loadSigningSecret, TokenService } from './auth/tokens.ts';
 import { TokensRepository } from './auth/tokens-repository.ts';
 import { UsersRepository } from './auth/users-repository.ts';
+import { AccountService } from './auth/accounts.ts';
+import { accountResolvers } from './auth/resolvers.ts';
 import { graphqlPlugin } from './graphql/plugin.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { validatorCompiler } from './http/validation.ts';
@@ -61,7 +63,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   };
   try {
     await migrate(db);
-    await maintainPartitions(db, { retentionDays: config.retentionDays, dedupeRetentionDays: config.dedupeRetentionDays });
+    const maintenancePolicy = { retentionDays: config.retentionDays, dedupeRetentionDays: config.dedupeRetentionDays, partitions: config.partitionMaintenance };
+    await maintainPartitions(db, maintenancePolicy);
     const tokenRecords = new TokensRepository(db);
     const secret = await loadSigningSecret(db, config.jwtSecret);
     const tokens = new TokenService(db, tokenRecords, secret, config.tokenCacheSeconds);
@@ -70,13 +73,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     const blobs = createBlobStore(config.storage);
     await blobs.start();
     started.push(() => blobs.stop());
+    const users = new UsersRepository(db);
     const ctx: AppContext = {
       config,
       db,
       log: app.log,
       observability: new Observability(),
       tokens,
-      users: new UsersRepository(db),
+      users,
+      accounts: new AccountService(db, users, tokens),
       tokenRecords,
       metricsRepository: new MetricsRepository(db),
       movementRepository: new MovementRepository(db),
@@ -87,7 +92,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     };
 
     const maintenance = setInterval(() => {
-      maintainPartitions(db, { retentionDays: config.retentionDays, dedupeRetentionDays: config.dedupeRetentionDays })
+      maintainPartitions(db, maintenancePolicy)
+        .then(async (report) => (await ctx.accounts.pruneFailures(), report))
         .then((report) => app.log.info({ report }, 'partition maintenance'))
         .catch((err: unknown) => app.log.error({ err }, 'partition maintenance failed'));
     }, PARTITION_MAINTENANCE_MS).unref();
@@ -123,7 +129,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await app.register(telemetryRoutes, { ctx });
     await app.register(mediaRoutes, { ctx });
     await app.register(heatmapRoutes, { ctx });
-    await app.register(graphqlPlugin, { ctx, resolvers: [telemetryResolvers, videoResolvers, heatmapResolvers] });
+    await app.register(graphqlPlugin, { ctx, resolvers: [accountResolvers, telemetryResolvers, videoResolvers, heatmapResolvers] });
     // Last: jobs may only run once every capability has defined its kinds, and stop first on close.
     await ctx.jobs.start();
     started.push(() => ctx.jobs.stop());

@@ -10,6 +10,7 @@ import type { MovementRepository } from './telemetry/movement-repository.ts';
 import type { TelemetryReadRepository } from './telemetry/read-repository.ts';
 import type { BlobStore } from './storage/index.ts';
 import type { MediaSigner } from './media/signed-paths.ts';
+import type { AccountService } from './auth/accounts.ts';
 import type { JobQueue } from './jobs/job-queue.ts';
 import type { GateVideosRepository } from './video/videos-repository.ts';
 import type { VideoService } from './video/video-service.ts';
@@ -24,6 +25,7 @@ export interface AppContext {
   observability: Observability;
   tokens: TokenService;
   users: UsersRepository;
+  accounts: AccountService;
   tokenRecords: TokensRepository;
   metricsRepository: MetricsRepository;
   movementRepository: MovementRepository;

@@ -18,7 +18,8 @@ export function databaseUrl(name: string, base = ADMIN_DATABASE_URL): string {
 }
 
 export async function createTestDatabase(): Promise<{ url: string; name: string; drop: () => Promise<void> }> {
-  const name = `hivegate_t_${randomBytes(6).toString('hex')}`;
+  // The creation time in the name lets a later run clean up after an interrupted one without touching live ones.
+  const name = `hivegate_t_${Math.floor(Date.now() / 1000)}_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: ADMIN_DATABASE_URL });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);

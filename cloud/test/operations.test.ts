@@ -72,3 +72,19 @@ describe('operations endpoints', () => {
     expect(response.json()).toEqual({ error: 'no route GET /nope' });
   });
 });
+
+describe('unexpected failures', () => {
+  it('answer 500 with a bare error and no internals', async () => {
+    const t = await buildTestApp();
+    try {
+      const { auth } = await createUser(t.app);
+      // Break the storage under the running service: the insert now fails inside Postgres.
+      await t.app.ctx.db.query('ALTER TABLE metrics RENAME TO metrics_gone');
+      const response = await t.app.inject({ method: 'POST', url: '/iot/v1/metrics', headers: auth, payload: { hiveId: 1, fields: { weightKg: 1 } } });
+      expect(response.statusCode).toBe(500);
+      expect(response.json()).toEqual({ error: 'internal server error' });
+    } finally {
+      await t.close();
+    }
+  });
+});

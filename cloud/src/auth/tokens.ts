@@ -39,6 +39,8 @@ interface CachedStatus {
  */
 export class TokenService {
   private readonly statusCache = new Map<string, CachedStatus>();
+  /** Tokens whose signature was checked recently: devices send the same token thousands of times a day. */
+  private readonly verifiedCache = new Map<string, { claims: Principal; until: number }>();
   private readonly lastTouched = new Map<string, number>();
   private unlisten?: () => Promise<void>;
 
@@ -71,6 +73,16 @@ export class TokenService {
   }
 
   async verify(token: string): Promise<Principal> {
+    const now = Date.now();
+    const verified = this.verifiedCache.get(token);
+    const claims = verified && verified.until > now ? verified.claims : await this.verifySignature(token);
+    const refusal = await this.refusalFor(claims.tokenId);
+    if (refusal) throw new AuthError(refusal);
+    this.touch(claims.tokenId);
+    return claims;
+  }
+
+  private async verifySignature(token: string): Promise<Principal> {
     let payload;
     try {
       ({ payload } = await jwtVerify(token, this.secret, { issuer: ISSUER, algorithms: ['HS256'] }));
@@ -81,12 +93,14 @@ export class TokenService {
     const tokenId = payload.jti;
     const userId = Number(payload.sub);
     if (!tokenId || !Number.isSafeInteger(userId)) throw new AuthError('token is invalid');
-    const refusal = await this.refusalFor(tokenId);
-    if (refusal) throw new AuthError(refusal);
-    this.touch(tokenId);
     const scope = typeof payload.scope === 'string' ? payload.scope : '';
     const boxes = Array.isArray(payload.boxes) ? payload.boxes.map(String) : null;
-    return { userId, tokenId, scopes: scope.split(' ').filter(Boolean), boxIds: boxes };
+    const claims: Principal = { userId, tokenId, scopes: scope.split(' ').filter(Boolean), boxIds: boxes };
+    // Remembered for a minute at most, and never past the token's own expiry.
+    const until = Math.min(Date.now() + 60_000, payload.exp ? payload.exp * 1000 : Infinity);
+    if (this.verifiedCache.size >= 10_000) this.verifiedCache.clear();
+    this.verifiedCache.set(token, { claims, until });
+    return claims;
   }
 
   /** Drops the cached status here and tells the other instances to do the same. */

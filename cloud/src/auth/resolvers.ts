@@ -1,0 +1,70 @@
+import { ALL_SCOPES, SCOPES } from '@hivegate/shared';
+import { clientError, requireUser, type GraphQLContext, type Resolvers } from '../graphql/context.ts';
+import { AccountError, type SignedIn } from './accounts.ts';
+import { SESSION_COOKIE } from './request-auth.ts';
+import { isUuid } from './tokens-repository.ts';
+
+function startCookieSession(ctx: GraphQLContext, session: SignedIn): SignedIn {
+  ctx.reply.setCookie(SESSION_COOKIE, session.token, {
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: ctx.request.protocol === 'https',
+    path: '/',
+    expires: session.expiresAt,
+  });
+  return session;
+}
+
+async function accountCall<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (err instanceof AccountError) throw clientError(err.message, err.code);
+    throw err;
+  }
+}
+
+/** Only a full session (or an all-scopes token) may mint or revoke tokens: a device token must not breed more. */
+function requireAccountOwner(ctx: GraphQLContext) {
+  const user = requireUser(ctx, 'control');
+  if (!user.scopes.includes(ALL_SCOPES)) throw clientError('managing tokens needs a signed-in session', 'FORBIDDEN');
+  return user;
+}
+
+export const accountResolvers: Resolvers = {
+  Query: {
+    apiTokens: (_root: unknown, _args: unknown, ctx: GraphQLContext) => ctx.services.tokenRecords.list(requireAccountOwner(ctx).userId),
+  },
+  Mutation: {
+    signUp: (_root: unknown, args: { login: string; password: string }, ctx: GraphQLContext) =>
+      accountCall(async () => startCookieSession(ctx, await ctx.services.accounts.signUp(args.login.trim(), args.password))),
+    signIn: (_root: unknown, args: { login: string; password: string }, ctx: GraphQLContext) =>
+      accountCall(async () => startCookieSession(ctx, await ctx.services.accounts.signIn(args.login.trim(), args.password, ctx.request.ip))),
+    signOut: async (_root: unknown, _args: unknown, ctx: GraphQLContext) => {
+      ctx.reply.clearCookie(SESSION_COOKIE, { path: '/' });
+      if (!ctx.principal) return false;
+      await ctx.services.accounts.signOut(ctx.principal.tokenId);
+      return true;
+    },
+    createApiToken: async (_root: unknown, args: { name: string; scopes?: string[] | null; boxIds?: string[] | null }, ctx: GraphQLContext) => {
+      const user = requireAccountOwner(ctx);
+      const name = args.name.trim();
+      if (name === '' || name.length > 100) throw clientError('name must be 1-100 characters');
+      const scopes = args.scopes ?? ['ingest', 'device'];
+      const unknown = scopes.filter((s) => s !== ALL_SCOPES && !(SCOPES as readonly string[]).includes(s));
+      if (scopes.length === 0 || unknown.length > 0) throw clientError(`scopes must be some of ${[ALL_SCOPES, ...SCOPES].join(', ')}`);
+      const boxIds = args.boxIds?.map(String) ?? null;
+      const { token, tokenId } = await ctx.services.tokens.issue({ userId: user.userId, name, scopes, boxIds });
+      const apiToken = (await ctx.services.tokenRecords.list(user.userId)).find((t) => t.id === tokenId);
+      return { token, apiToken };
+    },
+    revokeApiToken: async (_root: unknown, args: { id: string }, ctx: GraphQLContext) => {
+      const user = requireAccountOwner(ctx);
+      if (!isUuid(String(args.id)) || !(await ctx.services.tokenRecords.revoke(String(args.id), user.userId))) {
+        throw clientError('no such active token');
+      }
+      await ctx.services.tokens.forget(String(args.id));
+      return true;
+    },
+  },
+};

@@ -1,0 +1,99 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, createUser, graphql, type TestApp } from './helper.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await buildTestApp();
+});
+afterAll(() => t.close());
+
+async function gql(query: string, variables: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
+  const response = await t.app.inject({ method: 'POST', url: '/graphql', headers, payload: { query, variables } });
+  return { response, body: response.json() as { data?: Record<string, any>; errors?: { message: string; extensions?: { code?: string } }[] } };
+}
+
+const SIGN_UP = `mutation($login: String!, $password: String!) { signUp(login: $login, password: $password) { token expiresAt user { login } } }`;
+const SIGN_IN = `mutation($login: String!, $password: String!) { signIn(login: $login, password: $password) { token user { id login } } }`;
+
+function sessionCookie(response: { cookies: { name: string; value: string }[] }): string {
+  const cookie = response.cookies.find((c) => c.name === 'service_session');
+  return `service_session=${cookie!.value}`;
+}
+
+describe('accounts', () => {
+  it('signs up with an HttpOnly SameSite session cookie that authenticates GraphQL', async () => {
+    const { response, body } = await gql(SIGN_UP, { login: 'maya', password: 'long enough password' });
+    expect(body.data?.signUp.user).toEqual({ login: 'maya' });
+    const setCookie = String(response.headers['set-cookie']);
+    expect(setCookie).toMatch(/service_session=/);
+    expect(setCookie).toMatch(/HttpOnly/);
+    expect(setCookie).toMatch(/SameSite=Lax/);
+    expect(setCookie).not.toMatch(/Secure/); // plain HTTP here; behind TLS (x-forwarded-proto https) it is Secure
+    const me = await gql('{ me { login } }', {}, { cookie: sessionCookie(response) });
+    expect(me.body.data).toEqual({ me: { login: 'maya' } });
+  });
+
+  it('marks the cookie Secure behind TLS', async () => {
+    const { response } = await gql(SIGN_UP, { login: 'tls-user', password: 'long enough password' }, { 'x-forwarded-proto': 'https' });
+    expect(String(response.headers['set-cookie'])).toMatch(/Secure/);
+  });
+
+  it('refuses taken logins, short passwords and odd logins with clear messages', async () => {
+    await gql(SIGN_UP, { login: 'taken', password: 'long enough password' });
+    expect((await gql(SIGN_UP, { login: 'taken', password: 'long enough password' })).body.errors?.[0]?.message).toBe('that login is taken');
+    expect((await gql(SIGN_UP, { login: 'shorty', password: 'short' })).body.errors?.[0]?.message).toMatch(/at least 10 characters/);
+    expect((await gql(SIGN_UP, { login: 'a b', password: 'long enough password' })).body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+  });
+
+  it('signs in with the right password only, and throttles guessing', async () => {
+    await gql(SIGN_UP, { login: 'guessme', password: 'the right password' });
+    const ok = await gql(SIGN_IN, { login: 'guessme', password: 'the right password' });
+    expect(ok.body.data?.signIn.user.login).toBe('guessme');
+    for (let i = 0; i < 10; i++) {
+      const wrong = await gql(SIGN_IN, { login: 'guessme', password: `wrong ${i}` });
+      expect(wrong.body.errors?.[0]).toMatchObject({ message: 'login or password is wrong', extensions: { code: 'UNAUTHENTICATED' } });
+    }
+    const throttled = await gql(SIGN_IN, { login: 'guessme', password: 'the right password' });
+    expect(throttled.body.errors?.[0]?.extensions?.code).toBe('TOO_MANY_ATTEMPTS');
+    const unknown = await gql(SIGN_IN, { login: 'nobody-here', password: 'whatever else' });
+    expect(unknown.body.errors?.[0]?.message).toBe('login or password is wrong');
+  });
+
+  it('signs out by revoking the session', async () => {
+    const { response } = await gql(SIGN_UP, { login: 'leaver', password: 'long enough password' });
+    const cookie = sessionCookie(response);
+    expect((await gql('mutation { signOut }', {}, { cookie })).body.data).toEqual({ signOut: true });
+    expect((await gql('{ hives { id } }', {}, { cookie })).body.errors?.[0]?.message).toBe('token has been revoked');
+  });
+});
+
+describe('API tokens from the profile', () => {
+  it('creates a device token shown once, lists it with last use, and revokes it', async () => {
+    const { body } = await gql(SIGN_UP, { login: 'keeper', password: 'long enough password' });
+    const session = body.data!.signUp.token as string;
+    const created = await graphql(t.app, session, `mutation { createApiToken(name: "scale", scopes: ["ingest"]) { token apiToken { id name scopes lastUsedAt } } }`);
+    const { token, apiToken } = (created.data as any).createApiToken;
+    expect(apiToken).toMatchObject({ name: 'scale', scopes: ['ingest'], lastUsedAt: null });
+
+    const posted = await t.app.inject({ method: 'POST', url: '/iot/v1/metrics', headers: { authorization: `Bearer ${token}` }, payload: { hiveId: 1, fields: { weightKg: 2 } } });
+    expect(posted.statusCode).toBe(200);
+    await new Promise((r) => setTimeout(r, 100)); // last use is recorded off the request path
+    const listed = await graphql(t.app, session, '{ apiTokens { id name lastUsedAt revokedAt } }');
+    expect((listed.data as any).apiTokens).toEqual([{ id: apiToken.id, name: 'scale', lastUsedAt: expect.any(String), revokedAt: null }]);
+
+    expect((await graphql(t.app, session, `mutation { revokeApiToken(id: "${apiToken.id}") }`)).data).toEqual({ revokeApiToken: true });
+    const after = await t.app.inject({ method: 'POST', url: '/iot/v1/metrics', headers: { authorization: `Bearer ${token}` }, payload: { hiveId: 1, fields: { weightKg: 2 } } });
+    expect(after.statusCode).toBe(401);
+    expect((await graphql(t.app, session, `mutation { revokeApiToken(id: "${apiToken.id}") }`)).errors?.[0]?.message).toBe('no such active token');
+  });
+
+  it('does not let a device token mint tokens or revoke another user\'s', async () => {
+    const device = await createUser(t.app, { scopes: ['ingest', 'device', 'control'] });
+    const minted = await graphql(t.app, device.token, `mutation { createApiToken(name: "more") { token } }`);
+    expect(minted.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    const other = await createUser(t.app);
+    const mallory = await createUser(t.app);
+    const revoked = await graphql(t.app, mallory.token, `mutation { revokeApiToken(id: "${other.tokenId}") }`);
+    expect(revoked.errors?.[0]?.message).toBe('no such active token');
+  });
+});
