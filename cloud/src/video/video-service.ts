@@ -4,6 +4,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import type { VideoConfig } from '../config.ts';
+import type { Database } from '../db/database.ts';
 import type { JobHandler, JobQueue, RunningJob } from '../jobs/job-queue.ts';
 import { PermanentJobError } from '../jobs/job-queue.ts';
 import type { BlobStore } from '../storage/index.ts';
@@ -54,6 +55,7 @@ export class VideoService {
 
   constructor(
     private readonly deps: {
+      db: Database;
       videos: GateVideosRepository;
       blobs: BlobStore;
       jobs: JobQueue;
@@ -99,25 +101,37 @@ export class VideoService {
       if (!verdict.ok) throw new VideoRejectedError(verdict.reason);
       const info = verdict.info;
 
-      const video = await videos.create({
-        ownerId: request.ownerId,
-        boxId: request.boxId,
-        startTime: request.startTime ?? new Date(),
-        durationSeconds: info.durationSeconds,
-        width: info.width,
-        height: info.height,
-        hasAudio: info.hasAudio,
-        sizeBytes: original.value.size,
-        originalExtension: extensionOf(original.value.filename, info.formatName),
-        hasDetections: detections.value !== null,
-      });
+      // Files first, under a reserved id; then the row and its transcode job together: a crash in between leaves
+      // at most unreferenced files, never a video that waits for a job that does not exist.
+      const id = await videos.reserveId();
+      const originalKey = `videos/${id}/original.${extensionOf(original.value.filename, info.formatName)}`;
+      const detectionsKey = detections.value ? `videos/${id}/detections.json` : null;
+      let video: GateVideo;
       try {
-        await blobs.put(video.originalKey, createReadStream(originalFile));
-        if (video.detectionsKey) await blobs.put(video.detectionsKey, createReadStream(detectionsPath), { contentType: 'application/json' });
-        await jobs.enqueue(TRANSCODE_JOB, { videoId: video.id } satisfies TranscodePayload);
+        await blobs.put(originalKey, createReadStream(originalFile));
+        if (detectionsKey) await blobs.put(detectionsKey, createReadStream(detectionsPath), { contentType: 'application/json' });
+        video = await this.deps.db.transaction(async (tx) => {
+          const created = await videos.create(
+            id,
+            {
+              ownerId: request.ownerId,
+              boxId: request.boxId,
+              startTime: request.startTime ?? new Date(),
+              durationSeconds: info.durationSeconds,
+              width: info.width,
+              height: info.height,
+              hasAudio: info.hasAudio,
+              sizeBytes: original.value.size,
+              originalKey,
+              detectionsKey,
+            },
+            tx,
+          );
+          await jobs.enqueue(TRANSCODE_JOB, { videoId: id } satisfies TranscodePayload, { tx });
+          return created;
+        });
       } catch (err) {
-        await blobs.deletePrefix(`videos/${video.id}/`).catch(() => undefined);
-        await videos.delete(video.id).catch(() => undefined);
+        await blobs.deletePrefix(`videos/${id}/`).catch(() => undefined);
         throw err;
       }
       this.deps.log.info({ videoId: video.id, boxId: video.boxId, bytes: video.sizeBytes, seconds: info.durationSeconds }, 'video uploaded');

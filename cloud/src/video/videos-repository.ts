@@ -76,8 +76,8 @@ export interface NewGateVideo {
   height: number;
   hasAudio: boolean;
   sizeBytes: number;
-  originalExtension: string;
-  hasDetections: boolean;
+  originalKey: string;
+  detectionsKey: string | null;
 }
 
 /** Ids are numeric strings (clients send them as numbers inside [ID]); anything else names no video. */
@@ -89,23 +89,22 @@ export function isVideoId(id: string): boolean {
 export class GateVideosRepository {
   constructor(private readonly db: Queryable) {}
 
-  /** Inserts the row; the blob keys follow from the id, so they are set in the same statement. */
-  async create(video: NewGateVideo, q: Queryable = this.db): Promise<GateVideo> {
-    const { rows } = await q.query<Row>(
-      `WITH next AS (SELECT nextval(pg_get_serial_sequence('gate_videos', 'id')) AS id)
-       INSERT INTO gate_videos (id, owner_id, box_id, start_time, duration_seconds, width, height, has_audio, size_bytes, original_key, detections_key)
-       OVERRIDING SYSTEM VALUE
-       SELECT next.id, $1, $2, $3, $4, $5, $6, $7, $8, 'videos/' || next.id || '/original.' || $9,
-              CASE WHEN $10::boolean THEN 'videos/' || next.id || '/detections.json' END
-       FROM next
-       RETURNING *`,
-      [video.ownerId, video.boxId, video.startTime, video.durationSeconds, video.width, video.height, video.hasAudio, video.sizeBytes, video.originalExtension, video.hasDetections],
-    );
-    return toVideo(rows[0]!);
+  /** A fresh video id, taken before the row exists so that the files can be stored under it first. */
+  async reserveId(): Promise<string> {
+    const { rows } = await this.db.query<{ id: number | string }>(`SELECT nextval(pg_get_serial_sequence('gate_videos', 'id')) AS id`);
+    return String(rows[0]!.id);
   }
 
-  async delete(id: string): Promise<void> {
-    await this.db.query('DELETE FROM gate_videos WHERE id = $1', [id]);
+  /** Inserts the row under a reserved id, with the keys its files were stored under. */
+  async create(id: string, video: NewGateVideo, q: Queryable = this.db): Promise<GateVideo> {
+    const { rows } = await q.query<Row>(
+      `INSERT INTO gate_videos (id, owner_id, box_id, start_time, duration_seconds, width, height, has_audio, size_bytes, original_key, detections_key)
+       OVERRIDING SYSTEM VALUE
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+       RETURNING *`,
+      [id, video.ownerId, video.boxId, video.startTime, video.durationSeconds, video.width, video.height, video.hasAudio, video.sizeBytes, video.originalKey, video.detectionsKey],
+    );
+    return toVideo(rows[0]!);
   }
 
   /** For the transcode job, which acts for the owner recorded on the row. */

@@ -16,6 +16,7 @@ export function buildVideoAndHeatmaps(config: Config, db: Database, blobs: BlobS
   const videos = new GateVideosRepository(db);
   const heatmaps = new HeatmapsRepository(db);
   const videoService = new VideoService({
+    db,
     videos,
     blobs,
     jobs,
