@@ -97,7 +97,7 @@ async function main() {
 
     // Warm-up: JIT, connection pool, the days' rows.
     let next = 0;
-    await run({ url: `${server.url}/api/entrance-heatmaps/trajectories`, connections: CONNECTIONS, amount: DISTINCT_BODIES, requests: [{ method: 'POST', headers, setupRequest: (req) => ({ ...req, body: bodies[next++ % bodies.length] }) }] });
+    await run({ url: `${server.url}/api/entrance-heatmaps/trajectories`, connections: CONNECTIONS, amount: Math.max(DISTINCT_BODIES, CONNECTIONS), requests: [{ method: 'POST', headers, setupRequest: (req) => ({ ...req, body: bodies[next++ % bodies.length] }) }] });
 
     const started = performance.now();
     const result = await run({

@@ -98,8 +98,8 @@ const GRID_CACHE_LIMIT = 10_000;
 
 /**
  * Daily heatmaps as one dense count grid per day. An upload adds its deltas in a single statement under the day
- * row's lock (`counts = counts + delta` element-wise, summary counters likewise), so concurrent uploads, from any
- * number of instances, never lose counts.
+ * row's lock (`heatmap_add`: count += delta for each touched cell, summary counters likewise), so concurrent
+ * uploads, from any number of instances, never lose counts.
  */
 export class HeatmapsRepository {
   /** A day's grid never changes once set, so it is remembered instead of read on every upload. */
@@ -158,15 +158,22 @@ export class HeatmapsRepository {
       });
       if (!sampleAt || !frame) return counted;
 
-      let deltaMax = 0;
-      for (let i = 0; i < size; i += 1) if (sum[i]! > deltaMax) deltaMax = sum[i]!;
+      // Only the cells that got something travel, in ascending order.
+      const cells: number[] = [];
+      const counts: number[] = [];
+      for (let i = 0; i < size; i += 1) {
+        if (sum[i]! > 0) {
+          cells.push(i);
+          counts.push(sum[i]!);
+        }
+      }
       const { rows } = await tx.query<{ cols: number }>(
-        `INSERT INTO heatmap_days AS d (owner_id, box_id, day, cols, rows, counts, frame_width, frame_height, trajectory_count, point_count, max_count, last_sample_at)
-         VALUES ($1, $2, $3::date, $4, $5, $6::bigint[], $7, $8, $9, $10, $11, $12)
+        `INSERT INTO heatmap_days AS d (owner_id, box_id, day, cols, rows, counts, max_count, frame_width, frame_height, trajectory_count, point_count, last_sample_at)
+         SELECT $1, $2, $3::date, $4, $5, added.counts, added.max_touched, $8, $9, $10, $11, $12
+         FROM heatmap_add(array_fill(0::bigint, ARRAY[$4::int * $5::int]), $6::int[], $7::bigint[]) AS added
          ON CONFLICT (owner_id, box_id, day) DO UPDATE SET
            (counts, max_count) = (
-             SELECT array_agg(a + b ORDER BY i), GREATEST(d.max_count, max(a + b))
-             FROM unnest(d.counts, EXCLUDED.counts) WITH ORDINALITY AS t (a, b, i)),
+             SELECT added.counts, GREATEST(d.max_count, added.max_touched) FROM heatmap_add(d.counts, $6::int[], $7::bigint[]) AS added),
            trajectory_count = d.trajectory_count + EXCLUDED.trajectory_count,
            point_count = d.point_count + EXCLUDED.point_count,
            last_sample_at = GREATEST(d.last_sample_at, EXCLUDED.last_sample_at),
@@ -175,7 +182,7 @@ export class HeatmapsRepository {
            updated_at = now()
          WHERE d.cols = EXCLUDED.cols AND d.rows = EXCLUDED.rows
          RETURNING d.cols`,
-        [ownerId, boxId, date, grid.cols, grid.rows, `{${sum.join(',')}}`, frame.width, frame.height, trajectories, points, deltaMax, sampleAt],
+        [ownerId, boxId, date, grid.cols, grid.rows, `{${cells.join(',')}}`, `{${counts.join(',')}}`, frame.width, frame.height, trajectories, points, sampleAt],
       );
       if (rows.length === 0) {
         // The row exists with another grid (the update's WHERE refused it): the caller bins again on that one.

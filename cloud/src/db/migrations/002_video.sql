@@ -46,9 +46,28 @@ CREATE TABLE gate_videos (
 CREATE INDEX gate_videos_owner_box_start ON gate_videos (owner_id, box_id, start_time DESC);
 
 -- Daily entrance heatmaps: one row per (owner, box, UTC date) holding the whole count grid as a dense array.
--- Uploads add their deltas in one statement (counts = counts + delta, element-wise, under the row lock), so
--- concurrent uploads never lose counts. A dense array costs the same whatever an upload touches (~15 ms for
--- 160×120 here), where a row per cell costs ~7 µs per touched cell (~100 ms for a 20k-point upload).
+-- An upload adds its deltas in one statement under the row lock (heatmap_add below), so concurrent uploads, from
+-- any number of instances, never lose counts. Measured here for a 20k-point upload touching 11k cells: a row per
+-- cell (INSERT … ON CONFLICT DO UPDATE count = count + delta) ~7 µs per touched cell, ~100 ms; the whole array
+-- rebuilt with unnest/array_agg ~15 ms whatever is touched; this sparse loop ~4 ms, and less for small uploads.
+CREATE FUNCTION heatmap_add(INOUT counts bigint[], cells integer[], deltas bigint[], OUT max_touched bigint)
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+  i integer;
+  cell integer;
+BEGIN
+  max_touched := 0;
+  FOR i IN 1 .. coalesce(array_length(cells, 1), 0) LOOP
+    -- 0-based cell index; an index past the end would grow the array and fail the cardinality check.
+    cell := cells[i] + 1;
+    counts[cell] := counts[cell] + deltas[i];
+    IF counts[cell] > max_touched THEN
+      max_touched := counts[cell];
+    END IF;
+  END LOOP;
+END
+$$;
+
 CREATE TABLE heatmap_days (
   id bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
   owner_id bigint NOT NULL REFERENCES users (id) ON DELETE CASCADE,
