@@ -18,8 +18,8 @@ afterAll(async () => {
   await t.close();
 });
 
-function post(token: string, body: unknown) {
-  return fetch(`${base}/api/entrance-heatmaps/trajectories`, {
+function post(token: string, body: unknown, origin = base) {
+  return fetch(`${origin}/api/entrance-heatmaps/trajectories`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify(body),
@@ -105,8 +105,11 @@ describe('trajectory upload', () => {
     expect((await day(user.id, '11', '2026-05-02'))?.pointCount).toBe(5);
   });
 
-  it('never loses counts under 50 concurrent uploads to the same heatmap', async () => {
+  it('never loses counts under 50 concurrent uploads to the same heatmap, through two instances', async () => {
     const { user, token } = await createUser(t.app, { scopes: ['ingest'] });
+    // A second instance on the same database: uploads merged inside one instance still race the other's in SQL.
+    const other = await buildTestApp({ heatmaps: { grid: GRID, renderDebounceSeconds: 0.3 }, jobs: { workers: 1, leaseSeconds: 30, pollSeconds: 5 } }, { url: t.databaseUrl });
+    const otherBase = await other.app.listen({ port: 0, host: '127.0.0.1' });
     const bodies = Array.from({ length: 50 }, (_, i) => ({
       boxId: 'busy',
       timestamp: '2026-05-03T12:00:00Z',
@@ -117,7 +120,12 @@ describe('trajectory upload', () => {
     for (const body of bodies) {
       for (const [cell, count] of binTrajectories(Object.values(body.trackHistory), FRAME, GRID).cells) expected.set(cell, (expected.get(cell) ?? 0) + count);
     }
-    const responses = await Promise.all(bodies.map((body) => post(token, body)));
+    let responses: Response[];
+    try {
+      responses = await Promise.all(bodies.map((body, i) => post(token, body, i % 2 === 0 ? base : otherBase)));
+    } finally {
+      await other.close();
+    }
     expect(responses.map((r) => r.status)).toEqual(bodies.map(() => 200));
     const stored = await cells(user.id, 'busy', '2026-05-03');
     expect(stored.size).toBe(expected.size);
