@@ -31,6 +31,11 @@ import { buildVideoAndHeatmaps } from './video/wiring.ts';
 import { heatmapRoutes } from './heatmaps/routes.ts';
 import { heatmapResolvers } from './heatmaps/resolvers.ts';
 import { videoResolvers } from './video/resolvers.ts';
+import type { LiveClipHandoff } from './live/clip.ts';
+import { liveDeviceRoutes } from './live/device-routes.ts';
+import { LiveService } from './live/live-service.ts';
+import { livePublishRoutes } from './live/publish-routes.ts';
+import { liveResolvers } from './live/resolvers.ts';
 
 const SPEC_VERSION = '1.0.0';
 const PARTITION_MAINTENANCE_MS = 6 * 3600_000;
@@ -39,6 +44,8 @@ export interface BuildOptions {
   /** Use this database instead of opening the configured one (it is not closed with the app). */
   db?: Database;
   logger?: boolean;
+  /** Where live sessions recorded as clips are handed to stored video (the upload path connects here). */
+  liveClipHandoff?: LiveClipHandoff;
 }
 
 /**
@@ -73,12 +80,20 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     const blobs = createBlobStore(config.storage);
     await blobs.start();
     started.push(() => blobs.stop());
+    const media = new MediaSigner(secret);
+    const observability = new Observability();
+    const videoAndHeatmaps = buildVideoAndHeatmaps(config, db, blobs, app.log);
+    // Live sessions recorded as clips become stored videos through the upload path, unless a caller connects its own.
+    const clipHandoff = options.liveClipHandoff ?? ((clip) => videoAndHeatmaps.videoService.acceptLiveClip(clip));
+    const live = new LiveService({ db, config: config.live, log: app.log, blobs, media, secret, metrics: observability.registry, clipHandoff });
+    await live.start();
+    started.push(() => live.stop());
     const users = new UsersRepository(db);
     const ctx: AppContext = {
       config,
       db,
       log: app.log,
-      observability: new Observability(),
+      observability,
       tokens,
       users,
       accounts: new AccountService(db, users, tokens),
@@ -87,8 +102,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       movementRepository: new MovementRepository(db),
       telemetryReads: new TelemetryReadRepository(db),
       blobs,
-      media: new MediaSigner(secret),
-      ...buildVideoAndHeatmaps(config, db, blobs, app.log),
+      media,
+      live,
+      ...videoAndHeatmaps,
     };
 
     const maintenance = setInterval(() => {
@@ -128,8 +144,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await app.register(operationsRoutes, { ctx });
     await app.register(telemetryRoutes, { ctx });
     await app.register(mediaRoutes, { ctx });
+    await app.register(liveDeviceRoutes, { ctx });
+    await app.register(livePublishRoutes, { ctx });
     await app.register(heatmapRoutes, { ctx });
-    await app.register(graphqlPlugin, { ctx, resolvers: [accountResolvers, telemetryResolvers, videoResolvers, heatmapResolvers] });
+    await app.register(graphqlPlugin, { ctx, resolvers: [accountResolvers, telemetryResolvers, liveResolvers, videoResolvers, heatmapResolvers] });
     // Last: jobs may only run once every capability has defined its kinds, and stop first on close.
     await ctx.jobs.start();
     started.push(() => ctx.jobs.stop());

@@ -10,6 +10,7 @@ import type { MovementRepository } from './telemetry/movement-repository.ts';
 import type { TelemetryReadRepository } from './telemetry/read-repository.ts';
 import type { BlobStore } from './storage/index.ts';
 import type { MediaSigner } from './media/signed-paths.ts';
+import type { LiveService } from './live/live-service.ts';
 import type { AccountService } from './auth/accounts.ts';
 import type { JobQueue } from './jobs/job-queue.ts';
 import type { GateVideosRepository } from './video/videos-repository.ts';
@@ -32,6 +33,7 @@ export interface AppContext {
   telemetryReads: TelemetryReadRepository;
   blobs: BlobStore;
   media: MediaSigner;
+  live: LiveService;
   jobs: JobQueue;
   videos: GateVideosRepository;
   videoService: VideoService;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { chmodSync, createReadStream, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -273,6 +273,23 @@ describe('stored video', () => {
     const [video] = await videosOf(base, user.token, 'reverse');
     expect(video).toMatchObject({ width: 320, height: 240 });
     expect(await t.app.ctx.blobs.head(`videos/${video!.id}/detections.json`)).not.toBeNull();
+  });
+
+  it('stores a live session handed over as a clip like an upload', async () => {
+    const user = await createUser(t.app, { scopes: ['control', 'read'] });
+    const clipFile = path.join(work, 'clip.mp4');
+    const startedAt = new Date('2026-05-02T08:30:00Z');
+    const { streamId } = await t.app.ctx.videoService.acceptLiveClip({
+      sessionId: 'session-1',
+      ownerId: user.user.id,
+      boxId: 'live-box',
+      startedAt,
+      endedAt: new Date(startedAt.getTime() + CLIP_SECONDS * 1000),
+      segmentCount: 3,
+      open: async () => createReadStream(clipFile),
+    });
+    const ready = await waitForState(base, user.token, 'live-box', 'READY');
+    expect(ready).toMatchObject({ id: streamId, startTime: startedAt.toISOString(), width: 320, height: 240 });
   });
 
   it('refuses bad list arguments clearly', async () => {

@@ -7,6 +7,7 @@ import type { VideoConfig } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import type { JobHandler, JobQueue, RunningJob } from '../jobs/job-queue.ts';
 import { PermanentJobError } from '../jobs/job-queue.ts';
+import type { LiveClip } from '../live/clip.ts';
 import type { BlobStore } from '../storage/index.ts';
 import type { MediaTools } from './ffmpeg.ts';
 import { buildVodPlaylist, parseMediaPlaylist, segmentDurations, timingsFromConcatenatedPackets, type SegmentTiming } from './hls-playlist.ts';
@@ -138,6 +139,22 @@ export class VideoService {
       return video;
     } finally {
       await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  /** A live session recorded as a clip, stored like an upload; its id becomes the session's handoffStreamId. */
+  async acceptLiveClip(clip: LiveClip): Promise<{ streamId: string }> {
+    const stream = await clip.open();
+    try {
+      const video = await this.upload({
+        ownerId: clip.ownerId,
+        boxId: clip.boxId,
+        startTime: clip.startedAt,
+        file: { filename: `live-${clip.sessionId}.mp4`, mimetype: 'video/mp4', encoding: '7bit', createReadStream: () => stream },
+      });
+      return { streamId: video.id };
+    } finally {
+      stream.destroy();
     }
   }
 
