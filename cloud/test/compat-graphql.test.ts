@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildSchema, parse, validate } from 'graphql';
+import { buildSchema, parse, validate, type GraphQLEnumType, type GraphQLObjectType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSchema } from '../src/graphql/plugin.ts';
 import { clientDocument } from './compat-helpers.ts';
@@ -81,6 +81,33 @@ describe('the existing clients\u2019 documents', () => {
     // The check has teeth: a field the schema lacks is reported.
     const misspelt = clientDocument('web-app/entrance-heatmaps.graphql').replace('imageURL', 'imageUrl');
     expect(validate(schema, parse(misspelt)).map((e) => e.message)).toEqual(['Cannot query field "imageUrl" on type "EntranceHeatmap". Did you mean "imageURL"?']);
+  });
+
+  it('meet a schema with every type, field and argument of the existing service that its clients use', () => {
+    const schema = buildSchema(loadSchema());
+    const fields = (type: string) => Object.keys((schema.getType(type) as GraphQLObjectType).getFields());
+    const operation = (root: GraphQLObjectType | null | undefined, name: string) => {
+      const field = root!.getFields()[name]!;
+      return { args: Object.fromEntries(field.args.map((a) => [a.name, String(a.type)])), type: String(field.type) };
+    };
+    const query = (name: string) => operation(schema.getQueryType(), name);
+    const mutation = (name: string) => operation(schema.getMutationType(), name);
+    expect(fields('EntranceLiveStreamSession')).toEqual(
+      expect.arrayContaining(['id', 'boxId', 'status', 'playbackUrl', 'signalingToken', 'expiresAt', 'qualityProfile', 'recordingMode', 'relayProtocol', 'publisherUrl', 'publishToken', 'clipHandoffEnabled', 'handoffStreamId', 'lastKeepaliveAt', 'lastDeviceSeenAt', 'lastErrorCode', 'lastErrorMessage', 'relayDetails']),
+    );
+    expect(fields('EntranceLiveRelayDetails')).toEqual(expect.arrayContaining(['relayProtocol', 'placeholder', 'publisherUrl', 'publishToken', 'signalingToken', 'playbackUrl', 'frameContentType', 'playbackContentType']));
+    expect((schema.getType('EntranceLiveStreamStatus') as GraphQLEnumType).getValues().map((v) => v.name)).toEqual(
+      expect.arrayContaining(['REQUESTED', 'DEVICE_OFFLINE', 'STARTING', 'ACTIVE', 'STOPPING', 'STOPPED', 'FAILED']),
+    );
+    expect(fields('EntranceHeatmap')).toEqual(expect.arrayContaining(['id', 'boxId', 'date', 'imageURL', 'width', 'height', 'trajectoryCount', 'pointCount', 'lastSampleAt', 'updatedAt']));
+    expect(fields('VideoStream')).toEqual(expect.arrayContaining(['id', 'maxSegment', 'playlistURL', 'active', 'startTime', 'endTime']));
+    expect(query('entranceLiveStreamSession').args).toEqual({ boxId: 'ID!' });
+    expect(query('entranceHeatmaps')).toEqual({ args: { boxIds: '[ID]!', date: 'String', limit: 'Int' }, type: '[EntranceHeatmap]' });
+    expect(query('videoStreams')).toEqual({ args: { boxIds: '[ID]', active: 'Boolean' }, type: '[VideoStream]' });
+    expect(mutation('startEntranceLiveStream').args).toEqual({ boxId: 'ID!', qualityProfile: 'String', recordingMode: 'String', relayProtocol: 'String' });
+    expect(mutation('keepEntranceLiveStreamAlive').args).toEqual({ sessionId: 'ID!' });
+    expect(mutation('stopEntranceLiveStream')).toEqual({ args: { sessionId: 'ID!' }, type: 'Boolean!' });
+    expect(mutation('uploadGateVideo')).toEqual({ args: { file: 'Upload!', boxId: 'ID!', startTime: 'DateTime', detectionsFile: 'Upload' }, type: 'Boolean' });
   });
 
   it('live card: start, read, keep alive and stop with the card\u2019s variables; the read is null once the session is over', async () => {

@@ -55,6 +55,7 @@ export function sessionView(ctx: GraphQLContext, s: SessionRecord) {
     lastErrorMessage: s.lastErrorMessage,
     publisherUrl,
     publishToken: null,
+    signalingToken: null,
     createdAt: s.createdAt,
     relayDetails: {
       relayProtocol: s.relayProtocol,
