@@ -122,7 +122,7 @@ export type AgentConfig = Static<typeof AgentConfigSchema>;
 
 export class ConfigError extends Error {}
 
-type DeepPartial<T> = { [K in keyof T]?: T[K] extends (infer _U)[] ? T[K] : T[K] extends object ? DeepPartial<T[K]> : T[K] };
+type DeepPartial<T> = { [K in keyof T]?: NonNullable<T[K]> extends (infer _U)[] ? T[K] : NonNullable<T[K]> extends object ? DeepPartial<NonNullable<T[K]>> : T[K] };
 export type PartialAgentConfig = DeepPartial<AgentConfig>;
 
 /** Everything that has a sensible default; identity, source, cloud and zone have none (or a derived one). */

@@ -48,6 +48,8 @@ export class FakeGateway {
   readonly events: Record<string, unknown>[] = [];
   readonly acks: Record<string, unknown>[] = [];
   readonly commands: GatewayCommand[] = [];
+  /** Telemetry the agent delivered to the ingest endpoints (accepted with the device token), by path. */
+  readonly ingested: { path: string; body: unknown }[] = [];
   /** Answers for the next acks (status codes), consumed in order; 200 when empty. */
   ackFailures: number[] = [];
   /** An unacknowledged command is handed out again this long after its last delivery. */
@@ -119,6 +121,11 @@ export class FakeGateway {
     };
     const publish = /^\/live\/publish\/([^/]+)\/([^/]+)$/.exec(path);
     if (publish) return this.handlePublish(req, res, publish[1]!, decodeURIComponent(publish[2]!), body, json);
+    if (['/entrance/v1/movement', '/iot/v1/metrics', '/api/entrance-heatmaps/trajectories'].includes(path)) {
+      if (req.headers.authorization !== `Bearer ${this.deviceToken}`) return json(401, { error: 'invalid token' });
+      this.ingested.push({ path, body: JSON.parse(body.toString()) as unknown });
+      return json(200, { message: 'OK' });
+    }
     if (!path.startsWith('/api/entrance-live/device/')) return json(404, { error: 'not found' });
     if (this.deviceAnswer !== undefined) return json(this.deviceAnswer, { error: `scripted ${this.deviceAnswer}` });
     if (req.headers.authorization !== `Bearer ${this.deviceToken}`) return json(401, { error: 'invalid token' });
