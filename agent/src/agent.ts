@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { FfmpegCapture } from './capture/capture.ts';
 import { resolveFfmpeg } from './capture/ffmpeg-binary.ts';
 import { isLive, parseSource } from './capture/source.ts';
-import type { AgentConfig } from './config/config.ts';
+import { defaultZone, type AgentConfig } from './config/config.ts';
 import { Controller } from './controller.ts';
 import { EntranceCounter } from './count/entrance-counter.ts';
 import { createDetector } from './detect/factory.ts';
@@ -203,6 +203,9 @@ export async function runAgent(config: AgentConfig, options: RunOptions = {}): P
     log,
   );
   await controller.start();
+  if (JSON.stringify(config.counting.zone) === JSON.stringify(defaultZone(config.source.width, config.source.height))) {
+    log('counting zone: none configured, so the lower half of the frame is used; set counting.zone (--zone) to the polygon around your hive entrance');
+  }
   log(`agent running: source ${config.source.url} (${config.source.width}x${config.source.height} @ ${config.source.fps} fps), detector ${detector.describe()}, cloud ${config.cloud.url}`);
 
   options.onReady?.({

@@ -59,7 +59,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   };
   try {
     await migrate(db);
-    await maintainPartitions(db, { retentionDays: config.retentionDays, dedupeRetentionDays: config.dedupeRetentionDays });
+    const maintenancePolicy = { retentionDays: config.retentionDays, dedupeRetentionDays: config.dedupeRetentionDays, partitions: config.partitionMaintenance };
+    await maintainPartitions(db, maintenancePolicy);
     const tokenRecords = new TokensRepository(db);
     const secret = await loadSigningSecret(db, config.jwtSecret);
     const tokens = new TokenService(db, tokenRecords, secret, config.tokenCacheSeconds);
@@ -86,7 +87,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     };
 
     const maintenance = setInterval(() => {
-      maintainPartitions(db, { retentionDays: config.retentionDays, dedupeRetentionDays: config.dedupeRetentionDays })
+      maintainPartitions(db, maintenancePolicy)
         .then(async (report) => (await ctx.accounts.pruneFailures(), report))
         .then((report) => app.log.info({ report }, 'partition maintenance'))
         .catch((err: unknown) => app.log.error({ err }, 'partition maintenance failed'));

@@ -19,6 +19,7 @@ const Env = Type.Object({
   HEALTH_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 2000 }),
   TOKEN_CACHE_SECONDS: Type.Number({ minimum: 0, maximum: 60, default: 2 }),
   RETENTION_DAYS: Type.Integer({ minimum: 1, default: 730 }),
+  PARTITION_MAINTENANCE: Type.Union([Type.Literal('true'), Type.Literal('false')], { default: 'true' }),
   DEDUPE_RETENTION_DAYS: Type.Integer({ minimum: 1, default: 30 }),
   CORS_ORIGINS: Type.String({ default: '' }),
   STORAGE: Type.Union([Type.Literal('fs'), Type.Literal('s3')], { default: 'fs' }),
@@ -37,6 +38,9 @@ const Env = Type.Object({
 });
 type Env = Static<typeof Env>;
 
+/** Every environment variable the cloud reads. */
+export const ENV_VARIABLES: readonly string[] = Object.keys(Env.properties);
+
 export interface Config {
   port: number;
   host: string;
@@ -50,6 +54,8 @@ export interface Config {
   healthTimeoutMs: number;
   tokenCacheSeconds: number;
   retentionDays: number;
+  /** Off when an external tool (pg_partman, TimescaleDB) owns the time partitions. */
+  partitionMaintenance: boolean;
   dedupeRetentionDays: number;
   corsOrigins: string[];
   logLevel: Env['LOG_LEVEL'];
@@ -91,6 +97,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     healthTimeoutMs: e.HEALTH_TIMEOUT_MS,
     tokenCacheSeconds: e.TOKEN_CACHE_SECONDS,
     retentionDays: e.RETENTION_DAYS,
+    partitionMaintenance: e.PARTITION_MAINTENANCE === 'true',
     dedupeRetentionDays: e.DEDUPE_RETENTION_DAYS,
     corsOrigins: e.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
     logLevel: e.LOG_LEVEL,

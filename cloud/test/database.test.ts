@@ -67,3 +67,15 @@ describe('partitions', () => {
     expect(a.created.length + b.created.length).toBe(10);
   });
 });
+
+describe('partition maintenance switched off', () => {
+  it('leaves partitions to an external tool but still prunes retry keys', async () => {
+    const database = await createTestDatabase();
+    const db = new PostgresDatabase({ url: database.url, poolSize: 2 });
+    cleanups.push(database.drop, () => db.close());
+    await migrate(db);
+    await db.query(`INSERT INTO movement_dedupe (owner_id, hive_id, box_id, ts, created_at) VALUES (1, 'h', 'b', now(), '2020-01-01')`);
+    const report = await maintainPartitions(db, { retentionDays: 30, dedupeRetentionDays: 30, partitions: false });
+    expect(report).toEqual({ created: [], dropped: [], movedFromDefault: 0, dedupeKeysPruned: 1 });
+  });
+});

@@ -11,6 +11,8 @@ export interface PartitionPolicy {
   monthsBehind?: number;
   retentionDays: number;
   dedupeRetentionDays: number;
+  /** False leaves the partitions to an external tool and only prunes dedupe keys. */
+  partitions?: boolean;
 }
 
 export interface MaintenanceReport {
@@ -42,7 +44,7 @@ export async function maintainPartitions(db: Database, policy: PartitionPolicy):
 
   await db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [MAINTENANCE_LOCK_KEY]);
-    for (const table of PARTITIONED_TABLES) {
+    for (const table of policy.partitions === false ? [] : PARTITIONED_TABLES) {
       const existing = new Set(
         (
           await tx.query<{ name: string }>(

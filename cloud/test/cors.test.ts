@@ -1,0 +1,33 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from './helper.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await buildTestApp({ corsOrigins: ['https://app.beekeepers.example'] });
+});
+afterAll(() => t.close());
+
+describe('CORS for web apps on other origins', () => {
+  it('lets a configured origin send the token header with credentials', async () => {
+    const response = await t.app.inject({
+      method: 'OPTIONS',
+      url: '/graphql',
+      headers: { origin: 'https://app.beekeepers.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,token' },
+    });
+    expect(response.statusCode).toBe(204);
+    expect(response.headers['access-control-allow-origin']).toBe('https://app.beekeepers.example');
+    expect(response.headers['access-control-allow-credentials']).toBe('true');
+    expect(String(response.headers['access-control-allow-headers']).toLowerCase()).toContain('token');
+  });
+
+  it('grants nothing to other origins', async () => {
+    const response = await t.app.inject({
+      method: 'OPTIONS',
+      url: '/graphql',
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'token' },
+    });
+    expect(response.headers['access-control-allow-origin']).toBeUndefined();
+    const simple = await t.app.inject({ method: 'GET', url: '/health', headers: { origin: 'https://evil.example' } });
+    expect(simple.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});

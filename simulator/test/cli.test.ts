@@ -1,0 +1,61 @@
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { SCENARIOS } from '../src/scenario/suite.ts';
+import { packageDir, probe, run } from './helpers.ts';
+
+const sim = (...args: string[]) => run(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args]);
+
+describe('sim CLI', () => {
+  it('lists every scenario with its split and a description (through the root script)', async () => {
+    const result = await run('pnpm', ['--silent', 'sim', 'list'], { cwd: join(packageDir, '..') });
+    expect(result.code).toBe(0);
+    const lines = result.stdout.trim().split('\n');
+    expect(lines).toHaveLength(SCENARIOS.length);
+    expect(lines[0]).toMatch(/^quiet-morning\s+train\s+640x480@30\s+\S.+/);
+    expect(lines.filter((line) => /\sheldout\s/.test(line)).length).toBe(SCENARIOS.filter((s) => s.split === 'heldout').length);
+  }, 30_000);
+
+  it('renders a clip and its ground truth, reporting where they are', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'hivegate-sim-cli-'));
+    try {
+      const result = await sim('render', '--scenario', 'quiet-morning', '--seconds', '1', '--seed', '5', '--hive', 'h1', '--out', dir);
+      expect(result.code, result.stderr).toBe(0);
+      const summary = JSON.parse(result.stdout) as { clip: string; truth: string; frames: number };
+      expect(summary).toMatchObject({ clip: join(dir, 'clip.mp4'), truth: join(dir, 'truth.json'), frames: 30 });
+      expect((await stat(summary.clip)).size).toBeGreaterThan(1000);
+      expect((await probe(summary.clip)).frames).toBe(30);
+      const truth = JSON.parse(await readFile(summary.truth, 'utf8')) as { scenario: { seed: number }; intervals: Array<{ hiveId: string; boxId: string }> };
+      expect(truth.scenario.seed).toBe(5);
+      expect(truth.intervals[0]).toMatchObject({ hiveId: 'h1', boxId: 'sim-box' });
+      expect(result.stderr).toContain('render quiet-morning: 30 frames');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+
+  it.each([
+    [['render', '--scenario', 'no-such-scene', '--out', '/tmp/x'], /unknown scenario "no-such-scene"/],
+    [['render', '--scenario', 'dusk'], /--out is required/],
+    [['render', '--out', '/tmp/x'], /--scenario is required/],
+    [['render', '--scenario', 'dusk', '--out', '/tmp/x', '--seed', 'abc'], /--seed must be an integer/],
+    [['render', '--scenario', 'dusk', '--out', '/tmp/x', '--seconds', '0'], /--seconds must be a number/],
+    [['render', '--scenario', 'dusk', '--out', '/tmp/x', '--frobnicate'], /Unknown option '--frobnicate'/],
+    [['camera', '--loop'], /--file is required/],
+    [['camera', '--file', 'x.mp4', '--port', '70000'], /--port must be an integer/],
+    [['paint'], /unknown command "paint"/],
+    [[], /usage:/],
+  ])('exits 2 with a clear message for bad usage: %j', async (args, message) => {
+    const result = await sim(...args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stdout).toBe('');
+  }, 15_000);
+
+  it('exits 1 when the work itself fails', async () => {
+    const result = await sim('camera', '--file', '/nonexistent/clip.mp4', '--port', '0');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/file cannot be read: \/nonexistent\/clip.mp4/);
+  }, 15_000);
+});
