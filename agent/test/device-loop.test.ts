@@ -86,6 +86,17 @@ describe('device loop against a loopback gateway', () => {
     expect(gateway.acks[0]).toEqual({ boxId: 'box-1', commandId: stop.id, status: 'ignored', payload: { sessionId: 'nobody', reason: 'not streaming session nobody' } });
   });
 
+  it('takes a 404 about one command as final for that request, without holding the loop', async () => {
+    startDevice({ unsupportedBackoffMs: 60_000 });
+    gateway.ackFailures = [404]; // e.g. the gateway withdrew the command meanwhile
+    const first = gateway.queue('STOP_STREAM', 'old', { sessionId: 'old' });
+    await gateway.waitFor(() => gateway.acks.length >= 1, 5000, 'the first ack');
+    const next = gateway.queue('STOP_STREAM', 'other', { sessionId: 'other' });
+    await gateway.waitFor(() => next.acked && first.acked, 5000, 'the next command and the redelivered first one');
+    expect(gateway.acks.filter((a) => a.commandId === first.id)).toHaveLength(2); // one 404, no retry of it, then the redelivery
+    expect(loopEvents.some((e) => e.type === 'unsupported')).toBe(false);
+  });
+
   it('reports a refused publish token as STREAM_FAILED and frees the slot', async () => {
     const { streamer } = startDevice();
     gateway.startStream('sess-3', { publishToken: 'not-the-token' });

@@ -290,15 +290,18 @@ export class DeviceLoop {
         return 'blocked';
       }
       case 'reject': {
-        if (response.status === 404 || response.status === 405 || response.status === 501) {
+        this.lastError = reason;
+        // A cloud without the live gateway answers "no route …" (or something that is not ours at all); a 404
+        // with another message is about this request: the session or command is gone, which is final for it.
+        const text = answerText(response.data);
+        const missingRoute = response.status === 405 || response.status === 501 || (response.status === 404 && (text === '' || text.startsWith('no route')));
+        if (missingRoute) {
           const retryAt = Date.now() + (this.options.unsupportedBackoffMs ?? 5 * 60_000);
           const first = this.unsupportedUntil === 0;
           this.unsupportedUntil = retryAt;
-          this.lastError = reason;
           if (first) this.options.onEvent?.({ type: 'unsupported', path, status: response.status, retryAt });
           return 'unsupported';
         }
-        this.lastError = reason;
         this.options.onEvent?.({ type: 'error', path, reason });
         return 'bad-request';
       }

@@ -121,12 +121,13 @@ export class FakeGateway {
     };
     const publish = /^\/live\/publish\/([^/]+)\/([^/]+)$/.exec(path);
     if (publish) return this.handlePublish(req, res, publish[1]!, decodeURIComponent(publish[2]!), body, json);
+    if (this.deviceAnswer === 404) return json(404, { error: `no route ${req.method} ${path}` });
     if (['/entrance/v1/movement', '/iot/v1/metrics', '/api/entrance-heatmaps/trajectories'].includes(path)) {
       if (req.headers.authorization !== `Bearer ${this.deviceToken}`) return json(401, { error: 'invalid token' });
       this.ingested.push({ path, body: JSON.parse(body.toString()) as unknown });
       return json(200, { message: 'OK' });
     }
-    if (!path.startsWith('/api/entrance-live/device/')) return json(404, { error: 'not found' });
+    if (!path.startsWith('/api/entrance-live/device/')) return json(404, { error: `no route ${req.method} ${path}` });
     if (this.deviceAnswer !== undefined) return json(this.deviceAnswer, { error: `scripted ${this.deviceAnswer}` });
     if (req.headers.authorization !== `Bearer ${this.deviceToken}`) return json(401, { error: 'invalid token' });
     const data = JSON.parse(body.toString() || '{}') as Record<string, unknown>;
@@ -162,12 +163,13 @@ export class FakeGateway {
         const status = this.ackFailures.shift() ?? 200;
         if (status !== 200) return json(status, { error: 'scripted ack failure' });
         const command = this.commands.find((c) => c.id === data.commandId);
+        if (!command) return json(404, { error: `no command "${String(data.commandId)}" for box "${String(data.boxId)}"` });
         const already = command?.acked ?? false;
         if (command) command.acked = true;
         return json(200, { message: 'OK', commandId: data.commandId, alreadyAcknowledged: already, sessionStatus: null });
       }
       default:
-        return json(404, { error: 'not found' });
+        return json(404, { error: `no route ${req.method} ${path}` });
     }
   }
 
