@@ -60,6 +60,13 @@ describe('CommandBook', () => {
 });
 
 describe('parseStartStream', () => {
+  it('accepts a publisher URL that is the folder or the playlist itself', () => {
+    const folder = parseStartStream(start('c', 's', { ...startPayload, publisherUrl: 'https://cloud.example/api/entrance-live/publish/s/' }));
+    expect(folder.ok && [folder.value.publisherUrl, folder.value.playlistName]).toEqual(['https://cloud.example/api/entrance-live/publish/s', 'index.m3u8']);
+    const playlist = parseStartStream(start('c', 's', { ...startPayload, publisherUrl: 'https://cloud.example:8443/api/entrance-live/publish/s/live.m3u8?x=1' }));
+    expect(playlist.ok && [playlist.value.publisherUrl, playlist.value.playlistName]).toEqual(['https://cloud.example:8443/api/entrance-live/publish/s?x=1', 'live.m3u8']);
+  });
+
   it('accepts the JPEG push relay and defaults the relay to hls', () => {
     const jpeg = parseStartStream(start('c', 's', { ...startPayload, relayProtocol: 'http-jpeg-push' }));
     expect(jpeg.ok && jpeg.value.relayProtocol).toBe('http-jpeg-push');

@@ -23,7 +23,10 @@ export interface IncomingCommand {
 export interface StartStream {
   sessionId: string;
   relayProtocol: RelayProtocol;
+  /** Where files go (`<publisherUrl>/<name>`): the payload's URL without a trailing playlist name. */
   publisherUrl: string;
+  /** The HLS playlist's name: `index.m3u8` unless the payload's URL names another. */
+  playlistName: string;
   publishToken: string;
   qualityProfile: QualityProfile;
   /** Set when the requested profile was unknown and `medium` is used instead. */
@@ -74,12 +77,14 @@ export function parseStartStream(command: IncomingCommand): ParseResult<StartStr
   if (p.recordingMode !== undefined && p.recordingMode !== null && typeof p.recordingMode !== 'string') return { ok: false, error: 'payload.recordingMode must be a string' };
   if (p.clipHandoffEnabled !== undefined && p.clipHandoffEnabled !== null && typeof p.clipHandoffEnabled !== 'boolean') return { ok: false, error: 'payload.clipHandoffEnabled must be a boolean' };
   const profile = chooseProfile(p.qualityProfile);
+  const target = publishTarget(p.publisherUrl);
   return {
     ok: true,
     value: {
       sessionId,
       relayProtocol: relayProtocol as RelayProtocol,
-      publisherUrl: p.publisherUrl.replace(/\/+$/, ''),
+      publisherUrl: target.base,
+      playlistName: target.playlistName,
       publishToken: p.publishToken,
       qualityProfile: profile.profile,
       ...(profile.note ? { profileNote: profile.note } : {}),
@@ -149,6 +154,22 @@ export class CommandBook {
       this.answered.delete(oldest);
     }
   }
+}
+
+/**
+ * Gateways hand out either the publishing folder (`…/publish/{session}`, files go below it) or the playlist itself
+ * (`…/publish/{session}/index.m3u8`, segments go next to it). Both are accepted.
+ */
+export function publishTarget(url: string): { base: string; playlistName: string } {
+  const parsed = new URL(url);
+  const path = parsed.pathname.replace(/\/+$/, '');
+  const last = path.slice(path.lastIndexOf('/') + 1);
+  if (/^[A-Za-z0-9][A-Za-z0-9_-]*\.m3u8$/.test(last)) {
+    parsed.pathname = path.slice(0, path.lastIndexOf('/'));
+    return { base: parsed.toString().replace(/\/+$/, ''), playlistName: last };
+  }
+  parsed.pathname = path;
+  return { base: parsed.toString().replace(/\/+$/, ''), playlistName: 'index.m3u8' };
 }
 
 function idText(value: unknown): string | undefined {

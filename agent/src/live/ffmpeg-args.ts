@@ -19,10 +19,10 @@ function rawInput(input: RawInput, wallclock: boolean): string[] {
 
 /**
  * ffmpeg arguments for the HLS publisher: raw frames in, H.264 (ultrafast, zerolatency, a keyframe every second) in
- * 1 s MPEG-TS segments PUT with a persistent connection to `<targetUrl>/index.m3u8`, keeping six segments listed and
+ * 1 s MPEG-TS segments PUT with a persistent connection to `<targetUrl>/<playlistName>` (segments next to it), keeping six segments listed and
  * stamping each with its wall-clock time.
  */
-export function hlsPublisherArgs(input: RawInput, format: StreamFormat, target: { url: string; authorizationHeader: string }): string[] {
+export function hlsPublisherArgs(input: RawInput, format: StreamFormat, target: { url: string; playlistName: string; authorizationHeader: string }): string[] {
   const gop = String(format.keyframeInterval);
   return [
     '-hide_banner', '-loglevel', 'error', '-nostats',
@@ -35,7 +35,7 @@ export function hlsPublisherArgs(input: RawInput, format: StreamFormat, target: 
     '-f', 'hls', '-method', 'PUT', '-http_persistent', '1',
     '-hls_time', '1', '-hls_list_size', '6', '-hls_flags', 'delete_segments+program_date_time',
     '-headers', `${target.authorizationHeader}\r\n`,
-    `${target.url}/index.m3u8`,
+    `${target.url}/${target.playlistName}`,
   ];
 }
 

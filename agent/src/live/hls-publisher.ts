@@ -11,6 +11,8 @@ import { UploadRelay } from './upload-relay.ts';
 export interface HlsPublisherOptions {
   ffmpegPath: string;
   publisherUrl: string;
+  /** Defaults to index.m3u8. */
+  playlistName?: string;
   publishToken: string;
   input: RawInput;
   format: StreamFormat;
@@ -66,7 +68,7 @@ export class HlsPublisher implements Publisher {
     const input = this.options.input;
     this.feed = new FfmpegFeed({
       ffmpegPath: this.options.ffmpegPath,
-      args: hlsPublisherArgs(input, format, { url: relay.url, authorizationHeader: relay.authorizationHeader }),
+      args: hlsPublisherArgs(input, format, { url: relay.url, playlistName: this.options.playlistName ?? 'index.m3u8', authorizationHeader: relay.authorizationHeader }),
       frameBytes: frameBytes(input.width, input.height, input.pixelFormat),
       onExit: (exit) => this.onFfmpegExit(exit),
     });

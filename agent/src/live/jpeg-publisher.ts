@@ -7,7 +7,7 @@ import { FramePacer } from './frame-pacer.ts';
 import { JpegSplitter } from './jpeg-splitter.ts';
 import { PublishHealth, type HealthVerdict } from './publish-health.ts';
 import type { Publisher, PublisherEvent, PublisherState, PublisherStats } from './publisher.ts';
-import { errorText } from './upload-relay.ts';
+import { errorText, fileUrl } from './upload-relay.ts';
 
 export interface JpegPublisherOptions {
   ffmpegPath: string;
@@ -142,7 +142,7 @@ export class JpegPushPublisher implements Publisher {
       if (verdict) this.verdict(verdict);
     };
     try {
-      const response = await this.http!.post(`${this.options.publisherUrl}/frame`, jpeg, {
+      const response = await this.http!.post(fileUrl(this.options.publisherUrl, 'frame'), jpeg, {
         headers: { 'content-type': 'image/jpeg', 'x-publish-token': this.options.publishToken },
         signal: this.abort.signal,
       });

@@ -106,6 +106,7 @@ export class LiveStreamer {
     return new HlsPublisher({
       ffmpegPath,
       publisherUrl: start.publisherUrl,
+      playlistName: start.playlistName,
       publishToken: start.publishToken,
       input,
       format: streamFormat(start.qualityProfile, camera),

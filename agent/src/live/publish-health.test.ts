@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PublishHealth, uploadKind, type UploadResult } from './publish-health.ts';
+import { fileUrl } from './upload-relay.ts';
 
 const put = (name: string, status: number | undefined, atMs = 1000, extra: Partial<UploadResult> = {}): UploadResult => ({
   kind: uploadKind(name), method: 'PUT', name, atMs, ...(status !== undefined ? { status } : { error: 'ECONNREFUSED' }), ...extra,
@@ -66,5 +67,12 @@ describe('PublishHealth', () => {
     health.record(put('index1.ts', undefined, 50_000));
     expect(health.check(15_999)).toBeUndefined();
     expect(health.check(60_000)).toMatchObject({ errorCode: 'PUBLISH_UNREACHABLE' });
+  });
+});
+
+describe('fileUrl', () => {
+  it('puts the file below the base, keeping its query', () => {
+    expect(fileUrl('https://c.example/publish/s1', 'index0.ts')).toBe('https://c.example/publish/s1/index0.ts');
+    expect(fileUrl('https://c.example/publish/s1/?sig=a', 'frame')).toBe('https://c.example/publish/s1/frame?sig=a');
   });
 });

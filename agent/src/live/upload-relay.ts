@@ -132,7 +132,7 @@ export class UploadRelay {
   }
 
   private async forward(job: Job): Promise<void> {
-    const url = `${this.options.targetUrl}/${encodeURIComponent(job.name)}`;
+    const url = fileUrl(this.options.targetUrl, job.name);
     const headers: Record<string, string> = { authorization: `Bearer ${this.options.publishToken}` };
     if (job.method !== 'DELETE') headers['content-type'] = job.contentType ?? contentTypeOf(job.name);
     // One quick retry for a dropped connection or a 5xx: a segment is only worth something for a few seconds.
@@ -156,6 +156,13 @@ export class UploadRelay {
   private report(result: { method: string; name: string; status?: number; error?: string }): void {
     this.options.onResult({ ...result, kind: uploadKind(result.name), atMs: (this.options.now ?? Date.now)() });
   }
+}
+
+/** `<base>/<name>`, keeping a query string the gateway may have put on the base. */
+export function fileUrl(base: string, name: string): string {
+  const url = new URL(base);
+  url.pathname = `${url.pathname.replace(/\/+$/, '')}/${encodeURIComponent(name)}`;
+  return url.toString();
 }
 
 function contentTypeOf(name: string): string {

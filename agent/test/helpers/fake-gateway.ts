@@ -85,10 +85,12 @@ export class FakeGateway {
   startStream(sessionId: string, overrides: Record<string, unknown> = {}): GatewayCommand {
     const publishToken = `publish-${sessionId}`;
     this.publishTokens.set(sessionId, publishToken);
+    const relayProtocol = overrides.relayProtocol ?? 'hls';
     return this.queue('START_STREAM', sessionId, {
       sessionId,
-      relayProtocol: 'hls',
-      publisherUrl: this.publisherUrl(sessionId),
+      relayProtocol,
+      // Like the project's cloud, the HLS publisher URL names the playlist; the JPEG relay's is the folder.
+      publisherUrl: relayProtocol === 'hls' ? `${this.publisherUrl(sessionId)}/index.m3u8` : this.publisherUrl(sessionId),
       publishToken,
       qualityProfile: 'low',
       recordingMode: 'none',
