@@ -151,6 +151,8 @@ export async function runAgent(config: AgentConfig, options: RunOptions = {}): P
     };
   };
   if (streamer) {
+    // Network trouble repeats every retry: say each new kind of it once.
+    let lastDeviceError: string | undefined;
     device = new DeviceLoop({
       client: new DeviceClient(config.cloud.url, config.cloud.token, config.cloud.requestTimeoutMs),
       boxId: config.boxId,
@@ -165,6 +167,8 @@ export async function runAgent(config: AgentConfig, options: RunOptions = {}): P
         if (event.type === 'blocked') log(`LIVE CONTROL STOPPED: ${event.reason} (next try ${new Date(event.retryAt).toISOString()})`);
         else if (event.type === 'unsupported') log(`live: the cloud has no live gateway (${event.status} from ${event.path}); asking again at ${new Date(event.retryAt).toISOString()}`);
         else if (event.type === 'command') log(`live: ${event.repeated ? 'redelivered ' : ''}${event.commandType} ${event.commandId} → ${event.ack.status}`);
+        else if (event.type === 'error' && event.reason !== lastDeviceError) log(`live: ${event.reason} (will retry)`);
+        if (event.type === 'error') lastDeviceError = event.reason;
       },
     });
   }

@@ -291,10 +291,12 @@ export class DeviceLoop {
       }
       case 'reject': {
         this.lastError = reason;
-        // A cloud without the live gateway answers "no route …" (or something that is not ours at all); a 404
-        // with another message is about this request: the session or command is gone, which is final for it.
+        // A cloud without the live gateway answers 404 everywhere ("no route …"). Status and poll have nothing else
+        // to be missing; for an ack or an event, a 404 with another message means the command or session is gone,
+        // which is final for that request only.
         const text = answerText(response.data);
-        const missingRoute = response.status === 405 || response.status === 501 || (response.status === 404 && (text === '' || text.startsWith('no route')));
+        const aboutOneThing = (path === DEVICE_PATHS.ack || path === DEVICE_PATHS.event) && text !== '' && !text.startsWith('no route');
+        const missingRoute = response.status === 405 || response.status === 501 || (response.status === 404 && !aboutOneThing);
         if (missingRoute) {
           const retryAt = Date.now() + (this.options.unsupportedBackoffMs ?? 5 * 60_000);
           const first = this.unsupportedUntil === 0;
