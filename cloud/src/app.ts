@@ -27,6 +27,11 @@ import { telemetryRoutes } from './telemetry/routes.ts';
 import { createBlobStore } from './storage/index.ts';
 import { MediaSigner } from './media/signed-paths.ts';
 import { mediaRoutes } from './media/routes.ts';
+import type { LiveClipHandoff } from './live/clip.ts';
+import { liveDeviceRoutes } from './live/device-routes.ts';
+import { LiveService } from './live/live-service.ts';
+import { livePublishRoutes } from './live/publish-routes.ts';
+import { liveResolvers } from './live/resolvers.ts';
 
 const SPEC_VERSION = '1.0.0';
 const PARTITION_MAINTENANCE_MS = 6 * 3600_000;
@@ -35,6 +40,8 @@ export interface BuildOptions {
   /** Use this database instead of opening the configured one (it is not closed with the app). */
   db?: Database;
   logger?: boolean;
+  /** Where live sessions recorded as clips are handed to stored video (the upload path connects here). */
+  liveClipHandoff?: LiveClipHandoff;
 }
 
 /**
@@ -69,12 +76,17 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     const blobs = createBlobStore(config.storage);
     await blobs.start();
     started.push(() => blobs.stop());
+    const media = new MediaSigner(secret);
+    const observability = new Observability();
+    const live = new LiveService({ db, config: config.live, log: app.log, blobs, media, secret, metrics: observability.registry, clipHandoff: options.liveClipHandoff });
+    await live.start();
+    started.push(() => live.stop());
     const users = new UsersRepository(db);
     const ctx: AppContext = {
       config,
       db,
       log: app.log,
-      observability: new Observability(),
+      observability,
       tokens,
       users,
       accounts: new AccountService(db, users, tokens),
@@ -83,7 +95,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       movementRepository: new MovementRepository(db),
       telemetryReads: new TelemetryReadRepository(db),
       blobs,
-      media: new MediaSigner(secret),
+      media,
+      live,
     };
 
     const maintenance = setInterval(() => {
@@ -123,7 +136,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await app.register(operationsRoutes, { ctx });
     await app.register(telemetryRoutes, { ctx });
     await app.register(mediaRoutes, { ctx });
-    await app.register(graphqlPlugin, { ctx, resolvers: [accountResolvers, telemetryResolvers] });
+    await app.register(liveDeviceRoutes, { ctx });
+    await app.register(livePublishRoutes, { ctx });
+    await app.register(graphqlPlugin, { ctx, resolvers: [accountResolvers, telemetryResolvers, liveResolvers] });
   } catch (err) {
     await closeServices();
     await opened.close();

@@ -15,6 +15,12 @@ describe('loadConfig', () => {
     expect(config).toMatchObject({ port: 9000, databaseUrl: 'postgres://u@h/db', corsOrigins: ['https://a.example', 'https://b.example'], publicUrl: 'https://hive.example' });
   });
 
+  it('reads the live gateway timings, with defaults', () => {
+    expect(loadConfig({}).live).toMatchObject({ deviceOnlineSeconds: 120, keepaliveTimeoutSeconds: 90, stopGraceSeconds: 20, commandRedeliverySeconds: 10 });
+    expect(loadConfig({ LIVE_KEEPALIVE_TIMEOUT_SECONDS: '1.5', DEVICE_ONLINE_SECONDS: '30' }).live).toMatchObject({ keepaliveTimeoutSeconds: 1.5, deviceOnlineSeconds: 30 });
+    expect(() => loadConfig({ LIVE_KEEPALIVE_TIMEOUT_SECONDS: '0' })).toThrow('LIVE_KEEPALIVE_TIMEOUT_SECONDS must be >= 1');
+  });
+
   it.each([
     [{ PORT: 'eighty' }, 'PORT must be an integer'],
     [{ PORT: '70000' }, 'PORT must be <= 65535'],

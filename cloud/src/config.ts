@@ -31,6 +31,14 @@ const Env = Type.Object({
   S3_FORCE_PATH_STYLE: Type.Union([Type.Literal('true'), Type.Literal('false')], { default: 'true' }),
   S3_PREFIX: Type.String({ default: '' }),
   MEDIA_URL_TTL_SECONDS: Type.Integer({ minimum: 30, maximum: 7 * 86_400, default: 3600 }),
+  DEVICE_ONLINE_SECONDS: Type.Number({ minimum: 1, maximum: 86_400, default: 120 }),
+  LIVE_KEEPALIVE_TIMEOUT_SECONDS: Type.Number({ minimum: 1, maximum: 3600, default: 90 }),
+  LIVE_STOP_GRACE_SECONDS: Type.Number({ minimum: 0.1, maximum: 600, default: 20 }),
+  LIVE_COMMAND_REDELIVERY_SECONDS: Type.Number({ minimum: 0.1, maximum: 600, default: 10 }),
+  LIVE_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 50, maximum: 60_000, default: 2000 }),
+  LIVE_PLAYBACK_URL_TTL_SECONDS: Type.Integer({ minimum: 60, maximum: 86_400, default: 900 }),
+  LIVE_MAX_SEGMENT_BYTES: Type.Integer({ minimum: 64 * 1024, maximum: 256 * 1024 * 1024, default: 16 * 1024 * 1024 }),
+  LIVE_CLIP_MAX_SEGMENTS: Type.Integer({ minimum: 1, maximum: 100_000, default: 1800 }),
   LOG_LEVEL: Type.Union(
     [Type.Literal('fatal'), Type.Literal('error'), Type.Literal('warn'), Type.Literal('info'), Type.Literal('debug'), Type.Literal('trace'), Type.Literal('silent')],
     { default: 'info' },
@@ -62,13 +70,34 @@ export interface Config {
   storage: BlobStoreConfig;
   /** Lifetime of the signed URLs that let players fetch media without custom headers. */
   mediaUrlTtlSeconds: number;
+  live: LiveConfig;
+}
+
+/** Timings and bounds of the live gateway (cloud/src/live). */
+export interface LiveConfig {
+  /** A device seen within this many seconds counts as online (status, poll and events are sightings). */
+  deviceOnlineSeconds: number;
+  /** A session nobody keeps alive for this long expires (and its device is told to stop). */
+  keepaliveTimeoutSeconds: number;
+  /** How long a STOPPING session waits for the device's STREAM_STOPPED before it is called STOPPED anyway. */
+  stopGraceSeconds: number;
+  /** An unacknowledged command is handed out again on a poll this long after its last delivery. */
+  commandRedeliverySeconds: number;
+  /** How often every instance looks for expired keep-alives, elapsed stop graces and media to clean up. */
+  sweepIntervalMs: number;
+  /** Lifetime of the signed playback URL handed out on each read and keep-alive. */
+  playbackUrlTtlSeconds: number;
+  /** Largest segment a publisher may PUT. */
+  maxSegmentBytes: number;
+  /** Segments kept for clip hand-off (at 1 s per segment: the longest clip). */
+  clipMaxSegments: number;
 }
 
 export class ConfigError extends Error {}
 
 const checkEnv = compileValidator(Env);
-const INTEGER_VARIABLES = new Set(['MEDIA_URL_TTL_SECONDS', 'PORT', 'BODY_LIMIT_BYTES', 'DB_POOL_SIZE', 'HEALTH_TIMEOUT_MS', 'RETENTION_DAYS', 'DEDUPE_RETENTION_DAYS']);
-const NUMBER_VARIABLES = new Set(['TOKEN_CACHE_SECONDS']);
+const INTEGER_VARIABLES = new Set(['LIVE_SWEEP_INTERVAL_MS', 'LIVE_PLAYBACK_URL_TTL_SECONDS', 'LIVE_MAX_SEGMENT_BYTES', 'LIVE_CLIP_MAX_SEGMENTS', 'MEDIA_URL_TTL_SECONDS', 'PORT', 'BODY_LIMIT_BYTES', 'DB_POOL_SIZE', 'HEALTH_TIMEOUT_MS', 'RETENTION_DAYS', 'DEDUPE_RETENTION_DAYS']);
+const NUMBER_VARIABLES = new Set(['TOKEN_CACHE_SECONDS', 'DEVICE_ONLINE_SECONDS', 'LIVE_KEEPALIVE_TIMEOUT_SECONDS', 'LIVE_STOP_GRACE_SECONDS', 'LIVE_COMMAND_REDELIVERY_SECONDS']);
 
 /** Reads the config from environment variables (strings), applying defaults; throws ConfigError naming the variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
@@ -103,6 +132,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL,
     storage: storageConfig(e, dataDir),
     mediaUrlTtlSeconds: e.MEDIA_URL_TTL_SECONDS,
+    live: {
+      deviceOnlineSeconds: e.DEVICE_ONLINE_SECONDS,
+      keepaliveTimeoutSeconds: e.LIVE_KEEPALIVE_TIMEOUT_SECONDS,
+      stopGraceSeconds: e.LIVE_STOP_GRACE_SECONDS,
+      commandRedeliverySeconds: e.LIVE_COMMAND_REDELIVERY_SECONDS,
+      sweepIntervalMs: e.LIVE_SWEEP_INTERVAL_MS,
+      playbackUrlTtlSeconds: e.LIVE_PLAYBACK_URL_TTL_SECONDS,
+      maxSegmentBytes: e.LIVE_MAX_SEGMENT_BYTES,
+      clipMaxSegments: e.LIVE_CLIP_MAX_SEGMENTS,
+    },
   };
 }
 

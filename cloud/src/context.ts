@@ -10,6 +10,7 @@ import type { MovementRepository } from './telemetry/movement-repository.ts';
 import type { TelemetryReadRepository } from './telemetry/read-repository.ts';
 import type { BlobStore } from './storage/index.ts';
 import type { MediaSigner } from './media/signed-paths.ts';
+import type { LiveService } from './live/live-service.ts';
 import type { AccountService } from './auth/accounts.ts';
 
 /** The services one app instance is made of, built once in app.ts and handed to each capability's routes. */
@@ -27,4 +28,5 @@ export interface AppContext {
   telemetryReads: TelemetryReadRepository;
   blobs: BlobStore;
   media: MediaSigner;
+  live: LiveService;
 }

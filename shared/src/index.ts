@@ -3,3 +3,4 @@ export * from './telemetry.ts';
 export * from './auth.ts';
 export * from './validate.ts';
 export * from './entrance/index.ts';
+export * from './live.ts';
