@@ -78,6 +78,7 @@ describe('agent streaming from the camera it counts with', () => {
     stop();
     expect(await exit).toBe(0);
     expect(gateway.eventsOf('e2e')).toEqual(['STREAM_STARTING', 'STREAM_ACTIVE', 'STREAM_STOPPED']);
+    expect(gateway.invalidBodies).toEqual([]); // heartbeats with real diagnostics fit the shared schemas
     const movement = gateway.ingested.filter((r) => r.path === '/entrance/v1/movement').flatMap((r) => r.body as { beesIn: number; beesOut: number }[]);
     expect(movement.reduce((sum, m) => sum + m.beesIn + m.beesOut, 0)).toBeGreaterThanOrEqual(2);
   }, 90_000);

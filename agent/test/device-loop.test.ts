@@ -22,6 +22,7 @@ afterEach(async () => {
   loop = undefined;
   feed?.stop();
   await gateway.stop();
+  expect(gateway.invalidBodies).toEqual([]); // every body the agent sent fits the shared schemas
 });
 
 /** The device loop with a real LiveStreamer (real ffmpeg) fed by a synthetic camera. */

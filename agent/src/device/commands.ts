@@ -1,3 +1,4 @@
+import { LIVE_RELAY_PROTOCOLS } from '@hivegate/shared';
 import { chooseProfile, type QualityProfile } from '../live/quality.ts';
 
 /**
@@ -7,8 +8,11 @@ import { chooseProfile, type QualityProfile } from '../live/quality.ts';
  * same command (same id) again: it must be answered the same way and must not start a second publisher. The book
  * remembers the answer per command id (the most recent few hundred; older ids are long acknowledged).
  */
+/** What the agent can publish: the gateway's relays plus the JPEG push some existing viewers read. */
 export const RELAY_PROTOCOLS = ['hls', 'http-jpeg-push'] as const;
 export type RelayProtocol = (typeof RELAY_PROTOCOLS)[number];
+// Fails to compile when the shared contract gains a relay the agent cannot publish.
+const _everyGatewayRelay: readonly RelayProtocol[] = LIVE_RELAY_PROTOCOLS;
 
 /** A command as the gateway sends it (`POST /api/entrance-live/device/poll` → `commands[]`). */
 export interface IncomingCommand {

@@ -1,4 +1,4 @@
-import type { Identifier } from '@hivegate/shared';
+import type { Identifier, LiveCommandAckBody, LiveDeviceEventBody, LiveDeviceEventType, LiveDevicePollBody, LiveDeviceStatusBody } from '@hivegate/shared';
 import type { StreamEvent } from '../live/live-streamer.ts';
 import { backoffDelay, classifyStatus, type BackoffOptions } from '../uplink/retry-policy.ts';
 import { CommandBook, type Ack, type CurrentStream, type IncomingCommand, type StartStream } from './commands.ts';
@@ -51,8 +51,11 @@ export interface DeviceLoopOptions {
   random?: () => number;
 }
 
+/** The shared event body with its event type spelled out (the schema's union of literals reads as `never`). */
+type EventBody = Omit<LiveDeviceEventBody, 'eventType'> & { eventType: LiveDeviceEventType };
+
 interface QueuedEvent {
-  body: { boxId: Identifier; sessionId?: string; eventType: string; payload: Record<string, unknown> };
+  body: EventBody;
   queuedAt: number;
 }
 
@@ -124,12 +127,12 @@ export class DeviceLoop {
     this.queueEvent({ sessionId: event.sessionId, eventType: event.eventType, payload: event.payload });
   }
 
-  private queueEvent(event: { sessionId?: string; eventType: string; payload: Record<string, unknown> }): void {
+  private queueEvent(event: Omit<EventBody, 'boxId'>): void {
     this.events.push({ body: { boxId: this.options.boxId, ...event }, queuedAt: Date.now() });
     for (const wake of [...this.wakers.events]) wake();
   }
 
-  private statusBody(): Record<string, unknown> {
+  private statusBody(): LiveDeviceStatusBody {
     const snapshot = this.options.snapshot();
     return {
       boxId: this.options.boxId,
@@ -172,7 +175,8 @@ export class DeviceLoop {
       }
       const started = Date.now();
       let response: DeviceResponse | undefined;
-      const outcome = await this.call(DEVICE_PATHS.poll, { ...this.statusBody(), limit: this.options.pollLimit ?? 10, waitSeconds }, signal, {
+      const body: LiveDevicePollBody = { ...this.statusBody(), limit: this.options.pollLimit ?? 10, waitSeconds };
+      const outcome = await this.call(DEVICE_PATHS.poll, body, signal, {
         timeoutMs: waitSeconds * 1000 + 15_000,
         onResponse: (r) => (response = r),
       });
@@ -213,7 +217,7 @@ export class DeviceLoop {
 
   /** A few quick tries; a lost acknowledgement brings the command back, which the book answers again. */
   private async acknowledge(ack: Ack): Promise<void> {
-    const body = { boxId: this.options.boxId, commandId: ack.commandId, status: ack.status, payload: ack.payload };
+    const body: LiveCommandAckBody = { boxId: this.options.boxId, commandId: ack.commandId, status: ack.status, payload: ack.payload };
     for (let attempt = 1; attempt <= 3; attempt++) {
       const outcome = await this.call(DEVICE_PATHS.ack, body, this.eventAbort.signal);
       if (outcome !== 'retry') return;

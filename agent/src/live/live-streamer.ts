@@ -1,3 +1,4 @@
+import type { LiveDeviceEventType } from '@hivegate/shared';
 import type { Frame } from '../capture/frame.ts';
 import type { CurrentStream, StartStream } from '../device/commands.ts';
 import type { RawInput } from './ffmpeg-args.ts';
@@ -7,7 +8,7 @@ import type { Publisher, PublisherEvent, PublisherState, PublisherStats } from '
 import { jpegFormat, streamFormat } from './quality.ts';
 
 /** Device events the live gateway understands (`POST /api/entrance-live/device/event`). */
-export type StreamEventType = 'STREAM_STARTING' | 'STREAM_ACTIVE' | 'STREAM_FAILED' | 'STREAM_STOPPED';
+export type StreamEventType = Exclude<LiveDeviceEventType, 'DEVICE_ONLINE'>;
 
 export interface StreamEvent {
   sessionId: string;

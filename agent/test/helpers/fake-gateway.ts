@@ -1,5 +1,14 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { compileValidator, LiveCommandAckBody, LiveDeviceEventBody, LiveDevicePollBody, LiveDeviceStatusBody, type Validator } from '@hivegate/shared';
+
+/** The gateway's own request schemas: a body the real cloud would refuse is refused here too. */
+const checks: Record<string, Validator<unknown>> = {
+  '/api/entrance-live/device/status': compileValidator(LiveDeviceStatusBody),
+  '/api/entrance-live/device/poll': compileValidator(LiveDevicePollBody),
+  '/api/entrance-live/device/event': compileValidator(LiveDeviceEventBody),
+  '/api/entrance-live/device/command-ack': compileValidator(LiveCommandAckBody),
+};
 
 export interface StoredUpload {
   method: string;
@@ -48,6 +57,8 @@ export class FakeGateway {
   readonly events: Record<string, unknown>[] = [];
   readonly acks: Record<string, unknown>[] = [];
   readonly commands: GatewayCommand[] = [];
+  /** Device requests the shared schemas refused (a test expects none). */
+  readonly invalidBodies: { path: string; error: string }[] = [];
   /** Telemetry the agent delivered to the ingest endpoints (accepted with the device token), by path. */
   readonly ingested: { path: string; body: unknown }[] = [];
   /** Answers for the next acks (status codes), consumed in order; 200 when empty. */
@@ -133,6 +144,11 @@ export class FakeGateway {
     if (this.deviceAnswer !== undefined) return json(this.deviceAnswer, { error: `scripted ${this.deviceAnswer}` });
     if (req.headers.authorization !== `Bearer ${this.deviceToken}`) return json(401, { error: 'invalid token' });
     const data = JSON.parse(body.toString() || '{}') as Record<string, unknown>;
+    const check = checks[path]?.(data);
+    if (check && !check.ok) {
+      this.invalidBodies.push({ path, error: check.error });
+      return json(400, { error: check.error });
+    }
     switch (path) {
       case '/api/entrance-live/device/status':
         this.statuses.push(data);
