@@ -27,11 +27,16 @@ import { telemetryRoutes } from './telemetry/routes.ts';
 import { createBlobStore } from './storage/index.ts';
 import { MediaSigner } from './media/signed-paths.ts';
 import { mediaRoutes } from './media/routes.ts';
+import { buildVideoAndHeatmaps } from './video/wiring.ts';
+import { heatmapRoutes } from './heatmaps/routes.ts';
+import { heatmapResolvers } from './heatmaps/resolvers.ts';
+import { videoResolvers } from './video/resolvers.ts';
 import type { LiveClipHandoff } from './live/clip.ts';
 import { liveDeviceRoutes } from './live/device-routes.ts';
 import { LiveService } from './live/live-service.ts';
 import { livePublishRoutes } from './live/publish-routes.ts';
 import { liveResolvers } from './live/resolvers.ts';
+import { webAppRoutes } from './web/routes.ts';
 
 const SPEC_VERSION = '1.0.0';
 const PARTITION_MAINTENANCE_MS = 6 * 3600_000;
@@ -78,7 +83,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     started.push(() => blobs.stop());
     const media = new MediaSigner(secret);
     const observability = new Observability();
-    const live = new LiveService({ db, config: config.live, log: app.log, blobs, media, secret, metrics: observability.registry, clipHandoff: options.liveClipHandoff });
+    const videoAndHeatmaps = buildVideoAndHeatmaps(config, db, blobs, app.log);
+    // Live sessions recorded as clips become stored videos through the upload path, unless a caller connects its own.
+    const clipHandoff = options.liveClipHandoff ?? ((clip) => videoAndHeatmaps.videoService.acceptLiveClip(clip));
+    const live = new LiveService({ db, config: config.live, log: app.log, blobs, media, secret, metrics: observability.registry, clipHandoff });
     await live.start();
     started.push(() => live.stop());
     const users = new UsersRepository(db);
@@ -97,6 +105,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       blobs,
       media,
       live,
+      ...videoAndHeatmaps,
     };
 
     const maintenance = setInterval(() => {
@@ -138,7 +147,19 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await app.register(mediaRoutes, { ctx });
     await app.register(liveDeviceRoutes, { ctx });
     await app.register(livePublishRoutes, { ctx });
-    await app.register(graphqlPlugin, { ctx, resolvers: [accountResolvers, telemetryResolvers, liveResolvers] });
+    await app.register(heatmapRoutes, { ctx });
+    await app.register(graphqlPlugin, { ctx, resolvers: [accountResolvers, telemetryResolvers, liveResolvers, videoResolvers, heatmapResolvers] });
+    // Last: jobs may only run once every capability has defined its kinds, and stop first on close.
+    // Its catch-all GET route only answers paths no capability route matches (find-my-way prefers those).
+    await app.register(webAppRoutes, { publicUrl: config.publicUrl });
+    await ctx.jobs.start();
+    started.push(() => ctx.jobs.stop());
+    const jobMaintenance = setInterval(() => {
+      Promise.all([ctx.jobs.purgeFinished(), ctx.heatmaps.purgeBatchIds(config.dedupeRetentionDays)]).catch((err: unknown) =>
+        app.log.error({ err }, 'job and heatmap maintenance failed'),
+      );
+    }, 3600_000).unref();
+    started.push(async () => clearInterval(jobMaintenance));
   } catch (err) {
     await closeServices();
     await opened.close();

@@ -49,7 +49,7 @@ describe('Dockerfile', () => {
 });
 
 describe('the production bundle (the Dockerfile build steps, run on this host)', () => {
-  it('builds, starts on the embedded database and answers health', async () => {
+  it('builds, starts on the embedded database, answers health and serves the web app', async () => {
     const out = mkdtempSync(path.join(tmpdir(), 'hivegate-bundle-'));
     const dataDir = mkdtempSync(path.join(tmpdir(), 'hivegate-bundle-data-'));
     try {
@@ -64,6 +64,15 @@ describe('the production bundle (the Dockerfile build steps, run on this host)',
           if (body === undefined) await new Promise((r) => setTimeout(r, 200));
         }
         expect(body).toEqual({ hello: 'world' });
+        // The web app is built into the bundle and served at / with its assets.
+        const page = await fetch(`http://127.0.0.1:${port}/`);
+        expect(page.status).toBe(200);
+        expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+        const html = await page.text();
+        expect(html).toContain('<div id="app"></div>');
+        const script = /<script type="module" crossorigin src="(\/assets\/[^"]+\.js)">/.exec(html)?.[1];
+        expect(script).toBeDefined();
+        expect((await fetch(`http://127.0.0.1:${port}${script}`)).status).toBe(200);
       } finally {
         child.kill('SIGTERM');
       }

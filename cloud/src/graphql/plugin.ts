@@ -7,6 +7,7 @@ import type { AppContext } from '../context.ts';
 import { HttpError } from '../http/errors.ts';
 import type { GraphQLContext, Resolvers } from './context.ts';
 import { DateTimeScalar } from './scalars.ts';
+import { graphqlUploads } from '../video/upload-plugin.ts';
 
 const SCHEMA_DIR = new URL('./schema/', import.meta.url);
 
@@ -58,6 +59,7 @@ export async function graphqlPlugin(app: FastifyInstance, { ctx, resolvers }: { 
         context.principal ? ctx.users.findById(context.principal.userId) : null,
     },
   } as IResolvers;
+  await app.register(graphqlUploads, { ctx });
   await app.register(mercurius, {
     schema: loadSchema(),
     resolvers: mergeResolvers(baseResolvers, ...resolvers),
