@@ -51,8 +51,7 @@ export interface DeviceLoopOptions {
   random?: () => number;
 }
 
-/** The shared event body with its event type spelled out (the schema's union of literals reads as `never`). */
-type EventBody = Omit<LiveDeviceEventBody, 'eventType'> & { eventType: LiveDeviceEventType };
+type EventBody = LiveDeviceEventBody;
 
 interface QueuedEvent {
   body: EventBody;
