@@ -1,4 +1,4 @@
-import type { Identifier, LiveCommandAckBody, LiveDeviceEventBody, LiveDeviceEventType, LiveDevicePollBody, LiveDeviceStatusBody } from '@hivegate/shared';
+import type { Identifier, LiveCommandAckBody, LiveDeviceEventBody, LiveDevicePollBody, LiveDeviceStatusBody } from '@hivegate/shared';
 import type { StreamEvent } from '../live/live-streamer.ts';
 import { backoffDelay, classifyStatus, type BackoffOptions } from '../uplink/retry-policy.ts';
 import { CommandBook, type Ack, type CurrentStream, type IncomingCommand, type StartStream } from './commands.ts';
