@@ -4,7 +4,7 @@
  *   pnpm demo [--scenario busy-afternoon] [--seconds 120] [--port 8600] [--no-serve]
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createReadStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +12,7 @@ import { buildApp } from '../cloud/src/app.ts';
 import { loadConfig } from '../cloud/src/config.ts';
 import { LoginTakenError } from '../cloud/src/auth/users-repository.ts';
 import { hashPassword } from '../cloud/src/auth/passwords.ts';
+import { ensureWebBuild } from '../cloud/src/web/build.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const { values } = parseArgs({
@@ -58,6 +59,9 @@ async function main() {
   mkdirSync(dataDir, { recursive: true });
   const config = { ...loadConfig({ ...process.env, DATABASE_URL: '', DATA_DIR: dataDir, PORT: values.port, LOG_LEVEL: 'warn' }) };
 
+  step('Building the web app (skipped when it is current)');
+  await ensureWebBuild();
+
   step(`Starting the cloud on port ${config.port} (embedded database in ${dataDir})`);
   const app = await buildApp(config);
   await app.listen({ port: config.port, host: config.host });
@@ -76,13 +80,24 @@ async function main() {
     step(`Rendering ${values.seconds} s of the "${values.scenario}" scenario with ground truth`);
     await pnpm(['sim', 'render', '--scenario', values.scenario, '--seconds', values.seconds, '--out', clipDir, '--hive', HIVE, '--box', BOX]);
   }
-  const truth = JSON.parse(readFileSync(path.join(clipDir, 'truth.json'), 'utf8')) as { intervals: TruthInterval[]; entranceZone: number[][]; crossings: unknown[] };
+  const truth = JSON.parse(readFileSync(path.join(clipDir, 'truth.json'), 'utf8')) as { intervals: TruthInterval[]; entranceZone: number[][]; fps: number };
 
   step('Running the edge agent on the clip against the cloud');
   const zone = truth.entranceZone.map(([x, y]) => `${x},${y}`).join(' ');
-  const agentArgs = ['agent', 'run', '--source', path.join(clipDir, 'clip.mp4'), '--cloud', cloudUrl, '--token', token, '--hive', HIVE, '--box', BOX, '--zone', zone, '--once', '--state-dir', path.join(dataDir, 'agent')];
+  const agentArgs = ['agent', 'run', '--source', path.join(clipDir, 'clip.mp4'), '--cloud', cloudUrl, '--token', token, '--hive', HIVE, '--box', BOX, '--zone', zone, '--fps', String(truth.fps), '--once', '--state-dir', path.join(dataDir, 'agent')];
   if (values.detector) agentArgs.push('--detector', values.detector);
   await pnpm(agentArgs);
+
+  step('Storing the clip as entrance video (transcoded to HLS in the background)');
+  const existing = await app.ctx.videos.list(user.id, BOX, { limit: 1 });
+  if (existing.length === 0) {
+    const clip = path.join(clipDir, 'clip.mp4');
+    await app.ctx.videoService.upload({
+      ownerId: user.id,
+      boxId: BOX,
+      file: { filename: 'entrance.mp4', mimetype: 'video/mp4', encoding: '7bit', createReadStream: () => createReadStream(clip) } as never,
+    });
+  }
 
   step('What arrived in the cloud, next to the ground truth');
   const { rows } = await app.ctx.db.query<{ ts: number; beesIn: number; beesOut: number; detectedBees: number | null; avgSpeed: number | null }>(
@@ -102,7 +117,8 @@ async function main() {
   console.log(line(['total', inSum, inTruth, outSum, outTruth, '', '', '', '']));
 
   const webUrl = config.publicUrl ?? `http://localhost:${config.port}`;
-  console.log(`\nThe web app: ${webUrl}/  (sign in as "${DEMO_LOGIN}" with password "${DEMO_PASSWORD}")`);
+  console.log(`\nThe web app: ${webUrl}/  (sign in as "${DEMO_LOGIN}" with password "${DEMO_PASSWORD}"): movement, the`);
+  console.log('heatmap of the trajectories the agent sent, and the clip as stored video once it is transcoded.');
   console.log(`Device token for your own experiments: ${token}`);
   if (values['no-serve']) {
     await app.close();

@@ -113,7 +113,8 @@ describe('Uplink', () => {
     cloud.overrides.push(...Array.from({ length: 10 }, () => missingHeatmaps));
     const u = makeUplink();
     u.start();
-    await waitFor(() => outbox.stats().pending.movement === 0);
+    // Trajectories go after movement in a pass: wait for their refusal too, not just for the movement.
+    await waitFor(() => outbox.stats().pending.movement === 0 && events.some((e) => e.type === 'blocked'));
     expect(u.blocked).toBe(false);
     expect(outbox.stats().pending.trajectories).toBe(1);
     expect(events.find((e) => e.type === 'blocked')).toMatchObject({ kind: 'trajectories', status: 404, reason: expect.stringMatching(/no \/api\/entrance-heatmaps\/trajectories/) });

@@ -83,7 +83,7 @@ export const LiveCommand = Type.Object(
   {
     id: Type.String(),
     sessionId: Type.String(),
-    commandType: Type.Union(LIVE_COMMAND_TYPES.map((t) => Type.Literal(t))),
+    commandType: Type.Enum(LIVE_COMMAND_TYPES),
     payload: Type.Unsafe<Record<string, unknown>>(Type.Object({}, { additionalProperties: true })),
     createdAt: Type.String({ format: 'date-time' }),
     deliveredAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
@@ -120,7 +120,7 @@ export const LiveDeviceEventBody = Type.Object(
   {
     boxId: Identifier,
     sessionId: Type.Optional(Type.Union([Identifier, Type.Null()])),
-    eventType: Type.Union(LIVE_DEVICE_EVENT_TYPES.map((t) => Type.Literal(t))),
+    eventType: Type.Enum(LIVE_DEVICE_EVENT_TYPES),
     payload: Type.Optional(Type.Union([OpenObject('STREAM_FAILED: errorCode, errorMessage; DEVICE_ONLINE: status fields.'), Type.Null()])),
   },
   { title: 'LiveDeviceEventBody', additionalProperties: false },
