@@ -25,6 +25,7 @@ const DOCUMENTS = [
   'entrance-observer/upload-video.graphql',
 ];
 
+const WEB_APP_ORIGIN = 'https://app.beekeepers.example';
 let t: TestApp;
 let base: string;
 let work: string;
@@ -37,6 +38,7 @@ beforeAll(async () => {
   execFileSync('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc=size=320x240:rate=15', '-t', '2', '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', clipFile]);
   clip = readFileSync(clipFile);
   t = await buildTestApp({
+    corsOrigins: [WEB_APP_ORIGIN],
     jobs: { workers: 1, leaseSeconds: 30, pollSeconds: 1 },
     heatmaps: { grid: { cols: 160, rows: 120 }, renderDebounceSeconds: 0.2 },
   });
@@ -156,10 +158,11 @@ describe('the existing clients\u2019 documents', () => {
       lastSampleAt: expect.any(String),
       updatedAt: expect.any(String),
     });
-    // The viewer shows it with a plain <img>: no headers.
-    const image = await fetch(heatmap!.imageURL as string);
+    // The viewer shows it with a plain <img>: no headers (from its own origin, which CORS lets read it too).
+    const image = await fetch(heatmap!.imageURL as string, { headers: { origin: WEB_APP_ORIGIN } });
     expect(image.status).toBe(200);
     expect(image.headers.get('content-type')).toBe('image/png');
+    expect(image.headers.get('access-control-allow-origin')).toBe(WEB_APP_ORIGIN);
 
     const byDate = await webApp<Record<string, unknown>[]>(token, 'web-app/entrance-heatmaps.graphql', { boxIds: [394], date: heatmap!.date, limit: 1 });
     expect(byDate.data!.entranceHeatmaps!.map((h) => h.id)).toEqual([heatmap!.id]);
@@ -190,9 +193,10 @@ describe('the existing clients\u2019 documents', () => {
       endTime: expect.any(String),
       active: false,
     });
-    // hls.js fetches it without custom headers.
-    const playlist = await fetch(stream!.playlistURL as string);
+    // hls.js fetches it without custom headers, from the web app's origin.
+    const playlist = await fetch(stream!.playlistURL as string, { headers: { origin: WEB_APP_ORIGIN } });
     expect(playlist.status).toBe(200);
+    expect(playlist.headers.get('access-control-allow-origin')).toBe(WEB_APP_ORIGIN);
     expect(await playlist.text()).toMatch(/^#EXTM3U/);
     // The older view asks for active streams only: none once the video is processed.
     expect(await webApp(token, 'web-app/box-active-streams.graphql', { boxIds: [394] })).toEqual({ data: { videoStreams: [] } });
