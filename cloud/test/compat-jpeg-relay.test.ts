@@ -51,10 +51,10 @@ function webApp(base: string, token: string) {
     keepAlive: (sessionId: string) => run<SessionView>(clientDocument('web-app/keep-live-stream-alive.graphql'), { sessionId }, 'keepEntranceLiveStreamAlive'),
     stop: (sessionId: string) => run<boolean>(clientDocument('web-app/stop-live-stream.graphql'), { sessionId }, 'stopEntranceLiveStream'),
     /** Not in the web app: the optional relayProtocol argument, for clients that want to choose. */
-    startWithRelay: (boxId: string, relayProtocol: string) =>
+    startWithRelay: (boxId: string, relayProtocol: string | null, recordingMode?: string) =>
       run<SessionView>(
-        `mutation ($boxId: ID!, $relayProtocol: String) { startEntranceLiveStream(boxId: $boxId, relayProtocol: $relayProtocol) { ${SESSION_FIELDS} } }`,
-        { boxId, relayProtocol },
+        `mutation ($boxId: ID!, $relayProtocol: String, $recordingMode: String) { startEntranceLiveStream(boxId: $boxId, relayProtocol: $relayProtocol, recordingMode: $recordingMode) { ${SESSION_FIELDS} } }`,
+        { boxId, relayProtocol, recordingMode },
         'startEntranceLiveStream',
       ),
   };
@@ -221,6 +221,38 @@ describe('the existing entrance observer and web app, unchanged', () => {
       const stored = await one.app.ctx.live.sessions.findById(session.id);
       expect(stored).toMatchObject({ status: 'FAILED', lastErrorCode: 'UNSUPPORTED_RELAY_PROTOCOL', lastErrorMessage: 'Unsupported or incomplete relay config: hls' });
       await expect(app.startWithRelay(box, 'webrtc')).rejects.toMatchObject({ message: 'relayProtocol must be one of "hls", "http-jpeg-push"', code: 'BAD_USER_INPUT' });
+    } finally {
+      await device.stop();
+    }
+  });
+});
+
+describe('clip hand-off', () => {
+  it('is off for JPEG push, which keeps no more than the latest frame, also when a refused HLS session switches to it', async () => {
+    const { token } = await createUser(one.app);
+    const app = webApp(baseOne, token);
+    const explicitBox = newBox();
+    await fetch(`${baseOne}/api/entrance-live/device/status`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ boxId: explicitBox }) });
+    expect(await app.startWithRelay(explicitBox, 'http-jpeg-push', 'clip')).toMatchObject({ relayProtocol: 'http-jpeg-push', recordingMode: 'clip', clipHandoffEnabled: false });
+
+    const box = newBox();
+    const device = new ExistingEntranceObserver({ baseUrl: baseOne, apiToken: token, boxId: box, pollIntervalMs: 300, frames });
+    await device.start();
+    try {
+      const session = await app.startWithRelay(box, null, 'clip');
+      expect(session).toMatchObject({ relayProtocol: 'hls', clipHandoffEnabled: true });
+      const switched = await eventually(() => app.read(box), (s) => s?.status === 'ACTIVE', 5000);
+      expect(switched).toMatchObject({ relayProtocol: 'http-jpeg-push', clipHandoffEnabled: false });
+      const starts = device.calls
+        .filter((c) => c.path.endsWith('/poll'))
+        .flatMap((c) => (c.answer as { commands: DeviceCommand[] }).commands)
+        .filter((c) => c.commandType === 'START_STREAM');
+      expect(starts.map((c) => [c.payload.relayProtocol, c.payload.clipHandoffEnabled])).toEqual([
+        ['hls', true],
+        ['http-jpeg-push', false],
+      ]);
+      await app.stop(session.id);
+      await eventually(() => app.read(box), (s) => s === null, 5000);
     } finally {
       await device.stop();
     }

@@ -163,6 +163,11 @@ export class LiveService {
     return this.options.clipHandoff !== undefined;
   }
 
+  /** Only HLS segments make a clip: JPEG push keeps the latest frame alone. */
+  private clipHandoffFor(recordingMode: string, relay: LiveRelayProtocol): boolean {
+    return recordingMode === CLIP_RECORDING_MODE && relay === 'hls' && this.clipHandoffAvailable;
+  }
+
   // ---- browser (GraphQL) ----
 
   /** Opens the box's session, or returns the open one: one open session per box, enforced by a unique index. */
@@ -186,7 +191,7 @@ export class LiveService {
         relayProtocolExplicit: options.relayProtocol !== undefined,
         qualityProfile: options.qualityProfile,
         recordingMode: options.recordingMode,
-        clipHandoffEnabled: options.recordingMode === CLIP_RECORDING_MODE && this.clipHandoffAvailable,
+        clipHandoffEnabled: this.clipHandoffFor(options.recordingMode, relayProtocol),
         publishSalt: salt,
         publishTokenHash: this.tokens.hash(this.tokens.tokenFor(id, salt)),
       });
@@ -634,8 +639,9 @@ export class LiveService {
         case 'QUEUE_START_STREAM': {
           // Chosen now, with the device's latest status and refusals, unless the browser asked for one.
           const relayProtocol = session.relayProtocolExplicit ? session.relayProtocol : await this.relayForDevice(tx, session.ownerId, session.boxId);
+          const clipHandoffEnabled = this.clipHandoffFor(session.recordingMode, relayProtocol);
           if (relayProtocol !== session.relayProtocol) {
-            await this.sessions.setRelayProtocol(tx, session.id, relayProtocol);
+            await this.sessions.setRelayProtocol(tx, session.id, relayProtocol, clipHandoffEnabled);
             publish = true;
           }
           const payload: Omit<LiveStartStreamPayload, 'publisherUrl' | 'publishToken' | 'playbackUrl'> = {
@@ -643,7 +649,7 @@ export class LiveService {
             relayProtocol,
             qualityProfile: session.qualityProfile,
             recordingMode: session.recordingMode,
-            clipHandoffEnabled: session.clipHandoffEnabled,
+            clipHandoffEnabled,
           };
           await this.commands.queue(tx, { ownerId: session.ownerId, boxId: session.boxId, sessionId: session.id, commandType: 'START_STREAM', payload });
           queued = true;

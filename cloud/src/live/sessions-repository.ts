@@ -226,8 +226,8 @@ export class LiveSessionsRepository {
   }
 
   /** The gateway's (re)choice of relay for a session the browser left it to; the caller holds the row lock. */
-  async setRelayProtocol(db: Queryable, id: string, relay: LiveRelayProtocol): Promise<void> {
-    await db.query(`UPDATE live_sessions SET relay_protocol = $2, updated_at = now() WHERE id = $1`, [id, relay]);
+  async setRelayProtocol(db: Queryable, id: string, relay: LiveRelayProtocol, clipHandoffEnabled: boolean): Promise<void> {
+    await db.query(`UPDATE live_sessions SET relay_protocol = $2, clip_handoff_enabled = $3, updated_at = now() WHERE id = $1`, [id, relay, clipHandoffEnabled]);
   }
 
   /**
