@@ -127,6 +127,7 @@ describe('entrance page media (scripted gateway)', () => {
       const figure = page.locator('figure.heatmap-main');
       await figure.getByText("Drawing this day's heatmap…").waitFor();
       expect(await figure.locator('img').count()).toBe(0);
+      await screenshot(page, 'entrance-heatmap-drawing-desktop');
       const reads = callsOf('EntranceHeatmaps').length;
       state.heatmaps = [{ ...state.heatmaps[0], imageURL: gateway.mediaUrl('heat-today.png') }];
       const image = figure.locator('img[alt^="Heatmap of bee movement"]');
