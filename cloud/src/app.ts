@@ -31,6 +31,7 @@ import { buildVideoAndHeatmaps } from './video/wiring.ts';
 import { heatmapRoutes } from './heatmaps/routes.ts';
 import { heatmapResolvers } from './heatmaps/resolvers.ts';
 import { videoResolvers } from './video/resolvers.ts';
+import { CSRF_PROOF_HEADER } from './video/upload-plugin.ts';
 import type { LiveClipHandoff } from './live/clip.ts';
 import { liveDeviceRoutes } from './live/device-routes.ts';
 import { LiveService } from './live/live-service.ts';
@@ -134,7 +135,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await app.register(cors, {
       origin: config.corsOrigins.length > 0 ? config.corsOrigins : false,
       credentials: true,
-      allowedHeaders: ['Content-Type', 'Authorization', 'token'],
+      // The CSRF proof header of cookie-authenticated uploads: only the listed origins pass its preflight.
+      allowedHeaders: ['Content-Type', 'Authorization', 'token', CSRF_PROOF_HEADER],
     });
     await app.register(swagger, {
       openapi: {

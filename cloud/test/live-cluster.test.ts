@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { buildTestApp, createUser, type TestApp } from './helper.ts';
-import { deviceClient, eventually, fastLiveConfig, liveClient } from './live-helpers.ts';
+import { deviceClient, eventually, fastLiveConfig, liveClient, subscribeToSessions } from './live-helpers.ts';
 
 /** Two app instances on one database, as behind a load balancer: wake-ups and sweeps must work across them. */
 let one: TestApp;
@@ -21,51 +20,6 @@ afterAll(async () => {
 
 let boxCounter = 0;
 const newBox = () => `cluster-box-${++boxCounter}`;
-
-/** A graphql-transport-ws client: what a browser's subscription library speaks. */
-async function subscribe(options: { initPayload?: Record<string, unknown>; headers?: Record<string, string>; boxId: string }) {
-  const socket = new WebSocket(wsUrl, 'graphql-transport-ws', { headers: options.headers });
-  const messages: Record<string, unknown>[] = [];
-  const waiters: (() => void)[] = [];
-  socket.on('message', (data: Buffer) => {
-    messages.push(JSON.parse(data.toString()) as Record<string, unknown>);
-    for (const wake of waiters.splice(0)) wake();
-  });
-  await new Promise<void>((resolve, reject) => socket.once('open', () => resolve()).once('error', reject));
-  const next = async (type: string, timeoutMs = 5000): Promise<Record<string, unknown>> => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const index = messages.findIndex((m) => m.type === type);
-      if (index >= 0) return messages.splice(index, 1)[0]!;
-      if (Date.now() > deadline) throw new Error(`no "${type}" message within ${timeoutMs} ms; got ${JSON.stringify(messages)}`);
-      await new Promise<void>((resolve) => {
-        waiters.push(resolve);
-        setTimeout(resolve, 100);
-      });
-    }
-  };
-  socket.send(JSON.stringify({ type: 'connection_init', payload: options.initPayload ?? {} }));
-  await next('connection_ack');
-  socket.send(
-    JSON.stringify({
-      id: '1',
-      type: 'subscribe',
-      payload: { query: 'subscription ($boxId: ID!) { entranceLiveStreamSessionChanged(boxId: $boxId) { id boxId status playbackUrl lastErrorCode } }', variables: { boxId: options.boxId } },
-    }),
-  );
-  return {
-    /** The next session pushed to this subscription. */
-    change: async (timeoutMs?: number) => {
-      const message = await next('next', timeoutMs);
-      const payload = message.payload as { data?: { entranceLiveStreamSessionChanged: { id: string; status: string } }; errors?: { message: string }[] };
-      if (payload.errors) throw new Error(payload.errors[0]!.message);
-      return payload.data!.entranceLiveStreamSessionChanged;
-    },
-    error: async () => (await next('error')).payload as { message: string; extensions?: { code?: string } }[],
-    pending: () => messages.filter((m) => m.type === 'next').length,
-    close: () => socket.close(),
-  };
-}
 
 describe('across instances', () => {
   it('a device long-polling instance two is woken by a start on instance one', async () => {
@@ -100,7 +54,7 @@ describe('entranceLiveStreamSessionChanged subscription', () => {
   it('pushes every change, including ones made on the other instance, authenticated by the connection_init token', async () => {
     const { token, auth } = await createUser(one.app);
     const box = newBox();
-    const subscription = await subscribe({ initPayload: { token }, boxId: box });
+    const subscription = await subscribeToSessions(wsUrl, { initPayload: { token }, boxId: box });
     await deviceClient(one.app, auth).status(box);
     const session = await liveClient(one.app, token).start(box);
     expect(await subscription.change()).toMatchObject({ id: session.id, boxId: box, status: 'REQUESTED' });
@@ -117,9 +71,9 @@ describe('entranceLiveStreamSessionChanged subscription', () => {
     const alice = await createUser(one.app);
     const bob = await createUser(one.app);
     const box = newBox();
-    const byCookie = await subscribe({ headers: { cookie: `service_session=${alice.token}` }, boxId: box });
-    const byHeader = await subscribe({ initPayload: { Authorization: `Bearer ${alice.token}` }, boxId: box });
-    const bobs = await subscribe({ initPayload: { token: bob.token }, boxId: box });
+    const byCookie = await subscribeToSessions(wsUrl, { headers: { cookie: `service_session=${alice.token}` }, boxId: box });
+    const byHeader = await subscribeToSessions(wsUrl, { initPayload: { Authorization: `Bearer ${alice.token}` }, boxId: box });
+    const bobs = await subscribeToSessions(wsUrl, { initPayload: { token: bob.token }, boxId: box });
     const session = await liveClient(one.app, alice.token).start(box);
     expect((await byCookie.change()).id).toBe(session.id);
     expect((await byHeader.change()).id).toBe(session.id);
@@ -128,11 +82,31 @@ describe('entranceLiveStreamSessionChanged subscription', () => {
     for (const s of [byCookie, byHeader, bobs]) s.close();
   });
 
+  it('takes the session cookie only from pages of its own origin; a token in connection_init counts from anywhere', async () => {
+    const alice = await createUser(one.app);
+    const box = newBox();
+    const cookie = `service_session=${alice.token}`;
+    const ownOrigin = new URL(wsUrl.replace(/^ws/, 'http')).origin;
+    // Another port of the same host: the same site, so a browser would send the SameSite=Lax cookie along.
+    const elsewhere = 'http://127.0.0.1:1';
+    const fromOwnPage = await subscribeToSessions(wsUrl, { headers: { cookie, origin: ownOrigin }, boxId: box });
+    const fromElsewhere = await subscribeToSessions(wsUrl, { headers: { cookie, origin: elsewhere }, boxId: box });
+    expect((await fromElsewhere.error())[0]).toMatchObject({
+      message: `the session cookie is not accepted from ${elsewhere}: send a token in connection_init`,
+      extensions: { code: 'UNAUTHENTICATED' },
+    });
+    const elsewhereWithToken = await subscribeToSessions(wsUrl, { headers: { cookie, origin: elsewhere }, initPayload: { token: alice.token }, boxId: box });
+    const session = await liveClient(one.app, alice.token).start(box);
+    expect((await fromOwnPage.change()).id).toBe(session.id);
+    expect((await elsewhereWithToken.change()).id).toBe(session.id);
+    for (const s of [fromOwnPage, fromElsewhere, elsewhereWithToken]) s.close();
+  });
+
   it('refuses a subscription without a user, and names a bad token', async () => {
-    const anonymous = await subscribe({ boxId: 'x' });
+    const anonymous = await subscribeToSessions(wsUrl, { boxId: 'x' });
     expect((await anonymous.error())[0]).toMatchObject({ message: 'authentication required: send a token' });
     anonymous.close();
-    const forged = await subscribe({ initPayload: { token: 'not.a.jwt' }, boxId: 'x' });
+    const forged = await subscribeToSessions(wsUrl, { initPayload: { token: 'not.a.jwt' }, boxId: 'x' });
     expect((await forged.error())[0]?.message).toBe('token is invalid');
     forged.close();
   });

@@ -321,6 +321,46 @@ describe('isolation between users', () => {
   });
 });
 
+describe('Box.device on GraphQL', () => {
+  const BOXES = 'query { boxes { id device { online lastSeenAt deviceId appVersion } } }';
+  type BoxDevice = { id: string; device: { online: boolean; lastSeenAt: string; deviceId: string | null; appVersion: string | null } | null };
+  const boxesOf = async (token: string) => {
+    const result = await graphql(t.app, token, BOXES);
+    if (result.errors) throw new Error(result.errors[0]!.message);
+    return new Map((result.data!.boxes as BoxDevice[]).map((b) => [b.id, b.device]));
+  };
+  const countBees = async (auth: Record<string, string>, boxId: string) => {
+    const response = await t.app.inject({ method: 'POST', url: '/entrance/v1/movement', headers: auth, payload: { hiveId: 'devices-hive', boxId, beesIn: 1, beesOut: 0 } });
+    expect(response.statusCode).toBe(200);
+  };
+
+  it("shows each box's device to its owner only: online until DEVICE_ONLINE_SECONDS pass without a sighting, null when never seen", async () => {
+    const alice = await owner();
+    const bob = await owner();
+    const [seen, quiet, silent] = [newBox(), newBox(), newBox()];
+    for (const box of [seen, quiet, silent]) await countBees(alice.auth, box);
+    await countBees(bob.auth, seen);
+    await alice.device.status(seen, { deviceId: 'pi-1', appVersion: '2.0.0' });
+    await alice.device.status(quiet, { deviceId: 'pi-2' });
+    await t.app.ctx.db.query(`UPDATE live_devices SET last_seen_at = now() - interval '10 minutes' WHERE owner_id = $1 AND box_id = $2`, [alice.user.id, quiet]);
+
+    const mine = await boxesOf(alice.token);
+    expect(mine.get(seen)).toMatchObject({ online: true, deviceId: 'pi-1', appVersion: '2.0.0' });
+    expect(Date.now() - Date.parse(mine.get(seen)!.lastSeenAt)).toBeLessThan(60_000);
+    expect(mine.get(quiet)).toMatchObject({ online: false, deviceId: 'pi-2' });
+    expect(Date.now() - Date.parse(mine.get(quiet)!.lastSeenAt)).toBeGreaterThan(9 * 60_000);
+    expect(mine.get(silent)).toBeNull();
+    // Bob's box of the same name: his device never reported, Alice's is not his.
+    expect((await boxesOf(bob.token)).get(seen)).toBeNull();
+
+    // A box-scoped token sees the devices of its own boxes only.
+    const scoped = await t.app.ctx.tokens.issue({ userId: alice.user.id, name: 'one box', scopes: ['read'], boxIds: [quiet] });
+    const seenByScoped = await boxesOf(scoped.token);
+    expect(seenByScoped.get(quiet)).toMatchObject({ deviceId: 'pi-2' });
+    expect(seenByScoped.get(seen) ?? null).toBeNull();
+  });
+});
+
 describe('shutdown', () => {
   it('answers waiting long-polls with no commands as soon as the instance closes, instead of holding shutdown up', async () => {
     const other = await buildTestApp({ live: fastLiveConfig() });

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import WebSocket from 'ws';
 import { defaultConfig, type LiveConfig } from '../src/config.ts';
 import { graphql } from './helper.ts';
 
@@ -92,4 +93,57 @@ export async function eventually<T>(read: () => Promise<T>, accept: (value: T) =
     value = await read();
   }
   return value;
+}
+
+export interface PushedSession {
+  id: string;
+  boxId: string;
+  status: string;
+  playbackUrl: string | null;
+  lastErrorCode: string | null;
+}
+
+/** An entranceLiveStreamSessionChanged subscription over graphql-transport-ws, as a browser makes it. */
+export async function subscribeToSessions(wsUrl: string, options: { initPayload?: Record<string, unknown>; headers?: Record<string, string>; boxId: string }) {
+  const socket = new WebSocket(wsUrl, 'graphql-transport-ws', { headers: options.headers });
+  const messages: Record<string, unknown>[] = [];
+  const waiters: (() => void)[] = [];
+  socket.on('message', (data: Buffer) => {
+    messages.push(JSON.parse(data.toString()) as Record<string, unknown>);
+    for (const wake of waiters.splice(0)) wake();
+  });
+  await new Promise<void>((resolve, reject) => socket.once('open', () => resolve()).once('error', reject));
+  const next = async (type: string, timeoutMs = 5000): Promise<Record<string, unknown>> => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const index = messages.findIndex((m) => m.type === type);
+      if (index >= 0) return messages.splice(index, 1)[0]!;
+      if (Date.now() > deadline) throw new Error(`no "${type}" message within ${timeoutMs} ms; got ${JSON.stringify(messages)}`);
+      await new Promise<void>((resolve) => {
+        waiters.push(resolve);
+        setTimeout(resolve, 100);
+      });
+    }
+  };
+  socket.send(JSON.stringify({ type: 'connection_init', payload: options.initPayload ?? {} }));
+  await next('connection_ack');
+  socket.send(
+    JSON.stringify({
+      id: '1',
+      type: 'subscribe',
+      payload: { query: 'subscription ($boxId: ID!) { entranceLiveStreamSessionChanged(boxId: $boxId) { id boxId status playbackUrl lastErrorCode } }', variables: { boxId: options.boxId } },
+    }),
+  );
+  return {
+    /** The next session pushed to this subscription. */
+    change: async (timeoutMs?: number) => {
+      const message = await next('next', timeoutMs);
+      const payload = message.payload as { data?: { entranceLiveStreamSessionChanged: PushedSession }; errors?: { message: string }[] };
+      if (payload.errors) throw new Error(payload.errors[0]!.message);
+      return payload.data!.entranceLiveStreamSessionChanged;
+    },
+    error: async () => (await next('error')).payload as { message: string; extensions?: { code?: string } }[],
+    pending: () => messages.filter((m) => m.type === 'next').length,
+    close: () => socket.close(),
+  };
 }

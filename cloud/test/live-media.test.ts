@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LiveClip } from '../src/live/clip.ts';
 import { parseMediaPlaylist } from '../src/live/playlist.ts';
 import { buildTestApp, createUser, type TestApp } from './helper.ts';
-import { eventually, fastLiveConfig, SESSION_FIELDS, type DeviceCommand, type SessionView } from './live-helpers.ts';
+import { eventually, fastLiveConfig, SESSION_FIELDS, subscribeToSessions, type DeviceCommand, type SessionView } from './live-helpers.ts';
 
 /**
  * The whole live loop over real HTTP with the real ffmpeg as the publisher (lavfi test pattern instead of the Pi
@@ -54,6 +54,7 @@ function user() {
     };
     return {
       id: user.id,
+      token,
       device: (path: string, body: Record<string, unknown>) => http(`/api/entrance-live/device/${path}`, { headers: auth, body }),
       start: (boxId: string, recordingMode?: string) =>
         gql<SessionView>(`mutation ($boxId: ID!, $recordingMode: String) { startEntranceLiveStream(boxId: $boxId, recordingMode: $recordingMode) { ${SESSION_FIELDS} } }`, { boxId, recordingMode }, 'startEntranceLiveStream'),
@@ -284,6 +285,38 @@ describe('live HLS relay with ffmpeg', () => {
     expect((await put('index.m3u8', list('a0.ts', 'a1.ts'))).status).toBe(201);
     expect((await put('index.m3u8', list('a0.ts'))).status).toBe(201);
     expect(parseMediaPlaylist(await (await fetch(playbackUrl)).text()).segments).toEqual(['a0.ts', 'a1.ts']);
+  });
+
+  it('pushes the playback URL to subscribers when the first playable playlist arrives after STREAM_ACTIVE; an empty one is not playable', async () => {
+    const owner = await user();
+    const box = 'entrance-7';
+    await owner.device('status', { boxId: box });
+    const session = await owner.start(box);
+    const [start] = ((await owner.device('poll', { boxId: box })).json() as { commands: DeviceCommand[] }).commands;
+    const { publisherUrl, publishToken } = start!.payload as { publisherUrl: string; publishToken: string };
+    await owner.device('command-ack', { boxId: box, commandId: start!.id, status: 'accepted' });
+    // The device says ACTIVE before its publisher's first playlist: the session has no playback URL yet.
+    expect((await owner.device('event', { boxId: box, sessionId: session.id, eventType: 'STREAM_ACTIVE' })).json()).toMatchObject({ sessionStatus: 'ACTIVE' });
+    expect(await owner.read(box)).toMatchObject({ status: 'ACTIVE', playbackUrl: null });
+    const subscription = await subscribeToSessions(base.replace(/^http/, 'ws') + '/graphql', { initPayload: { token: owner.token }, boxId: box });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+
+    const auth = { authorization: `Bearer ${publishToken}` };
+    const put = (file: string, body: Buffer) => http(publisherUrl.replace('index.m3u8', file), { method: 'PUT', headers: auth, body });
+    const list = (...names: string[]) => Buffer.from(`#EXTM3U\n#EXT-X-TARGETDURATION:1\n${names.map((n) => `#EXTINF:1,\n${n}`).join('\n')}\n`);
+    expect((await put('index.m3u8', list())).status).toBe(201);
+    expect((await owner.read(box))?.playbackUrl).toBeNull();
+    await put('a0.ts', Buffer.alloc(100));
+    expect((await put('index.m3u8', list('a0.ts'))).status).toBe(201);
+    const pushed = await subscription.change();
+    expect(pushed).toMatchObject({ id: session.id, status: 'ACTIVE' });
+    expect(pushed.playbackUrl).toMatch(new RegExp(`^${base}/media/\\d+\\.[\\w-]+/live/${session.id}/index\\.m3u8$`));
+    // Later playlists change nothing a subscriber sees: nothing more is pushed.
+    await put('a1.ts', Buffer.alloc(100));
+    await put('index.m3u8', list('a0.ts', 'a1.ts'));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(subscription.pending()).toBe(0);
+    subscription.close();
   });
 
   it('recordingMode clip keeps every segment and hands one MP4 of them to stored video when the session ends', async () => {

@@ -251,7 +251,7 @@ describe('stored video', () => {
     expect(tempLeftovers(t.app)).toEqual([]);
   });
 
-  it('checks the token: scope, box, and a header rather than a cookie; refusals do not hang the request', async () => {
+  it('checks the token: scope and box; refusals do not hang the request', async () => {
     const reader = await createUser(t.app, { scopes: ['read'] });
     const refused = await upload(base, { authorization: `Bearer ${reader.token}` }, { boxId: 1 }, [videoPart(), detectionsPart()]);
     expect(refused.body.errors?.[0]).toMatchObject({ message: 'this token lacks the "control" or "ingest" scope', extensions: { code: 'FORBIDDEN' } });
@@ -260,10 +260,25 @@ describe('stored video', () => {
     expect(otherBox.body.errors?.[0]).toMatchObject({ message: 'this token may not act for box "2"', extensions: { code: 'FORBIDDEN' } });
     const invalidQuery = await upload(base, { token: device.token }, { boxId: null }, [videoPart()]);
     expect(invalidQuery.body.errors?.[0]?.message).toContain('boxId');
-    const cookieOnly = await upload(base, { cookie: `service_session=${device.token}` }, { boxId: 1 }, [videoPart()]);
-    expect(cookieOnly.status).toBe(400);
-    expect(cookieOnly.body.errors?.[0]?.message).toBe('multipart requests must carry the token in the Authorization or token header');
     expect(await videosOf(base, device.token, 1)).toEqual([]);
+  });
+
+  it('takes an upload signed in by the session cookie only with the CSRF proof header that forms from other sites cannot send', async () => {
+    const owner = await createUser(t.app, { scopes: ['*'] });
+    const cookie = `service_session=${owner.token}`;
+    // What any page could make a browser send: a multipart form with the cookie and no header of its own.
+    const forged = await upload(base, { cookie, origin: 'https://elsewhere.example' }, { boxId: 'csrf' }, [videoPart()]);
+    expect(forged.status).toBe(403);
+    expect(forged.body.errors?.[0]?.message).toBe(
+      'multipart requests must carry the token in the Authorization or token header, or (signed in with the session cookie) an x-requested-with header',
+    );
+    const blank = await upload(base, { cookie, 'x-requested-with': ' ', token: '' }, { boxId: 'csrf' }, [videoPart()]);
+    expect(blank.status).toBe(403);
+    expect(await videosOf(base, owner.token, 'csrf')).toEqual([]);
+    // The web app's request: the cookie and the header (which a page of another origin could send only after a preflight).
+    const fromApp = await upload(base, { cookie, 'x-requested-with': 'XMLHttpRequest' }, { boxId: 'csrf' }, [videoPart()]);
+    expect(fromApp.body).toEqual({ data: { uploadGateVideo: true } });
+    expect(await videosOf(base, owner.token, 'csrf')).toHaveLength(1);
   });
 
   it('accepts the two files in either order', async () => {

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import mercurius, { type IResolvers } from 'mercurius';
 import { readdirSync, readFileSync } from 'node:fs';
-import { authenticateRequest } from '../auth/request-auth.ts';
+import { authenticateRequest, foreignOriginProblem } from '../auth/request-auth.ts';
 import { AuthError } from '../auth/tokens.ts';
 import type { AppContext } from '../context.ts';
 import { HttpError } from '../http/errors.ts';
@@ -60,6 +60,7 @@ export async function graphqlPlugin(app: FastifyInstance, { ctx, resolvers }: { 
     },
   } as IResolvers;
   await app.register(graphqlUploads, { ctx });
+  const trustedOrigins = [...(ctx.config.publicUrl ? [new URL(ctx.config.publicUrl).origin] : []), ...ctx.config.corsOrigins];
   await app.register(mercurius, {
     schema: loadSchema(),
     resolvers: mergeResolvers(baseResolvers, ...resolvers),
@@ -68,8 +69,12 @@ export async function graphqlPlugin(app: FastifyInstance, { ctx, resolvers }: { 
     context: async (request, reply): Promise<GraphQLContext> => ({ services: ctx, request, reply, ...(await principalOf(ctx, request)) }),
     // Subscriptions over websocket: the user comes from the upgrade request (cookie, headers) or, as browsers
     // cannot set headers on a websocket, from the token in the connection_init payload, which wins when present.
+    // The cookie alone counts only from this server's own pages (or trusted origins).
     subscription: {
-      context: async (_socket, request) => ({ services: ctx, request, ...(await principalOf(ctx, request)) }),
+      context: async (_socket, request) => {
+        const refused = foreignOriginProblem(request, trustedOrigins);
+        return { services: ctx, request, ...(refused ? { principal: null, authProblem: refused } : await principalOf(ctx, request)) };
+      },
       onConnect: async ({ payload }) => {
         const token = connectionInitToken(payload);
         if (!token) return true;

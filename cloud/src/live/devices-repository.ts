@@ -28,6 +28,10 @@ export interface DeviceRecord {
   refusedRelays: string[];
 }
 
+const DEVICE_COLUMNS = `box_id AS "boxId", device_id AS "deviceId", app_version AS "appVersion", camera_status AS "cameraStatus",
+  publisher_state AS "publisherState", last_error_code AS "lastErrorCode", last_error_message AS "lastErrorMessage",
+  diagnostics, last_seen_at AS "lastSeenAt", status_updated_at AS "statusUpdatedAt", refused_relays AS "refusedRelays"`;
+
 /** Presence (last seen) and the latest status per (owner, box) of the entrance observers. */
 export class LiveDevicesRepository {
   constructor(private readonly db: Queryable) {}
@@ -75,10 +79,7 @@ export class LiveDevicesRepository {
 
   async find(ownerId: number, boxId: string, db: Queryable = this.db): Promise<DeviceRecord | undefined> {
     const { rows } = await db.query<DeviceRecord>(
-      `SELECT box_id AS "boxId", device_id AS "deviceId", app_version AS "appVersion", camera_status AS "cameraStatus",
-              publisher_state AS "publisherState", last_error_code AS "lastErrorCode", last_error_message AS "lastErrorMessage",
-              diagnostics, last_seen_at AS "lastSeenAt", status_updated_at AS "statusUpdatedAt", refused_relays AS "refusedRelays"
-       FROM live_devices WHERE owner_id = $1 AND box_id = $2`,
+      `SELECT ${DEVICE_COLUMNS} FROM live_devices WHERE owner_id = $1 AND box_id = $2`,
       [ownerId, boxId],
     );
     return rows[0];
@@ -90,5 +91,15 @@ export class LiveDevicesRepository {
       `UPDATE live_devices SET refused_relays = array_append(array_remove(refused_relays, $3), $3) WHERE owner_id = $1 AND box_id = $2`,
       [ownerId, boxId, relay],
     );
+  }
+
+  /** The owner's device of a box with its presence judged by the database clock, the one last_seen_at is stamped by. */
+  async presence(ownerId: number, boxId: string, onlineSeconds: number): Promise<(DeviceRecord & { online: boolean }) | undefined> {
+    const { rows } = await this.db.query<DeviceRecord & { online: boolean }>(
+      `SELECT ${DEVICE_COLUMNS}, last_seen_at > now() - make_interval(secs => $3::double precision) AS online
+       FROM live_devices WHERE owner_id = $1 AND box_id = $2`,
+      [ownerId, boxId, onlineSeconds],
+    );
+    return rows[0];
   }
 }

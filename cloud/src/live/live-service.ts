@@ -433,9 +433,14 @@ export class LiveService {
       const position = playlist.mediaSequence + ready.segments;
       if (position < (await this.sessions.playlistPosition(tx, session.id))) return false;
       await this.options.blobs.put(key, ready.trimmed ? Buffer.from(ready.text) : body);
-      await this.sessions.recordPlaylist(tx, session.id, position);
+      const playable = ready.segments > 0;
+      await this.sessions.recordPlaylist(tx, session.id, position, playable);
       // Playable now, whether or not the device's STREAM_ACTIVE has arrived yet.
-      if (ready.segments > 0) release = await this.runTransition(tx, locked, { type: 'PLAYLIST_PUBLISHED' });
+      if (playable) release = await this.runTransition(tx, locked, { type: 'PLAYLIST_PUBLISHED' });
+      // The first playable playlist gives the session its playbackUrl: subscribers must hear of it even when the
+      // session was ACTIVE already (STREAM_ACTIVE came first) and the transition changed nothing. Postgres
+      // delivers identical notifications of one transaction once, so a transition that notified too costs nothing.
+      if (playable && locked.firstPlaylistAt === null) await notifySessionChanged(tx, locked.ownerId, locked.boxId, locked.id);
       return true;
     });
     if (release) this.releaseSoon();

@@ -3,6 +3,7 @@ import { clientError, requireUser, type GraphQLContext, type Resolvers } from '.
 import { JPEG_CONTENT_TYPE, MJPEG_CONTENT_TYPE } from './jpeg.ts';
 import { isEnded } from './session-machine.ts';
 import type { SessionRecord } from './sessions-repository.ts';
+import type { BoxRow } from '../telemetry/read-repository.ts';
 
 const PROFILE = /^[A-Za-z0-9_-]{1,32}$/;
 export const DEFAULT_QUALITY_PROFILE = 'standard';
@@ -116,6 +117,15 @@ export const liveResolvers: Resolvers = {
       const session = await ctx.services.live.stopSession(user.userId, String(args.sessionId));
       if (!session) throw notFound();
       return true;
+    },
+  },
+  Box: {
+    device: async (box: BoxRow, _args: unknown, ctx: GraphQLContext) => {
+      const user = requireUser(ctx, 'read');
+      // A box-scoped token sees the devices of its own boxes only, as with sessions.
+      if (user.boxIds && !user.boxIds.includes(box.id)) return null;
+      const device = await ctx.services.live.devices.presence(user.userId, box.id, ctx.services.config.live.deviceOnlineSeconds);
+      return device ?? null;
     },
   },
   Subscription: {

@@ -218,10 +218,13 @@ export class LiveSessionsRepository {
     return rows[0]?.position ?? -1;
   }
 
-  async recordPlaylist(db: Queryable, id: string, position: number): Promise<void> {
+  /** A stored playlist; `playable` (it lists a segment) sets first_playlist_at once, which makes the session playable. */
+  async recordPlaylist(db: Queryable, id: string, position: number, playable: boolean): Promise<void> {
     await db.query(
-      `UPDATE live_sessions SET playlist_position = $2, last_playlist_at = now(), first_playlist_at = COALESCE(first_playlist_at, now()) WHERE id = $1`,
-      [id, position],
+      `UPDATE live_sessions SET playlist_position = $2, last_playlist_at = now(),
+              first_playlist_at = CASE WHEN $3::boolean THEN COALESCE(first_playlist_at, now()) ELSE first_playlist_at END
+       WHERE id = $1`,
+      [id, position, playable],
     );
   }
 

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { ensureWebBuild } from '../../src/web/build.ts';
+import type { Config } from '../../src/config.ts';
 import { buildTestApp, type TestApp } from '../helper.ts';
 
 /** Debian's Chromium (apt-get install -y chromium); Playwright's own browser download does not work offline. */
@@ -21,10 +22,10 @@ export interface WebTestEnvironment {
 }
 
 /** Builds the app if its build is stale, serves the real cloud on a fresh database over loopback, and opens Chromium. */
-export async function startWebTest(): Promise<WebTestEnvironment> {
+export async function startWebTest(overrides: Partial<Config> = {}): Promise<WebTestEnvironment> {
   if (!existsSync(CHROMIUM_PATH)) throw new Error(`Chromium not found at ${CHROMIUM_PATH}: install it (apt-get install -y chromium) or set CHROMIUM_PATH`);
   await ensureWebBuild();
-  const testApp = await buildTestApp();
+  const testApp = await buildTestApp(overrides);
   const address = await testApp.app.listen({ port: 0, host: '127.0.0.1' });
   let browser: Browser;
   try {
@@ -52,14 +53,14 @@ export interface PageProblems {
 
 /**
  * Records what goes wrong in a page: console errors, uncaught exceptions, content-security-policy violations, and
- * 400 answers from /graphql other than "this server has no such field" (a feature not deployed, which the app
- * hides). `allowed` lists console messages a test expects.
+ * 400 answers (a request the server refused as malformed, e.g. a GraphQL document that does not fit its schema).
+ * `allowed` lists console messages a test expects.
  */
 export function recordProblems(page: Page, allowed: RegExp[] = []): PageProblems {
   const problems: PageProblems = { list: [] };
   page.on('console', (message) => {
     const text = message.text();
-    // Chromium logs every 4xx answer; the GraphQL ones are judged by their bodies below.
+    // Chromium logs every 4xx answer; the 400s are reported with their bodies below.
     if (message.type() === 'error' && !/^Failed to load resource: the server responded with a status of 400/.test(text) && !allowed.some((a) => a.test(text))) {
       problems.list.push(`console: ${text}`);
     }
@@ -67,11 +68,8 @@ export function recordProblems(page: Page, allowed: RegExp[] = []): PageProblems
   page.on('pageerror', (error) => problems.list.push(`uncaught: ${error.message}`));
   page.on('response', async (response) => {
     if (response.status() !== 400) return;
-    const url = new URL(response.url());
-    const body = (await response.json().catch(() => undefined)) as { errors?: { message: string }[] } | undefined;
-    const errors = body?.errors ?? [];
-    const onlyMissing = url.pathname === '/graphql' && errors.length > 0 && errors.every((e) => /Cannot query field|Unknown type/.test(e.message));
-    if (!onlyMissing) problems.list.push(`400 from ${url.pathname}: ${JSON.stringify(body)}`);
+    const body = await response.text().catch(() => '');
+    problems.list.push(`400 from ${new URL(response.url()).pathname}: ${body}`);
   });
   void page.addInitScript(() => {
     document.addEventListener('securitypolicyviolation', (event) => console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}`));

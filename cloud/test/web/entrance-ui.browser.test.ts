@@ -87,7 +87,7 @@ describe('entrance page media (scripted gateway)', () => {
     const before = new Date(Date.now() - 3 * DAY_MS).toISOString().slice(0, 10);
     state.heatmaps = [
       { id: 'hm2', boxId: state.boxId, date: today, imageURL: gateway.mediaUrl('heat-today.png'), width: 320, height: 240, trajectoryCount: 1234, pointCount: 56789, maxCount: 17, updatedAt: new Date().toISOString(), lastSampleAt: null },
-      { id: 'hm1', boxId: state.boxId, date: before, imageURL: gateway.mediaUrl('heat-before.png'), width: 320, height: 240, trajectoryCount: 98, pointCount: 4321, maxCount: 3, updatedAt: null, lastSampleAt: null },
+      { id: 'hm1', boxId: state.boxId, date: before, imageURL: gateway.mediaUrl('heat-before.png'), width: 320, height: 240, trajectoryCount: 98, pointCount: 4321, maxCount: 3, updatedAt: new Date(Date.now() - 2 * DAY_MS).toISOString(), lastSampleAt: null },
     ];
     const { context, page, problems } = await openEntrance();
     try {
@@ -118,11 +118,33 @@ describe('entrance page media (scripted gateway)', () => {
     }
   });
 
+  it('shows a day whose picture is still being drawn, then the picture once the server has it, without a reload', async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    // Listed before its first render (the server renders a few seconds after trajectories arrive): no image URL yet.
+    state.heatmaps = [{ id: 'hm3', boxId: state.boxId, date: today, imageURL: null, width: 320, height: 240, trajectoryCount: 20, pointCount: 600, maxCount: 4, updatedAt: new Date().toISOString(), lastSampleAt: null }];
+    const { context, page, problems } = await openEntrance();
+    try {
+      const figure = page.locator('figure.heatmap-main');
+      await figure.getByText("Drawing this day's heatmap…").waitFor();
+      expect(await figure.locator('img').count()).toBe(0);
+      await screenshot(page, 'entrance-heatmap-drawing-desktop');
+      const reads = callsOf('EntranceHeatmaps').length;
+      state.heatmaps = [{ ...state.heatmaps[0], imageURL: gateway.mediaUrl('heat-today.png') }];
+      const image = figure.locator('img[alt^="Heatmap of bee movement"]');
+      await image.waitFor({ timeout: 8_000 });
+      await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(320);
+      expect(callsOf('EntranceHeatmaps').length).toBe(reads + 1);
+      expect(problems.list).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('plays a stored clip, uploads one with progress, and follows it through processing', async () => {
     const created = new Date(Date.now() - 3600_000).toISOString();
     state.videos = [
-      { id: 'v1', boxId: state.boxId, state: 'READY', progress: 1, failureReason: null, startTime: created, endTime: null, durationSeconds: 8, width: 320, height: 240, sizeBytes: 161_000, posterURL: gateway.mediaUrl('poster.jpg'), playlistURL: gateway.mediaUrl('clip/index.m3u8'), createdAt: created },
-      { id: 'v0', boxId: state.boxId, state: 'FAILED', progress: null, failureReason: 'the file is not a video ffmpeg can read', startTime: null, endTime: null, durationSeconds: null, width: null, height: null, sizeBytes: 1200, posterURL: null, playlistURL: null, createdAt: new Date(Date.now() - 7200_000).toISOString() },
+      { id: 'v1', boxId: state.boxId, state: 'READY', progress: 100, failureReason: null, startTime: created, endTime: null, durationSeconds: 8, width: 320, height: 240, sizeBytes: 161_000, posterURL: gateway.mediaUrl('poster.jpg'), playlistURL: gateway.mediaUrl('clip/index.m3u8'), createdAt: created },
+      { id: 'v0', boxId: state.boxId, state: 'FAILED', progress: 0, failureReason: 'the file is not a video ffmpeg can read', startTime: new Date(Date.now() - 7200_000).toISOString(), endTime: null, durationSeconds: null, width: null, height: null, sizeBytes: 1200, posterURL: null, playlistURL: null, createdAt: new Date(Date.now() - 7200_000).toISOString() },
     ];
     const { context, page, problems } = await openEntrance();
     try {
@@ -140,7 +162,7 @@ describe('entrance page media (scripted gateway)', () => {
       const file = path.join(mediaDir, 'upload.mp4');
       const bytes = readFileSync(file);
       state.onUpload = () => {
-        state.videos.unshift({ id: 'v2', boxId: state.boxId, state: 'PROCESSING', progress: 0.4, failureReason: null, startTime: new Date().toISOString(), endTime: null, durationSeconds: null, width: null, height: null, sizeBytes: bytes.length, posterURL: null, playlistURL: null, createdAt: new Date().toISOString() });
+        state.videos.unshift({ id: 'v2', boxId: state.boxId, state: 'PROCESSING', progress: 40, failureReason: null, startTime: new Date().toISOString(), endTime: null, durationSeconds: null, width: null, height: null, sizeBytes: bytes.length, posterURL: null, playlistURL: null, createdAt: new Date().toISOString() });
       };
       await page.getByLabel('Video file').setInputFiles(file);
       await page.getByLabel('Recorded at (optional)').fill('2026-05-10T06:30');
@@ -157,7 +179,7 @@ describe('entrance page media (scripted gateway)', () => {
       await processing.getByText('Processing').waitFor();
       expect(await processing.getByRole('progressbar').getAttribute('value')).toBe('40');
       // While a clip is processing the list re-reads itself.
-      state.videos[0] = { ...state.videos[0], state: 'READY', progress: 1, durationSeconds: 3, playlistURL: gateway.mediaUrl('clip/index.m3u8') };
+      state.videos[0] = { ...state.videos[0], state: 'READY', progress: 100, durationSeconds: 3, playlistURL: gateway.mediaUrl('clip/index.m3u8') };
       await processing.getByText('Ready').waitFor({ timeout: 10_000 });
       await screenshot(page, 'entrance-media-desktop');
       await page.setViewportSize(PHONE);
@@ -200,6 +222,20 @@ describe('entrance page media (scripted gateway)', () => {
       await waitForPlayback(video, 0.5);
       expect(await video.getAttribute('aria-label')).toBe(`Live video of box ${state.boxId}`);
       await screenshot(page, 'entrance-live-desktop');
+
+      // Every read re-signs the playback URL. A renewed one is not a new stream: the same player plays on and
+      // fetches the playlist from the new URL, so a long view outlives the first URL without restarting.
+      // (A restarted player would be a new element or a new MediaSource, whose blob: URL differs.)
+      await video.evaluate((element: HTMLVideoElement) => (element.dataset.player = 'first'));
+      const mediaSource = await video.evaluate((element: HTMLVideoElement) => element.src);
+      const renewed = `${gateway.mediaUrl('live/index.m3u8')}?grant=renewed`;
+      const renewedPlaylistLoad = page.waitForRequest((request) => request.url() === renewed, { timeout: 10_000 });
+      gateway.setLive({ ...state.live!, playbackUrl: renewed });
+      await renewedPlaylistLoad;
+      await page.waitForTimeout(500);
+      expect(await video.getAttribute('data-player')).toBe('first');
+      expect(await video.evaluate((element: HTMLVideoElement) => element.src)).toBe(mediaSource);
+      expect(mediaSource).toMatch(/^blob:/);
 
       // A failure reported by the device shows the server's code and message, and Start is offered again.
       gateway.setLive({ ...state.live!, status: 'FAILED', lastErrorCode: 'CAMERA_BUSY', lastErrorMessage: 'the camera is used by another program' });

@@ -1,61 +1,18 @@
 /**
- * A scripted stand-in for the video and live gateways' GraphQL operations, for browser tests of the entrance page's
- * states (camera offline, failure messages, processing clips…) that the real gateways reach only through devices.
- * It follows the operation shapes those gateways publish (the same documents the app sends are validated against
- * their real schema in web/src/api/operations.test.ts once it is on this branch). It runs on mercurius like the
- * cloud (validation errors, subscriptions over graphql-transport-ws), serves the real built web app and real HLS
- * media made with ffmpeg; only the answers are scripted by the test.
+ * A scripted stand-in for the video and live gateways' GraphQL operations, for fast browser tests of the entrance
+ * page's states (camera offline, failure messages, processing clips…) that the real gateways reach only through
+ * devices and time. It serves the cloud's own GraphQL schema on mercurius like the cloud (validation, non-null
+ * checks, subscriptions over graphql-transport-ws), the real built web app and real HLS media made with ffmpeg; only
+ * the answers are scripted by the test, and they must fit the real schema.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import mercurius, { type IResolvers } from 'mercurius';
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { loadSchema } from '../../src/graphql/plugin.ts';
 import { installErrorHandling } from '../../src/http/errors.ts';
 import { webAppRoutes } from '../../src/web/routes.ts';
-
-const SDL = /* GraphQL */ `
-  scalar DateTime
-  scalar Upload
-  type User { id: ID! login: String! createdAt: DateTime! }
-  type MetricReading { time: DateTime! temperatureCelsius: Float humidityPercent: Float weightKg: Float }
-  type EntranceTotals { boxId: ID! hiveId: ID date: String! beesIn: Float! beesOut: Float! netFlow: Float! lastSampleAt: DateTime }
-  type EntranceDevice { online: Boolean! lastSeenAt: DateTime }
-  type Box { id: ID! hiveId: ID firstSeenAt: DateTime! today: EntranceTotals! device: EntranceDevice }
-  type Hive { id: ID! firstSeenAt: DateTime! lastReading: MetricReading boxes: [Box!]! }
-  type EntranceLiveStreamSession {
-    id: ID! boxId: ID! status: String! playbackUrl: String expiresAt: DateTime qualityProfile: String recordingMode: String
-    relayProtocol: String clipHandoffEnabled: Boolean lastKeepaliveAt: DateTime lastDeviceSeenAt: DateTime
-    lastErrorCode: String lastErrorMessage: String
-  }
-  type GateVideo {
-    id: ID! boxId: ID! state: String! progress: Float failureReason: String startTime: DateTime endTime: DateTime
-    durationSeconds: Float width: Int height: Int sizeBytes: Float posterURL: String playlistURL: String createdAt: DateTime!
-  }
-  type EntranceHeatmap {
-    id: ID! boxId: ID! date: String! imageURL: String! width: Int height: Int trajectoryCount: Int pointCount: Int
-    lastSampleAt: DateTime updatedAt: DateTime maxCount: Int
-  }
-  type Query {
-    me: User
-    hives: [Hive!]!
-    boxes(hiveId: ID): [Box!]!
-    entranceTotals(boxIds: [ID], date: String): [EntranceTotals!]!
-    entranceLiveStreamSession(boxId: ID!): EntranceLiveStreamSession
-    gateVideos(boxId: ID!, from: DateTime, to: DateTime, limit: Int): [GateVideo!]!
-    entranceHeatmaps(boxIds: [ID]!, date: String, limit: Int): [EntranceHeatmap]
-  }
-  type Subscription {
-    entranceLiveStreamSessionChanged(boxId: ID!): EntranceLiveStreamSession
-  }
-  type Mutation {
-    signOut: Boolean!
-    startEntranceLiveStream(boxId: ID!, qualityProfile: String, recordingMode: String): EntranceLiveStreamSession
-    keepEntranceLiveStreamAlive(sessionId: ID!): EntranceLiveStreamSession
-    stopEntranceLiveStream(sessionId: ID!): Boolean!
-    uploadGateVideo(file: Upload!, boxId: ID!, startTime: DateTime, detectionsFile: Upload): Boolean
-  }
-`;
 
 export interface LiveSession {
   id: string;
@@ -88,7 +45,7 @@ export interface ScriptedState {
   videos: Record<string, unknown>[];
   heatmaps: Record<string, unknown>[];
   uploads: ReceivedUpload[];
-  devices: Record<string, { online: boolean; lastSeenAt: string | null }>;
+  devices: Record<string, { online: boolean; lastSeenAt: string }>;
   /** What uploadGateVideo does with a received clip (the test decides). */
   onUpload?: (upload: ReceivedUpload) => void;
 }
@@ -170,7 +127,17 @@ export async function startScriptedGateway(mediaDir: string): Promise<ScriptedGa
       signOut: field(() => true),
       startEntranceLiveStream: field(({ boxId }: { boxId: string }) => {
         if (state.live && !['STOPPED', 'FAILED', 'EXPIRED'].includes(state.live.status)) return state.live;
-        setLive({ id: `s${++sessionCounter}`, boxId, status: state.devices[boxId]?.online ? 'REQUESTED' : 'DEVICE_OFFLINE', playbackUrl: null, expiresAt: now(), lastErrorCode: null, lastErrorMessage: null, qualityProfile: 'standard' });
+        setLive({
+          id: `s${++sessionCounter}`,
+          boxId,
+          status: state.devices[boxId]?.online ? 'REQUESTED' : 'DEVICE_OFFLINE',
+          playbackUrl: null,
+          expiresAt: now(),
+          lastErrorCode: null,
+          lastErrorMessage: null,
+          qualityProfile: 'standard',
+          clipHandoffEnabled: false,
+        });
         return state.live;
       }),
       keepEntranceLiveStreamAlive: field(({ sessionId }: { sessionId: string }) => (state.live?.id === sessionId ? { ...state.live, lastKeepaliveAt: now() } : null)),
@@ -219,7 +186,7 @@ export async function startScriptedGateway(mediaDir: string): Promise<ScriptedGa
     if (request.url === '/graphql' && request.method === 'POST' && body) state.calls.push({ name: body.operationName ?? '', variables: body.variables ?? {} });
   });
   await app.register(mercurius, {
-    schema: SDL,
+    schema: loadSchema(),
     resolvers: resolvers as unknown as IResolvers,
     path: '/graphql',
     graphiql: false,

@@ -1,22 +1,26 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { RefObject } from 'preact';
-import { ApiError, FeatureUnavailableError, isAbort, request, type Operation } from './api/graphql.ts';
+import { ApiError, isAbort, request, type Operation } from './api/graphql.ts';
 
 export interface QueryState<TData> {
   data?: TData;
   error?: Error;
-  /** Set when the server lacks this feature (what is missing, e.g. `Query.gateVideos`). */
-  unavailable?: string;
   loading: boolean;
   reload: () => void;
 }
 
 export interface QueryOptions<TData> {
   skip?: boolean;
-  /** Re-read this often (ms) … */
-  pollMs?: number;
-  /** … while this holds for the latest data (always, when not given). */
-  pollWhile?: (data: TData) => boolean;
+  /** Re-read this often (ms); a function picks the interval from the latest data (undefined: do not re-read). */
+  pollMs?: number | ((data: TData) => number | undefined);
+}
+
+/** Retrying after a failed read waits at least this long. */
+const MIN_RETRY_MS = 5_000;
+
+function pollInterval<TData>(pollMs: QueryOptions<TData>['pollMs'], data: TData | undefined): number | undefined {
+  if (typeof pollMs !== 'function') return pollMs;
+  return data === undefined ? undefined : pollMs(data);
 }
 
 /**
@@ -29,6 +33,7 @@ export function useQuery<TData, TVariables>(operation: Operation<TData, TVariabl
   const key = JSON.stringify(variables);
   const optionsRef = useRef(options);
   optionsRef.current = options;
+  const lastData = useRef<TData>();
   const reload = useCallback(() => setGeneration((g) => g + 1), []);
 
   useEffect(() => {
@@ -41,16 +46,16 @@ export function useQuery<TData, TVariables>(operation: Operation<TData, TVariabl
     setState((previous) => ({ ...previous, loading: true }));
     request(operation, JSON.parse(key) as TVariables, { signal: controller.signal })
       .then((data) => {
+        lastData.current = data;
         setState({ data, loading: false });
-        const { pollMs, pollWhile } = optionsRef.current;
-        if (pollMs && (!pollWhile || pollWhile(data))) timer = setTimeout(reload, pollMs);
+        const every = pollInterval(optionsRef.current.pollMs, data);
+        if (every) timer = setTimeout(reload, every);
       })
       .catch((error: unknown) => {
         if (isAbort(error)) return;
-        if (error instanceof FeatureUnavailableError) return setState({ unavailable: error.missing, loading: false });
         setState((previous) => ({ data: previous.data, error: error instanceof Error ? error : new ApiError(String(error)), loading: false }));
-        const { pollMs } = optionsRef.current;
-        if (pollMs) timer = setTimeout(reload, Math.max(pollMs, 5_000));
+        const every = pollInterval(optionsRef.current.pollMs, lastData.current);
+        if (every) timer = setTimeout(reload, Math.max(every, MIN_RETRY_MS));
       });
     return () => {
       controller.abort();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defineOperation, errorFromResponse, FeatureUnavailableError, missingFeature } from './graphql.ts';
+import { defineOperation, errorFromResponse } from './graphql.ts';
 
 describe('operations', () => {
   it('take name and kind from the document', () => {
@@ -15,21 +15,13 @@ describe('operations', () => {
 });
 
 describe('server errors', () => {
-  it('name the missing feature for validation errors about unknown fields and types', () => {
-    expect(missingFeature([{ message: 'Cannot query field "gateVideos" on type "Query".' }])).toBe('Query.gateVideos');
-    expect(missingFeature([{ message: 'Cannot query field "device" on type "Box". Did you mean "id"?' }])).toBe('Box.device');
-    expect(missingFeature([{ message: 'Unknown type "Upload".' }])).toBe('Upload');
-    expect(missingFeature([{ message: 'Unknown argument "limit" on field "Query.gateVideos".' }])).toBe('Query.gateVideos(limit)');
-    expect(missingFeature([{ message: 'login or password is wrong' }])).toBeUndefined();
-  });
-
-  it('become FeatureUnavailableError or an ApiError with the code and messages', () => {
-    expect(errorFromResponse([{ message: 'Cannot query field "x" on type "Query".' }])).toBeInstanceOf(FeatureUnavailableError);
+  it('become an ApiError with the code and messages', () => {
     const error = errorFromResponse([
       { message: 'too many failed sign-ins; try again in 15 minutes', extensions: { code: 'TOO_MANY_ATTEMPTS' } },
       { message: 'too many failed sign-ins; try again in 15 minutes' },
     ]);
     expect(error.code).toBe('TOO_MANY_ATTEMPTS');
     expect(error.message).toBe('too many failed sign-ins; try again in 15 minutes');
+    expect(errorFromResponse([])).toMatchObject({ code: undefined, message: 'the server reported an error' });
   });
 });

@@ -21,14 +21,6 @@ export class ApiError extends Error {
   }
 }
 
-/** The server has no such field or type: that feature is not deployed there, so its part of the page stays hidden. */
-export class FeatureUnavailableError extends ApiError {
-  constructor(readonly missing: string) {
-    super(`this server does not offer ${missing} yet`, 'FEATURE_UNAVAILABLE');
-    this.name = 'FeatureUnavailableError';
-  }
-}
-
 export type OperationKind = 'query' | 'mutation' | 'subscription';
 
 /** A named GraphQL document with its result and variable types (the types are phantom: checked by the compiler only). */
@@ -48,27 +40,8 @@ export function defineOperation<TData, TVariables = NoVariables>(document: strin
   return { kind: header[1] as OperationKind, name: header[2]!, document: document.trim() };
 }
 
-/**
- * Recognises the validation errors a server gives for fields and types it does not have, and names what is missing
- * (`Query.gateVideos`, `Upload`). Any other error is a real failure.
- */
-export function missingFeature(errors: readonly GraphQLErrorItem[]): string | undefined {
-  for (const { message } of errors) {
-    const field = /Cannot query field "([^"]+)" on type "([^"]+)"/.exec(message);
-    if (field) return `${field[2]}.${field[1]}`;
-    const type = /Unknown type "([^"]+)"/.exec(message);
-    if (type) return type[1];
-    const argument = /Unknown argument "([^"]+)" on field "([^"]+)"/.exec(message);
-    if (argument) return `${argument[2]}(${argument[1]})`;
-    if (/Schema is not configured (to execute|for) subscription/i.test(message)) return 'Subscription';
-  }
-  return undefined;
-}
-
 /** Turns a GraphQL answer's errors into the error to throw. */
 export function errorFromResponse(errors: readonly GraphQLErrorItem[]): ApiError {
-  const missing = missingFeature(errors);
-  if (missing) return new FeatureUnavailableError(missing);
   const code = errors.find((e) => e.extensions?.code)?.extensions?.code;
   const message = [...new Set(errors.map((e) => e.message))].join('; ') || 'the server reported an error';
   return new ApiError(message, code, errors);

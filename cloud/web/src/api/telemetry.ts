@@ -28,6 +28,20 @@ export interface ApiaryHive {
   boxes: ApiaryBox[];
 }
 
+/** The box's entrance camera as the live gateway last saw it; null when it never reported. */
+export interface DeviceState {
+  online: boolean;
+  lastSeenAt: string;
+}
+
+export interface OverviewBox extends ApiaryBox {
+  device: DeviceState | null;
+}
+
+export interface OverviewHive extends ApiaryHive {
+  boxes: OverviewBox[];
+}
+
 export interface MetricBucket extends Reading {
   samples: number;
 }
@@ -53,7 +67,10 @@ const READING = 'time temperatureCelsius humidityPercent weightKg';
 const TODAY = 'today { beesIn beesOut netFlow lastSampleAt }';
 const HIVE = `id firstSeenAt lastReading { ${READING} } boxes { id hiveId ${TODAY} }`;
 
-export const ApiaryQuery = defineOperation<{ hives: ApiaryHive[] }>(`query Apiary { hives { ${HIVE} } }`);
+/** The overview: every hive, each box's traffic today and whether its camera is online. */
+export const ApiaryQuery = defineOperation<{ hives: OverviewHive[] }>(
+  `query Apiary { hives { id firstSeenAt lastReading { ${READING} } boxes { id hiveId ${TODAY} device { online lastSeenAt } } } }`,
+);
 
 export const HiveQuery = defineOperation<{ hive: ApiaryHive | null }, { hiveId: string }>(`query Hive($hiveId: ID!) { hive(id: $hiveId) { ${HIVE} } }`);
 

@@ -5,6 +5,13 @@
  */
 import { ApiError, errorFromResponse, GRAPHQL_PATH, notifyIfUnauthenticated, type GraphQLErrorItem, type Operation } from './graphql.ts';
 
+/**
+ * The server takes a multipart request authenticated by the session cookie only with this header: a form or a
+ * no-cors request from another origin cannot send it, so it proves the upload comes from this app (CSRF defence;
+ * see cloud/src/video/upload-plugin.ts). The value does not matter.
+ */
+export const CSRF_PROOF_HEADER = 'x-requested-with';
+
 export interface UploadProgress {
   loaded: number;
   total: number;
@@ -50,6 +57,7 @@ export function uploadWithProgress<TData, TVariables>(
     xhr.withCredentials = true;
     xhr.responseType = 'text';
     xhr.setRequestHeader('accept', 'application/json');
+    xhr.setRequestHeader(CSRF_PROOF_HEADER, 'XMLHttpRequest');
     xhr.upload.addEventListener('progress', (event) => {
       onProgress({ loaded: event.loaded, total: event.total, percent: event.lengthComputable && event.total > 0 ? Math.floor((event.loaded / event.total) * 100) : undefined });
     });

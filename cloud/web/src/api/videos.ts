@@ -7,16 +7,17 @@ export type GateVideoState = 'UPLOADED' | 'PROCESSING' | 'READY' | 'FAILED';
 export interface GateVideo {
   id: string;
   boxId: string;
-  state: GateVideoState | string;
-  /** Processing progress, 0–1 or 0–100 depending on the server; see progressPercent. */
-  progress: number | null;
+  state: GateVideoState;
+  /** Transcode progress in percent, 0–100. */
+  progress: number;
   failureReason: string | null;
-  startTime: string | null;
+  startTime: string;
   endTime: string | null;
   durationSeconds: number | null;
   width: number | null;
   height: number | null;
-  sizeBytes: number | null;
+  sizeBytes: number;
+  /** Signed, short-lived URLs (re-signed on every read); null until READY. */
   posterURL: string | null;
   playlistURL: string | null;
   createdAt: string;
@@ -43,9 +44,10 @@ export function isInProgress(video: Pick<GateVideo, 'state'>): boolean {
   return video.state === 'UPLOADED' || video.state === 'PROCESSING';
 }
 
-export function progressPercent(progress: number | null): number | undefined {
-  if (progress === null || !Number.isFinite(progress) || progress < 0) return undefined;
-  return Math.min(100, Math.round(progress <= 1 ? progress * 100 : progress));
+/** The progress bar's value: the server's percentage, rounded and kept within 0–100. */
+export function progressPercent(progress: number | null | undefined): number | undefined {
+  if (progress === null || progress === undefined || !Number.isFinite(progress)) return undefined;
+  return Math.min(100, Math.max(0, Math.round(progress)));
 }
 
 export function uploadGateVideo(

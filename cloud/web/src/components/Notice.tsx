@@ -24,12 +24,3 @@ export function Loading({ label = 'Loading…' }: { label?: string }) {
     </p>
   );
 }
-
-/** A feature the server does not offer yet: said once, quietly, instead of an error. */
-export function Unavailable({ feature, missing }: { feature: string; missing: string }) {
-  return (
-    <p class="unavailable">
-      This server does not offer {feature} yet <span class="muted">(its API has no {missing})</span>.
-    </p>
-  );
-}

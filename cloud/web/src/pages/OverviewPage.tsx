@@ -1,5 +1,4 @@
-import { BoxDevicesQuery, type DeviceState } from '../api/devices.ts';
-import { ApiaryQuery, type ApiaryBox, type ApiaryHive } from '../api/telemetry.ts';
+import { ApiaryQuery, type DeviceState, type OverviewBox, type OverviewHive } from '../api/telemetry.ts';
 import { PageTitle } from '../components/Layout.tsx';
 import { Loading, Notice } from '../components/Notice.tsx';
 import { useDocumentTitle, useQuery } from '../hooks.ts';
@@ -9,17 +8,16 @@ import { Link } from '../router.tsx';
 
 const REFRESH_MS = 30_000;
 
-function DeviceBadge({ device }: { device: DeviceState | null | undefined }) {
-  if (device === undefined) return null;
-  if (device === null) return <span class="badge badge-muted">No camera</span>;
+function DeviceBadge({ device }: { device: DeviceState | null }) {
+  if (device === null) return <span class="badge badge-muted">Camera not seen yet</span>;
   return device.online ? (
     <span class="badge badge-ok">Camera online</span>
   ) : (
-    <span class="badge badge-warn">Camera offline{device.lastSeenAt ? ` · seen ${formatRelative(device.lastSeenAt)}` : ''}</span>
+    <span class="badge badge-warn">Camera offline · seen {formatRelative(device.lastSeenAt)}</span>
   );
 }
 
-function BoxRow({ box, device }: { box: ApiaryBox; device: DeviceState | null | undefined }) {
+function BoxRow({ box }: { box: OverviewBox }) {
   const { today } = box;
   return (
     <li class="box-row">
@@ -27,7 +25,7 @@ function BoxRow({ box, device }: { box: ApiaryBox; device: DeviceState | null | 
         <Link href={paths.box(box.id)} class="box-link">
           Box {box.id}
         </Link>
-        <DeviceBadge device={device} />
+        <DeviceBadge device={box.device} />
       </div>
       <dl class="traffic-today" aria-label={`Box ${box.id} entrance traffic today`}>
         <div>
@@ -48,7 +46,7 @@ function BoxRow({ box, device }: { box: ApiaryBox; device: DeviceState | null | 
   );
 }
 
-function HiveCard({ hive, devices }: { hive: ApiaryHive; devices: Map<string, DeviceState | null> | undefined }) {
+function HiveCard({ hive }: { hive: OverviewHive }) {
   const reading = hive.lastReading;
   const headingId = `hive-${hive.id}-heading`;
   return (
@@ -88,7 +86,7 @@ function HiveCard({ hive, devices }: { hive: ApiaryHive; devices: Map<string, De
           <h3 class="boxes-title">Entrance today</h3>
           <ul class="box-list">
             {hive.boxes.map((box) => (
-              <BoxRow key={box.id} box={box} device={devices ? (devices.get(box.id) ?? null) : undefined} />
+              <BoxRow key={box.id} box={box} />
             ))}
           </ul>
         </>
@@ -119,9 +117,6 @@ function EmptyApiary() {
 export function OverviewPage() {
   useDocumentTitle('Apiary');
   const apiary = useQuery(ApiaryQuery, {}, { pollMs: REFRESH_MS });
-  // Online state comes with the live gateway; without it the badges are simply left out.
-  const devices = useQuery(BoxDevicesQuery, {}, { pollMs: REFRESH_MS });
-  const deviceMap = devices.data ? new Map(devices.data.boxes.map((b) => [b.id, b.device])) : undefined;
   const hives = apiary.data?.hives;
 
   return (
@@ -150,7 +145,7 @@ export function OverviewPage() {
         <ul class="hive-grid" aria-label="Hives">
           {hives.map((hive) => (
             <li key={hive.id}>
-              <HiveCard hive={hive} devices={deviceMap} />
+              <HiveCard hive={hive} />
             </li>
           ))}
         </ul>

@@ -1,19 +1,19 @@
 import { useId, useRef, useState } from 'preact/hooks';
-import { FeatureUnavailableError, isAbort, messageOf } from '../../api/graphql.ts';
+import { isAbort, messageOf } from '../../api/graphql.ts';
 import type { UploadProgress } from '../../api/upload.ts';
 import { GateVideosQuery, isInProgress, progressPercent, uploadGateVideo, VIDEO_LIST_LIMIT, type GateVideo } from '../../api/videos.ts';
 import { useQuery } from '../../hooks.ts';
 import { formatBytes, formatDateTime, formatDuration } from '../../lib/format.ts';
 import { fromLocalInput } from '../../lib/time-range.ts';
 import { HlsPlayer } from '../HlsPlayer.tsx';
-import { Loading, Notice, Unavailable } from '../Notice.tsx';
+import { Loading, Notice } from '../Notice.tsx';
 
 const PROCESSING_POLL_MS = 5_000;
 
 const STATE_LABELS: Record<string, string> = { UPLOADED: 'Queued', PROCESSING: 'Processing', READY: 'Ready', FAILED: 'Failed' };
 
 function clipLabel(video: GateVideo): string {
-  return `Clip from ${formatDateTime(video.startTime ?? video.createdAt)}`;
+  return `Clip from ${formatDateTime(video.startTime)}`;
 }
 
 function ClipItem({ video, playing, onPlay, playerId }: { video: GateVideo; playing: boolean; onPlay: () => void; playerId: string }) {
@@ -51,7 +51,6 @@ function UploadForm({ boxId, onUploaded }: { boxId: string; onUploaded: () => vo
   const [progress, setProgress] = useState<UploadProgress | undefined>();
   const [status, setStatus] = useState<{ tone: 'ok' | 'error' | 'info'; text: string } | undefined>();
   const [announcement, setAnnouncement] = useState('');
-  const [unavailable, setUnavailable] = useState<string | undefined>();
   const controller = useRef<AbortController>();
   const fileInput = useRef<HTMLInputElement>(null);
   const id = useId();
@@ -97,8 +96,6 @@ function UploadForm({ boxId, onUploaded }: { boxId: string; onUploaded: () => vo
       if (isAbort(err)) {
         setStatus({ tone: 'info', text: 'Upload cancelled.' });
         setAnnouncement('Upload cancelled.');
-      } else if (err instanceof FeatureUnavailableError) {
-        setUnavailable(err.missing);
       } else {
         setStatus({ tone: 'error', text: messageOf(err) });
         setAnnouncement('');
@@ -107,8 +104,6 @@ function UploadForm({ boxId, onUploaded }: { boxId: string; onUploaded: () => vo
       setProgress(undefined);
     }
   };
-
-  if (unavailable) return <Unavailable feature="clip uploads" missing={unavailable} />;
 
   return (
     <form class="upload-form" onSubmit={submit} aria-labelledby={`${id}-heading`}>
@@ -160,44 +155,41 @@ function UploadForm({ boxId, onUploaded }: { boxId: string; onUploaded: () => vo
 /** Stored clips of a box: the list (re-read while clips are processing), a player, and the upload form. */
 export function ClipsSection({ boxId }: { boxId: string }) {
   const id = useId();
-  const videos = useQuery(GateVideosQuery, { boxId, from: null, to: null, limit: VIDEO_LIST_LIMIT }, { pollMs: PROCESSING_POLL_MS, pollWhile: (d) => d.gateVideos.some(isInProgress) });
+  // Re-read while a clip is being processed, to show its progress and then the player.
+  const videos = useQuery(GateVideosQuery, { boxId, from: null, to: null, limit: VIDEO_LIST_LIMIT }, { pollMs: (d) => (d.gateVideos.some(isInProgress) ? PROCESSING_POLL_MS : undefined) });
   const [playingId, setPlayingId] = useState<string | undefined>();
-  const list = [...(videos.data?.gateVideos ?? [])].sort((a, b) => Date.parse(b.startTime ?? b.createdAt) - Date.parse(a.startTime ?? a.createdAt));
+  const list = [...(videos.data?.gateVideos ?? [])].sort((a, b) => Date.parse(b.startTime) - Date.parse(a.startTime));
   const playing = list.find((v) => v.id === playingId && v.playlistURL);
   const playerId = `${id}-player`;
 
   return (
     <section class="card clips-card" aria-labelledby={`${id}-heading`}>
       <h2 id={`${id}-heading`}>Recorded clips</h2>
-      {videos.unavailable ? (
-        <Unavailable feature="stored video" missing={videos.unavailable} />
-      ) : (
-        <div class="clips-layout">
-          <div class="clips-main">
-            <div id={playerId}>
-              {playing?.playlistURL && (
-                <figure class="clip-player">
-                  <HlsPlayer key={playing.id} src={playing.playlistURL} poster={playing.posterURL} label={clipLabel(playing)} autoPlay />
-                  <figcaption>{clipLabel(playing)}</figcaption>
-                </figure>
-              )}
-            </div>
-            {videos.error && <Notice tone="error">{videos.error.message}</Notice>}
-            {videos.loading && !videos.data ? (
-              <Loading label="Loading clips…" />
-            ) : list.length === 0 ? (
-              <p class="empty">No clips yet. Upload one, or let the entrance camera send its recordings.</p>
-            ) : (
-              <ul class="clip-list" aria-label="Clips, newest first">
-                {list.map((video) => (
-                  <ClipItem key={video.id} video={video} playing={video.id === playing?.id} onPlay={() => setPlayingId(video.id)} playerId={playerId} />
-                ))}
-              </ul>
+      <div class="clips-layout">
+        <div class="clips-main">
+          <div id={playerId}>
+            {playing?.playlistURL && (
+              <figure class="clip-player">
+                <HlsPlayer key={playing.id} src={playing.playlistURL} poster={playing.posterURL} label={clipLabel(playing)} autoPlay />
+                <figcaption>{clipLabel(playing)}</figcaption>
+              </figure>
             )}
           </div>
-          <UploadForm boxId={boxId} onUploaded={videos.reload} />
+          {videos.error && <Notice tone="error">{videos.error.message}</Notice>}
+          {videos.loading && !videos.data ? (
+            <Loading label="Loading clips…" />
+          ) : list.length === 0 ? (
+            <p class="empty">No clips yet. Upload one, or let the entrance camera send its recordings.</p>
+          ) : (
+            <ul class="clip-list" aria-label="Clips, newest first">
+              {list.map((video) => (
+                <ClipItem key={video.id} video={video} playing={video.id === playing?.id} onPlay={() => setPlayingId(video.id)} playerId={playerId} />
+              ))}
+            </ul>
+          )}
         </div>
-      )}
+        <UploadForm boxId={boxId} onUploaded={videos.reload} />
+      </div>
     </section>
   );
 }

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { FeatureUnavailableError, isAbort, messageOf, request } from '../../api/graphql.ts';
+import { isAbort, messageOf, request } from '../../api/graphql.ts';
 import {
   KEEPALIVE_INTERVAL_MS,
   KeepLiveAliveMutation,
@@ -15,22 +15,27 @@ import { useInterval } from '../../hooks.ts';
 import { formatDateTime, formatRelative } from '../../lib/format.ts';
 import { describeLiveSession, isSessionOver, playlistIsPlayable } from '../../lib/live-status.ts';
 import { HlsPlayer } from '../HlsPlayer.tsx';
-import { Loading, Notice, Unavailable } from '../Notice.tsx';
+import { Loading, Notice } from '../Notice.tsx';
 
 const PLAYLIST_CHECK_MS = 1000;
 
-/** Polls the signed playlist until it has a segment: hls.js gives up on a 404, so the player waits for this. */
-function usePlaylistReady(url: string | null | undefined, wanted: boolean): boolean {
-  const [readyUrl, setReadyUrl] = useState<string | undefined>();
+/**
+ * Polls the session's signed playlist until it lists a segment (hls.js gives up on a 404), then stays ready for that
+ * session: the URL is re-signed on every read, which renews access but does not make the stream any less ready.
+ */
+function usePlaylistReady(sessionId: string | undefined, url: string | null | undefined, wanted: boolean): boolean {
+  const [readySession, setReadySession] = useState<string | undefined>();
+  const latestUrl = useRef(url);
+  latestUrl.current = url;
+  const hasUrl = Boolean(url);
   useEffect(() => {
-    if (!wanted || !url) return;
-    if (readyUrl === url) return;
+    if (!wanted || !hasUrl || !sessionId || readySession === sessionId) return;
     const controller = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
     const check = async () => {
       try {
-        const response = await fetch(url, { cache: 'no-store', signal: controller.signal });
-        if (response.ok && playlistIsPlayable(await response.text())) return setReadyUrl(url);
+        const response = await fetch(latestUrl.current!, { cache: 'no-store', signal: controller.signal });
+        if (response.ok && playlistIsPlayable(await response.text())) return setReadySession(sessionId);
       } catch (err) {
         if (isAbort(err)) return;
       }
@@ -41,8 +46,8 @@ function usePlaylistReady(url: string | null | undefined, wanted: boolean): bool
       controller.abort();
       clearTimeout(timer);
     };
-  }, [url, wanted, readyUrl]);
-  return wanted && !!url && readyUrl === url;
+  }, [sessionId, hasUrl, wanted, readySession]);
+  return wanted && hasUrl && sessionId !== undefined && readySession === sessionId;
 }
 
 /**
@@ -54,7 +59,6 @@ export function LiveView({ boxId }: { boxId: string }) {
   const [session, setSession] = useState<LiveSession | undefined>();
   const [ended, setEnded] = useState(false);
   const [loaded, setLoaded] = useState(false);
-  const [unavailable, setUnavailable] = useState<string | undefined>();
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState<'start' | 'stop' | undefined>();
   const [subscribed, setSubscribed] = useState(false);
@@ -76,8 +80,7 @@ export function LiveView({ boxId }: { boxId: string }) {
 
   const fail = useCallback((err: unknown) => {
     if (isAbort(err)) return;
-    if (err instanceof FeatureUnavailableError) setUnavailable(err.missing);
-    else setError(messageOf(err));
+    setError(messageOf(err));
   }, []);
 
   const reread = useCallback(async () => {
@@ -131,7 +134,7 @@ export function LiveView({ boxId }: { boxId: string }) {
     running && session?.status !== 'STOPPING',
   );
 
-  const playlistReady = usePlaylistReady(session?.playbackUrl, view.wantsPlayer);
+  const playlistReady = usePlaylistReady(sessionId, session?.playbackUrl, view.wantsPlayer);
 
   const start = async () => {
     setBusy('start');
@@ -165,9 +168,7 @@ export function LiveView({ boxId }: { boxId: string }) {
   return (
     <section class="card live-card" aria-labelledby="live-heading">
       <h2 id="live-heading">Live view</h2>
-      {unavailable ? (
-        <Unavailable feature="the live view" missing={unavailable} />
-      ) : !loaded ? (
+      {!loaded ? (
         <Loading label="Checking for a live stream…" />
       ) : (
         <>
@@ -179,7 +180,7 @@ export function LiveView({ boxId }: { boxId: string }) {
             </div>
           </div>
           {error && <Notice tone="error">{error}</Notice>}
-          {view.wantsPlayer && session?.playbackUrl && (playlistReady ? <HlsPlayer live src={session.playbackUrl} label={`Live video of box ${boxId}`} autoPlay /> : <Loading label="Waiting for the first video segment…" />)}
+          {view.wantsPlayer && session?.playbackUrl && (playlistReady ? <HlsPlayer key={session.id} live src={session.playbackUrl} label={`Live video of box ${boxId}`} autoPlay /> : <Loading label="Waiting for the first video segment…" />)}
           <div class="actions">
             {view.canStart && (
               <button type="button" class="button primary" onClick={start} disabled={busy !== undefined}>
