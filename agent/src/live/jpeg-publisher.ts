@@ -24,7 +24,7 @@ export interface JpegPublisherOptions {
 
 /**
  * The `http-jpeg-push` relay: a few frames a second are encoded to JPEG by an ffmpeg child (no native image library
- * needed) and POSTed to `<publisherUrl>/frame` with `X-Publish-Token`. One POST at a time; a picture that comes
+ * needed) and POSTed to the publisher URL (`…/frame`, appended when the URL names the session only) with `X-Publish-Token`. One POST at a time; a picture that comes
  * while one is on its way replaces any older one waiting, so a slow uplink shows fewer, current pictures.
  */
 export class JpegPushPublisher implements Publisher {
@@ -142,7 +142,7 @@ export class JpegPushPublisher implements Publisher {
       if (verdict) this.verdict(verdict);
     };
     try {
-      const response = await this.http!.post(fileUrl(this.options.publisherUrl, 'frame'), jpeg, {
+      const response = await this.http!.post(frameUrl(this.options.publisherUrl), jpeg, {
         headers: { 'content-type': 'image/jpeg', 'x-publish-token': this.options.publishToken },
         signal: this.abort.signal,
       });
@@ -181,4 +181,9 @@ export class JpegPushPublisher implements Publisher {
     })();
     await this.cleanup;
   }
+}
+
+/** The gateway hands out the frame URL itself (`…/{sessionId}/frame`); a URL naming only the session gets `/frame`. */
+export function frameUrl(publisherUrl: string): string {
+  return new URL(publisherUrl).pathname.replace(/\/+$/, '').endsWith('/frame') ? publisherUrl : fileUrl(publisherUrl, 'frame');
 }

@@ -76,3 +76,12 @@ describe('fileUrl', () => {
     expect(fileUrl('https://c.example/publish/s1/?sig=a', 'frame')).toBe('https://c.example/publish/s1/frame?sig=a');
   });
 });
+
+// The agent used to append /frame to the gateway's frame URL, posting to …/frame/frame.
+describe('frameUrl', () => {
+  it('posts to the frame URL as given, and appends /frame to a session URL', async () => {
+    const { frameUrl } = await import('./jpeg-publisher.ts');
+    expect(frameUrl('https://c.example/api/entrance-live/publish/s1/frame')).toBe('https://c.example/api/entrance-live/publish/s1/frame');
+    expect(frameUrl('https://c.example/api/entrance-live/publish/s1/')).toBe('https://c.example/api/entrance-live/publish/s1/frame');
+  });
+});
