@@ -17,7 +17,7 @@ const USAGE = `usage:
   sim render --scenario NAME --out DIR [--seed N] [--seconds S] [--hive ID] [--box ID]
                                              write DIR/clip.mp4 and DIR/truth.json
   sim camera --file CLIP [--loop] [--port N] play a recording as a live camera on 127.0.0.1
-  sim fleet --cloud URL --token TOKEN [--devices N] [--seconds S] [--commands N]
+  sim fleet --cloud URL --token TOKEN [--devices N] [--seconds S] [--commands N] [--ramp S]
             [--status-every S] [--telemetry-every S] [--poll-wait S]
                                              run N virtual entrance observers; prints a JSON report`;
 
@@ -114,6 +114,7 @@ async function fleet(args: string[]): Promise<void> {
       devices: { type: 'string' },
       seconds: { type: 'string' },
       commands: { type: 'string' },
+      ramp: { type: 'string' },
       'status-every': { type: 'string' },
       'telemetry-every': { type: 'string' },
       'poll-wait': { type: 'string' },
@@ -128,6 +129,7 @@ async function fleet(args: string[]): Promise<void> {
     devices: integerFlag('devices', values.devices, 1, 20_000) ?? 10,
     seconds: integerFlag('seconds', values.seconds, 1, 86_400) ?? 60,
     commands: integerFlag('commands', values.commands, 0, 100_000) ?? 0,
+    rampSeconds: integerFlag('ramp', values.ramp, 0, 3600) ?? 0,
     timing: {
       statusEverySeconds: integerFlag('status-every', values['status-every'], 1, 3600),
       telemetryEverySeconds: integerFlag('telemetry-every', values['telemetry-every'], 1, 3600),

@@ -8,6 +8,8 @@ export interface FleetOptions {
   devices: number;
   seconds: number;
   timing?: Partial<DeviceTiming>;
+  /** Devices come online spread over this many seconds (0: all at once, as after a cloud outage without jitter). */
+  rampSeconds?: number;
   /** Live sessions to start (and stop) through GraphQL while the fleet runs, to time command delivery. */
   commands?: number;
   boxPrefix?: string;
@@ -47,12 +49,14 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
         },
       }),
   );
-  options.log?.(`starting ${devices.length} virtual devices against ${options.cloudUrl} for ${options.seconds} s`);
-  for (const device of devices) device.start();
+  const rampMs = Math.min(options.rampSeconds ?? 0, options.seconds) * 1000;
+  options.log?.(`starting ${devices.length} virtual devices against ${options.cloudUrl} for ${options.seconds} s${rampMs ? ` (coming online over ${rampMs / 1000} s)` : ''}`);
+  const starts = devices.map((device, i) => setTimeout(() => device.start(), (i / devices.length) * rampMs));
 
   const driver = options.commands ? driveLiveSessions(options, pendingCommands, delivery) : Promise.resolve();
   await new Promise((resolve) => setTimeout(resolve, options.seconds * 1000));
   await driver;
+  for (const start of starts) clearTimeout(start);
   await Promise.all(devices.map((d) => d.stop()));
   const commandDelivery = delivery.report().command ?? { count: 0, errors: 0, errorsByReason: {}, p50Ms: null, p95Ms: null, p99Ms: null, maxMs: null };
   return { devices: options.devices, seconds: options.seconds, operations: stats.report(), commandDelivery, errors: stats.totalErrors() + delivery.totalErrors() };
