@@ -1,3 +1,3 @@
 import { defineProject } from 'vitest/config';
 
-export default defineProject({ test: { name: 'simulator', include: ['src/**/*.test.ts', 'test/**/*.test.ts'] } });
+export default defineProject({ test: { name: 'simulator', include: ['src/**/*.test.ts', 'train/**/*.test.ts', 'test/**/*.test.ts'] } });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Frame } from '../capture/frame.ts';
 import { decodeCenterNet, decodeYolo } from './decode.ts';
 import { iou, nonMaxSuppression } from './nms.ts';
-import { letterbox, stretch, toFramePixels, toInputTensor } from './preprocess.ts';
+import { axisTaps, letterbox, stretch, toFramePixels, toInputTensor } from './preprocess.ts';
 
 describe('letterbox and stretch', () => {
   it('fits a 4:3 frame into a square input with bars above and below', () => {
@@ -32,6 +32,26 @@ describe('toInputTensor', () => {
     const frame: Frame = { data: new Uint8Array([0, 255, 0, 255]), width: 2, height: 2, format: 'gray', index: 0, timestampMs: 0 };
     const tensor = toInputTensor(frame, 2, 2, stretch(2, 2, 2, 2));
     expect(Array.from(tensor)).toEqual([0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1]);
+  });
+  it('shrinks by averaging every frame pixel an input pixel covers', () => {
+    // 12×6 gray frame into 4×2 (a 3×3 block per input pixel), each block holding 0..8 in some order.
+    const data = new Uint8Array(12 * 6);
+    for (let y = 0; y < 6; y++) for (let x = 0; x < 12; x++) data[y * 12 + x] = ((y % 3) * 3 + (x % 3)) * 10 + (x >= 6 ? 100 : 0);
+    const frame: Frame = { data, width: 12, height: 6, format: 'gray', index: 0, timestampMs: 0 };
+    const tensor = toInputTensor(frame, 4, 2, stretch(12, 6, 4, 2));
+    expect(Array.from(tensor.subarray(0, 8)).map((v) => Math.round(v * 255 * 1000) / 1000)).toEqual([40, 40, 140, 140, 40, 40, 140, 140]);
+  });
+  it('weights partly covered frame pixels by their share (non-integer factors)', () => {
+    // 3 pixels into 2: the first input pixel covers pixel 0 and half of pixel 1.
+    expect(axisTaps(3, 2 / 3, 0, 0, 2)).toEqual({ first: Int32Array.from([0, 2, 4]), index: Int32Array.from([0, 1, 1, 2]), weight: Float32Array.from([2 / 3, 1 / 3, 1 / 3, 2 / 3]) });
+    // Enlarging interpolates between the two nearest pixels.
+    expect(axisTaps(2, 2, 0, 0, 4)).toEqual({ first: Int32Array.from([0, 1, 3, 5, 6]), index: Int32Array.from([0, 0, 1, 0, 1, 1]), weight: Float32Array.from([1, 0.75, 0.25, 0.25, 0.75, 1]) });
+  });
+  it('treats an RGB frame channel by channel', () => {
+    const data = new Uint8Array(2 * 2 * 3);
+    for (let i = 0; i < 4; i++) data.set([i * 60, 255, 0], i * 3);
+    const tensor = toInputTensor({ data, width: 2, height: 2, format: 'rgb24', index: 0, timestampMs: 0 }, 1, 1, stretch(2, 2, 1, 1));
+    expect(Array.from(tensor).map((v) => Math.round(v * 255))).toEqual([90, 255, 0]);
   });
 });
 
@@ -105,5 +125,15 @@ describe('decodeCenterNet', () => {
   });
   it('checks the size tensor matches the heatmap', () => {
     expect(() => decodeCenterNet(new Float32Array(w * h), [1, 1, h, w], size, [1, 2, h, w + 1], options)).toThrow(/size must be \[1, 2, 4, 8\]/);
+  });
+  it('moves each centre by the offset output when the model has one', () => {
+    const heatmap = new Float32Array(w * h);
+    heatmap[1 * w + 2] = 0.9;
+    const offset = new Float32Array(2 * w * h);
+    offset[1 * w + 2] = 1.5; // x, input pixels
+    offset[w * h + 1 * w + 2] = -0.75; // y
+    const [bee] = decodeCenterNet(heatmap, [1, 1, h, w], size, [1, 2, h, w], { ...options, offset: { data: offset, dims: [1, 2, h, w] } });
+    expect(bee).toMatchObject({ x: ((2 + 0.5) * 4 + 1.5) / 0.5, y: ((1 + 0.5) * 4 - 0.75) / 0.5 });
+    expect(() => decodeCenterNet(heatmap, [1, 1, h, w], size, [1, 2, h, w], { ...options, offset: { data: offset, dims: [1, 1, h, w] } })).toThrow(/offset must be \[1, 2, 4, 8\]/);
   });
 });

@@ -48,19 +48,26 @@ export interface CenterNetDecodeOptions {
   inputHeight: number;
   mapping: InputMapping;
   maxDetections?: number;
+  /** The optional `offset [1,2,h,w]` output: where the centre lies from the middle of its cell, input pixels. */
+  offset?: { data: Float32Array; dims: readonly number[] };
 }
 
 /**
  * Decodes the project's CenterNet-style model: `heatmap [1,1,h,w]` (sigmoid, one cell per `stride` input pixels)
- * and `size [1,2,h,w]` (box width and height in input pixels). A bee is a cell above the threshold that is the
- * maximum of its 3×3 neighbourhood; its centre is the middle of that cell. On a plateau the first cell in raster
- * order wins, so one flat-topped peak gives one bee.
+ * and `size [1,2,h,w]` (box width and height in input pixels), and when the model has it `offset [1,2,h,w]`
+ * (x and y of the centre relative to the middle of the cell, input pixels). A bee is a cell above the
+ * threshold that is the maximum of its 3×3 neighbourhood; its centre is the middle of that cell, moved by the
+ * offset. On a plateau the first cell in raster order wins, so one flat-topped peak gives one bee.
  */
 export function decodeCenterNet(heatmap: Float32Array, heatmapDims: readonly number[], size: Float32Array, sizeDims: readonly number[], options: CenterNetDecodeOptions): Detection[] {
   if (heatmapDims.length !== 4 || heatmapDims[0] !== 1 || heatmapDims[1] !== 1) throw new Error(`heatmap must be [1, 1, H, W], got [${heatmapDims.join(', ')}]`);
   const h = heatmapDims[2]!;
   const w = heatmapDims[3]!;
   if (sizeDims.length !== 4 || sizeDims[1] !== 2 || sizeDims[2] !== h || sizeDims[3] !== w) throw new Error(`size must be [1, 2, ${h}, ${w}], got [${sizeDims.join(', ')}]`);
+  const offset = options.offset;
+  if (offset && (offset.dims.length !== 4 || offset.dims[1] !== 2 || offset.dims[2] !== h || offset.dims[3] !== w)) {
+    throw new Error(`offset must be [1, 2, ${h}, ${w}], got [${offset.dims.join(', ')}]`);
+  }
   const strideX = options.inputWidth / w;
   const strideY = options.inputHeight / h;
   const plane = h * w;
@@ -86,7 +93,10 @@ export function decodeCenterNet(heatmap: Float32Array, heatmapDims: readonly num
         }
       }
       if (!peak) continue;
-      const box = toFramePixels({ x: (x + 0.5) * strideX, y: (y + 0.5) * strideY, w: size[y * w + x]!, h: size[plane + y * w + x]! }, options.mapping);
+      const cell = y * w + x;
+      const dx = offset ? offset.data[cell]! : 0;
+      const dy = offset ? offset.data[plane + cell]! : 0;
+      const box = toFramePixels({ x: (x + 0.5) * strideX + dx, y: (y + 0.5) * strideY + dy, w: size[cell]!, h: size[plane + cell]! }, options.mapping);
       out.push({ ...box, score: v });
     }
   }

@@ -1,7 +1,7 @@
 import * as ort from 'onnxruntime-node';
 import type { Frame } from '../capture/frame.ts';
 import { decodeCenterNet, decodeYolo } from './decode.ts';
-import { letterbox, stretch, toInputTensor, type InputMapping } from './preprocess.ts';
+import { letterbox, resamplerFor, stretch, toInputTensor, type InputMapping, type Resampler } from './preprocess.ts';
 import type { Detection, Detector } from './types.ts';
 
 export type ModelLayout = 'yolo' | 'centernet';
@@ -25,7 +25,8 @@ interface ModelShape {
 }
 
 /**
- * Recognises the output layout: the project's CenterNet model names its outputs `heatmap` and `size`; a YOLOv8/11
+ * Recognises the output layout: the project's CenterNet model names its outputs `heatmap` and `size` (and
+ * optionally `offset`); a YOLOv8/11
  * export has a single output `[1, 4+classes, N]` (fewer rows than anchors).
  */
 export function detectLayout(inputs: readonly ort.InferenceSession.ValueMetadata[], outputs: readonly ort.InferenceSession.ValueMetadata[], fallback: { width?: number; height?: number } = {}): ModelShape {
@@ -58,6 +59,7 @@ export function detectLayout(inputs: readonly ort.InferenceSession.ValueMetadata
 /** A detector backed by an ONNX model on onnxruntime's CPU provider. */
 export class OnnxDetector implements Detector {
   private mapping: InputMapping | undefined;
+  private resampler: Resampler | undefined;
   private mappingKey = '';
   private buffer: Float32Array;
 
@@ -99,9 +101,10 @@ export class OnnxDetector implements Detector {
     if (key !== this.mappingKey) {
       this.mappingKey = key;
       this.mapping = (layout === 'yolo' ? letterbox : stretch)(frame.width, frame.height, inputWidth, inputHeight);
+      this.resampler = resamplerFor(frame.width, frame.height, inputWidth, inputHeight, this.mapping);
     }
     const mapping = this.mapping!;
-    toInputTensor(frame, inputWidth, inputHeight, mapping, this.buffer);
+    toInputTensor(frame, inputWidth, inputHeight, mapping, this.buffer, this.resampler);
     const feeds = { [inputName]: new ort.Tensor('float32', this.buffer, [1, 3, inputHeight, inputWidth]) };
     const results = await this.session.run(feeds);
     if (layout === 'yolo') {
@@ -117,11 +120,13 @@ export class OnnxDetector implements Detector {
     }
     const heatmap = results.heatmap!;
     const size = results.size!;
+    const offset = results.offset;
     return decodeCenterNet(heatmap.data as Float32Array, heatmap.dims, size.data as Float32Array, size.dims, {
       threshold: this.options.scoreThreshold ?? 0.35,
       inputWidth,
       inputHeight,
       mapping,
+      ...(offset ? { offset: { data: offset.data as Float32Array, dims: offset.dims } } : {}),
     });
   }
 

@@ -30,44 +30,147 @@ export function toFramePixels(box: { x: number; y: number; w: number; h: number 
 }
 
 /**
- * Fills a `[1,3,H,W]` float32 RGB tensor in 0..1 (planar) from a gray or RGB frame, bilinear sampling, padding
- * with YOLO's gray (114/255). Reuses `out` when given.
+ * How one axis of the input is sampled from the frame: input pixel `i` (counted from the first one inside the
+ * picture) is the weighted sum of frame pixels `index[first[i] .. first[i+1])` with weights `weight[...]`.
  */
-export function toInputTensor(frame: Frame, inputWidth: number, inputHeight: number, mapping: InputMapping, out?: Float32Array): Float32Array {
+export interface AxisTaps {
+  first: Int32Array;
+  index: Int32Array;
+  weight: Float32Array;
+}
+
+/**
+ * Sampling taps for one axis. Shrinking averages every frame pixel an input pixel covers, with partial
+ * weights at the edges (area averaging: each frame pixel counts, so noise averages out and thin details do not
+ * alias, and a factor-2 shrink is the plain 2×2 mean); enlarging interpolates linearly between the two
+ * nearest frame pixels. The trainer produces its frames with ffmpeg's `area` scaler, which computes the same.
+ */
+export function axisTaps(frameSize: number, scale: number, pad: number, start: number, end: number): AxisTaps {
+  const count = Math.max(0, end - start);
+  const first = new Int32Array(count + 1);
+  const index: number[] = [];
+  const weight: number[] = [];
+  const clampIndex = (i: number) => Math.min(frameSize - 1, Math.max(0, i));
+  for (let k = 0; k < count; k++) {
+    first[k] = index.length;
+    const i = start + k;
+    if (scale >= 1) {
+      const s = Math.min(frameSize - 1, Math.max(0, (i + 0.5 - pad) / scale - 0.5));
+      const a = Math.floor(s);
+      const f = s - a;
+      index.push(a);
+      weight.push(1 - f);
+      if (f > 0 && a + 1 < frameSize) {
+        index.push(a + 1);
+        weight.push(f);
+      }
+      continue;
+    }
+    const from = Math.max(0, (i - pad) / scale);
+    const to = Math.min(frameSize, (i + 1 - pad) / scale);
+    const span = to - from;
+    for (let j = Math.floor(from); j < Math.ceil(to - 1e-9); j++) {
+      const overlap = Math.min(to, j + 1) - Math.max(from, j);
+      if (overlap <= 1e-9) continue;
+      index.push(clampIndex(j));
+      weight.push(overlap / span);
+    }
+  }
+  first[count] = index.length;
+  return { first, index: Int32Array.from(index), weight: Float32Array.from(weight) };
+}
+
+/** The input pixels the picture covers (the rest is letterbox padding). */
+function pictureRange(size: number, scale: number, pad: number, inputSize: number): [number, number] {
+  return [Math.max(0, Math.ceil(pad - 1e-9)), Math.min(inputSize, Math.floor(pad + size * scale + 1e-9))];
+}
+
+/** Precomputed sampling of a frame size into the model input; build once per frame size. */
+export interface Resampler {
+  inputWidth: number;
+  inputHeight: number;
+  x0: number;
+  y0: number;
+  columns: AxisTaps;
+  rows: AxisTaps;
+}
+
+export function resamplerFor(frameWidth: number, frameHeight: number, inputWidth: number, inputHeight: number, mapping: InputMapping): Resampler {
+  const [x0, x1] = pictureRange(frameWidth, mapping.scaleX, mapping.padX, inputWidth);
+  const [y0, y1] = pictureRange(frameHeight, mapping.scaleY, mapping.padY, inputHeight);
+  return {
+    inputWidth,
+    inputHeight,
+    x0,
+    y0,
+    columns: axisTaps(frameWidth, mapping.scaleX, mapping.padX, x0, x1),
+    rows: axisTaps(frameHeight, mapping.scaleY, mapping.padY, y0, y1),
+  };
+}
+
+/**
+ * Fills a `[1,3,H,W]` float32 RGB tensor in 0..1 (planar) from a gray or RGB frame, padding with YOLO's gray
+ * (114/255). Separable: each needed frame row is resampled horizontally once, then rows are combined. Reuses
+ * `out` (and a resampler built for this frame size) when given.
+ */
+export function toInputTensor(frame: Frame, inputWidth: number, inputHeight: number, mapping: InputMapping, out?: Float32Array, resampler?: Resampler): Float32Array {
   const plane = inputWidth * inputHeight;
   const tensor = out ?? new Float32Array(plane * 3);
   tensor.fill(114 / 255);
+  const r = resampler ?? resamplerFor(frame.width, frame.height, inputWidth, inputHeight, mapping);
   const channels = channelsOf(frame.format);
-  const { width, height, data } = frame;
-  const x0 = Math.max(0, Math.ceil(mapping.padX - 1e-9));
-  const x1 = Math.min(inputWidth, Math.floor(mapping.padX + width * mapping.scaleX + 1e-9));
-  const y0 = Math.max(0, Math.ceil(mapping.padY - 1e-9));
-  const y1 = Math.min(inputHeight, Math.floor(mapping.padY + height * mapping.scaleY + 1e-9));
+  const { width, data } = frame;
+  const { columns, rows } = r;
+  const outWidth = columns.first.length - 1;
+  const outHeight = rows.first.length - 1;
+  const line = new Float32Array(outWidth * 3);
+  const sum = new Float32Array(outWidth * 3);
   const inv = 1 / 255;
-  for (let y = y0; y < y1; y++) {
-    const sy = Math.min(height - 1, Math.max(0, (y + 0.5 - mapping.padY) / mapping.scaleY - 0.5));
-    const ya = Math.floor(sy);
-    const yb = Math.min(height - 1, ya + 1);
-    const fy = sy - ya;
-    for (let x = x0; x < x1; x++) {
-      const sx = Math.min(width - 1, Math.max(0, (x + 0.5 - mapping.padX) / mapping.scaleX - 0.5));
-      const xa = Math.floor(sx);
-      const xb = Math.min(width - 1, xa + 1);
-      const fx = sx - xa;
-      const w00 = (1 - fx) * (1 - fy);
-      const w10 = fx * (1 - fy);
-      const w01 = (1 - fx) * fy;
-      const w11 = fx * fy;
-      const p00 = (ya * width + xa) * channels;
-      const p10 = (ya * width + xb) * channels;
-      const p01 = (yb * width + xa) * channels;
-      const p11 = (yb * width + xb) * channels;
-      const o = y * inputWidth + x;
-      for (let c = 0; c < 3; c++) {
-        const k = channels === 1 ? 0 : c;
-        tensor[c * plane + o] = (data[p00 + k]! * w00 + data[p10 + k]! * w10 + data[p01 + k]! * w01 + data[p11 + k]! * w11) * inv;
-      }
+  for (let y = 0; y < outHeight; y++) {
+    sum.fill(0);
+    for (let t = rows.first[y]!; t < rows.first[y + 1]!; t++) {
+      resampleRow(data, rows.index[t]! * width, channels, columns, line);
+      const w = rows.weight[t]!;
+      for (let k = 0; k < sum.length; k++) sum[k] = sum[k]! + line[k]! * w;
+    }
+    const o = (r.y0 + y) * inputWidth + r.x0;
+    for (let x = 0; x < outWidth; x++) {
+      tensor[o + x] = sum[x * 3]! * inv;
+      tensor[plane + o + x] = sum[x * 3 + 1]! * inv;
+      tensor[2 * plane + o + x] = sum[x * 3 + 2]! * inv;
     }
   }
   return tensor;
+}
+
+/** One frame row resampled horizontally into `line` (RGB interleaved, 0..255 scale). */
+function resampleRow(data: Uint8Array, rowStart: number, channels: number, columns: AxisTaps, line: Float32Array): void {
+  const { first, index, weight } = columns;
+  const count = first.length - 1;
+  if (channels === 1) {
+    for (let x = 0; x < count; x++) {
+      let v = 0;
+      for (let t = first[x]!; t < first[x + 1]!; t++) v += data[rowStart + index[t]!]! * weight[t]!;
+      line[x * 3] = v;
+      line[x * 3 + 1] = v;
+      line[x * 3 + 2] = v;
+    }
+    return;
+  }
+  const base = rowStart * 3;
+  for (let x = 0; x < count; x++) {
+    let red = 0;
+    let green = 0;
+    let blue = 0;
+    for (let t = first[x]!; t < first[x + 1]!; t++) {
+      const p = base + index[t]! * 3;
+      const w = weight[t]!;
+      red += data[p]! * w;
+      green += data[p + 1]! * w;
+      blue += data[p + 2]! * w;
+    }
+    line[x * 3] = red;
+    line[x * 3 + 1] = green;
+    line[x * 3 + 2] = blue;
+  }
 }

@@ -151,6 +151,31 @@ describe('BeeTracker', () => {
     expect(tracker.flush()).toEqual([]);
   });
 
+  it('does not hand a lost track to another bee that appears near where it vanished', () => {
+    // One bee walks up into the slot and vanishes; two frames later another comes out 1.25 lengths to the side.
+    const run = (options: ConstructorParameters<typeof BeeTracker>[0]) => {
+      const tracker = new BeeTracker(options);
+      const idsOfSecond = new Set<number>();
+      let firstId: number | undefined;
+      for (let k = 0; k < 20; k++) {
+        const update = tracker.update(k * frameMs, [detection(300, 200 - 4 * k)]);
+        firstId ??= update.tracks[0]?.id;
+      }
+      for (let k = 20; k < 22; k++) tracker.update(k * frameMs, []);
+      for (let k = 22; k < 40; k++) {
+        const update = tracker.update(k * frameMs, [detection(350, 120 + 4 * (k - 22))]);
+        for (const t of update.tracks) idsOfSecond.add(t.id);
+      }
+      return { firstId, idsOfSecond };
+    };
+    const strict = run({});
+    expect(strict.idsOfSecond.size).toBe(1);
+    expect(strict.idsOfSecond.has(strict.firstId!)).toBe(false);
+    // The earlier defaults (wide gates, a filter expecting violent acceleration): the first bee's id lives on.
+    const loose = run({ gateLengths: 1, lostGateLengths: 4, kalman: { accelerationStd: 1500, initialSpeedStd: 300 } });
+    expect(loose.idsOfSecond.has(loose.firstId!)).toBe(true);
+  });
+
   it('counts identity switches in a scripted scene of six bees with misses and noise', () => {
     const tracker = new BeeTracker();
     const audit = new IdentityAudit();

@@ -1,0 +1,320 @@
+#!/usr/bin/env python3
+"""Trains the bee detector the agent ships and exports it to ONNX.
+
+A small CenterNet-style network: an encoder down to 1/16 of the input, a light top-down path back to 1/4, and
+three outputs: a centre heatmap (sigmoid), the box width and height in input pixels, and the offset of the box
+centre from the heatmap cell's centre in input pixels. The features stop at stride 4, but each stride-4 cell
+predicts its 2x2 sub-cells (a pixel shuffle), so the outputs have stride 2: at stride 4 a cell is 8 pixels of a
+640x480 frame and two bees standing side by side merged into one peak. Trained with CenterNet's penalty-reduced focal
+loss on the heatmap and L1 on size and offset at the centre cells, on random crops of the frames that the
+simulator's training scenarios produce (see README.md). Run through `pnpm --filter @hivegate/simulator
+train-detector`, which renders and exports the frames first.
+"""
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+import warnings
+
+# Busy-waiting OpenMP threads crawl when other processes share the cores; passive waiting costs little when idle.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+import torch.nn as nn  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+STRIDE = 2  # of the outputs; the features have stride 2 * SHUFFLE
+SHUFFLE = 2
+OUTPUTS = 5  # heatmap, width, height, offset x, offset y
+
+
+def conv_bn_relu(cin, cout, stride=1):
+    return nn.Sequential(nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+
+
+class BeeCenterNet(nn.Module):
+    def __init__(self, widths=(12, 24, 48, 64)):
+        super().__init__()
+        c2, c4, c8, c16 = widths
+        self.down2 = conv_bn_relu(3, c2, 2)
+        self.down4 = nn.Sequential(conv_bn_relu(c2, c4, 2), conv_bn_relu(c4, c4))
+        self.down8 = nn.Sequential(conv_bn_relu(c4, c8, 2), conv_bn_relu(c8, c8))
+        self.down16 = nn.Sequential(conv_bn_relu(c8, c16, 2), conv_bn_relu(c16, c16), conv_bn_relu(c16, c16))
+        self.lateral16 = nn.Conv2d(c16, c8, 1)
+        self.merge8 = conv_bn_relu(c8, c8)
+        self.lateral8 = nn.Conv2d(c8, c4, 1)
+        self.merge4 = conv_bn_relu(c4, c4)
+        self.head = conv_bn_relu(c4, c4)
+        self.out = nn.Conv2d(c4, OUTPUTS * SHUFFLE * SHUFFLE, 1)
+        # Start with a low centre probability everywhere (CenterNet's prior), so the first steps are not spent
+        # unlearning a flood of false peaks. Output channel c of the shuffle comes from inputs c*4 .. c*4+3.
+        with torch.no_grad():
+            self.out.bias[: SHUFFLE * SHUFFLE].fill_(-2.19)
+
+    def forward(self, x):
+        f4 = self.down4(self.down2(x))
+        f8 = self.down8(f4)
+        f16 = self.down16(f8)
+        f8 = self.merge8(f8 + F.interpolate(self.lateral16(f16), scale_factor=2.0, mode="nearest"))
+        f4 = self.merge4(f4 + F.interpolate(self.lateral8(f8), scale_factor=2.0, mode="nearest"))
+        out = F.pixel_shuffle(self.out(self.head(f4)), SHUFFLE)
+        return out[:, 0:1], out[:, 1:3], out[:, 3:5]
+
+
+class Exported(nn.Module):
+    """The graph the agent runs: probabilities, not logits; sizes never negative."""
+
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+
+    def forward(self, images):
+        heat, size, offset = self.net(images)
+        return torch.sigmoid(heat), F.relu(size), offset
+
+
+def load_dataset(data_dir):
+    with open(os.path.join(data_dir, "labels.json")) as f:
+        labels = json.load(f)
+    h, w = labels["inputHeight"], labels["inputWidth"]
+    raw = np.fromfile(os.path.join(data_dir, "frames.u8"), dtype=np.uint8)
+    expected = labels["count"] * h * w * 3
+    if raw.size != expected:
+        sys.exit(f"frames.u8 holds {raw.size} bytes, labels.json promises {expected}")
+    frames = raw.reshape(labels["count"], h, w, 3)
+    boxes = [np.asarray(f["boxes"], dtype=np.float32).reshape(-1, 4) for f in labels["frames"]]
+    clips = [f["clip"] for f in labels["frames"]]
+    return labels, frames, boxes, clips
+
+
+def render_targets(batch_boxes, out_h, out_w):
+    """Heatmap (Gaussian per centre, 1 at the centre cell), size and offset at centre cells, and their mask."""
+    n = len(batch_boxes)
+    heat = np.zeros((n, 1, out_h, out_w), np.float32)
+    size = np.zeros((n, 2, out_h, out_w), np.float32)
+    offset = np.zeros((n, 2, out_h, out_w), np.float32)
+    mask = np.zeros((n, 1, out_h, out_w), np.float32)
+    ys = np.arange(out_h, dtype=np.float32)[:, None]
+    xs = np.arange(out_w, dtype=np.float32)[None, :]
+    for i, boxes in enumerate(batch_boxes):
+        for cx, cy, bw, bh in boxes:
+            gx, gy = cx / STRIDE - 0.5, cy / STRIDE - 0.5
+            ix, iy = int(round(gx)), int(round(gy))
+            if ix < 0 or iy < 0 or ix >= out_w or iy >= out_h:
+                continue
+            sigma = min(1.5, max(0.5, min(bw, bh) / (3 * STRIDE)))
+            blob = np.exp(-((xs - gx) ** 2 + (ys - gy) ** 2) / (2 * sigma * sigma))
+            np.maximum(heat[i, 0], blob, out=heat[i, 0])
+            heat[i, 0, iy, ix] = 1.0
+            size[i, :, iy, ix] = (bw, bh)
+            offset[i, :, iy, ix] = (cx - (ix + 0.5) * STRIDE, cy - (iy + 0.5) * STRIDE)
+            mask[i, 0, iy, ix] = 1.0
+    return torch.from_numpy(heat), torch.from_numpy(size), torch.from_numpy(offset), torch.from_numpy(mask)
+
+
+def focal_loss(logits, target):
+    """CenterNet's variant of the focal loss: positives are the cells equal to 1, negatives near a centre count less."""
+    pos = target.eq(1).float()
+    neg = 1.0 - pos
+    log_p = F.logsigmoid(logits)
+    log_not_p = F.logsigmoid(-logits)
+    p = torch.sigmoid(logits)
+    pos_loss = (log_p * (1 - p) ** 2 * pos).sum()
+    neg_loss = (log_not_p * p ** 2 * (1 - target) ** 4 * neg).sum()
+    return -(pos_loss + neg_loss) / pos.sum().clamp(min=1.0)
+
+
+class Sampler:
+    """Random crops at random scales, flipped, with light, colour and noise jitter; boxes follow."""
+
+    def __init__(self, frames, boxes, indices, crop_w, crop_h, seed):
+        self.frames, self.boxes, self.indices = frames, boxes, indices
+        self.crop_w, self.crop_h = crop_w, crop_h
+        self.rng = np.random.default_rng(seed)
+        self.noise = torch.Generator().manual_seed(seed)
+
+    def batch(self, n):
+        rng = self.rng
+        _, fh, fw, _ = self.frames.shape
+        images, batch_boxes = [], []
+        for _ in range(n):
+            idx = self.indices[rng.integers(len(self.indices))]
+            scale = math.exp(rng.uniform(math.log(0.8), math.log(1.25)))
+            rw = min(fw, self.crop_w / scale)
+            rh = min(fh, self.crop_h / scale)
+            x0 = rng.uniform(0, fw - rw)
+            y0 = rng.uniform(0, fh - rh)
+            xa, ya = int(math.floor(x0)), int(math.floor(y0))
+            xb, yb = min(fw, int(math.ceil(x0 + rw)) + 1), min(fh, int(math.ceil(y0 + rh)) + 1)
+            region = torch.from_numpy(np.ascontiguousarray(self.frames[idx, ya:yb, xa:xb])).permute(2, 0, 1).float().div_(255.0)
+            sx = self.crop_w / (xb - xa)
+            sy = self.crop_h / (yb - ya)
+            image = F.interpolate(region[None], size=(self.crop_h, self.crop_w), mode="bilinear", align_corners=False, antialias=True)[0]
+            b = self.boxes[idx].copy()
+            b[:, 0] = (b[:, 0] - xa) * sx
+            b[:, 1] = (b[:, 1] - ya) * sy
+            b[:, 2] *= sx
+            b[:, 3] *= sy
+            if rng.random() < 0.5:
+                image = image.flip(2)
+                b[:, 0] = self.crop_w - b[:, 0]
+            image = self.photometric(image)
+            images.append(image)
+            batch_boxes.append(b)
+        return torch.stack(images), batch_boxes
+
+    def photometric(self, image):
+        rng = self.rng
+        if rng.random() < 0.15:
+            image = image.mean(0, keepdim=True).expand(3, -1, -1)
+        gamma = math.exp(rng.uniform(math.log(0.8), math.log(1.25)))
+        gain = rng.uniform(0.6, 1.4) * rng.uniform(0.85, 1.15, size=3)
+        bias = rng.uniform(-0.06, 0.06)
+        image = image.clamp(0, 1).pow(gamma) * torch.tensor(gain, dtype=torch.float32)[:, None, None] + bias
+        sigma = rng.uniform(0, 0.035)
+        if sigma > 0.005:
+            image = image + torch.randn(image.shape, generator=self.noise) * sigma
+        return image.clamp(0, 1)
+
+
+def decode_peaks(heat, threshold):
+    """Centres (cell coordinates) of 3x3 local maxima above the threshold, per image."""
+    pooled = F.max_pool2d(heat, 3, 1, 1)
+    keep = (heat == pooled) & (heat >= threshold)
+    return [torch.nonzero(keep[i, 0]).numpy() for i in range(heat.shape[0])]
+
+
+def evaluate(net, frames, boxes, indices, threshold=0.35):
+    """Precision and recall of centre peaks on whole frames (a centre within half a bee length counts)."""
+    net.eval()
+    tp = fp = fn = 0
+    with torch.no_grad():
+        for start in range(0, len(indices), 16):
+            chunk = indices[start:start + 16]
+            x = torch.from_numpy(frames[chunk]).permute(0, 3, 1, 2).float().div_(255.0)
+            heat, _, offset = net(x)
+            peaks = decode_peaks(torch.sigmoid(heat), threshold)
+            for k, idx in enumerate(chunk):
+                truth = boxes[idx]
+                found = [((px + 0.5) * STRIDE + offset[k, 0, py, px].item(), (py + 0.5) * STRIDE + offset[k, 1, py, px].item()) for py, px in peaks[k]]
+                used = set()
+                for cx, cy, bw, bh in truth:
+                    gate = max(2.5, 0.25 * max(bw, bh))
+                    best, best_d = None, gate
+                    for j, (fx, fy) in enumerate(found):
+                        if j in used:
+                            continue
+                        d = math.hypot(fx - cx, fy - cy)
+                        if d < best_d:
+                            best, best_d = j, d
+                    if best is None:
+                        fn += 1
+                    else:
+                        used.add(best)
+                        tp += 1
+                fp += len(found) - len(used)
+    net.train()
+    precision = tp / max(1, tp + fp)
+    recall = tp / max(1, tp + fn)
+    return precision, recall
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", required=True, help="folder with frames.u8 and labels.json")
+    parser.add_argument("--out", required=True, help="ONNX file to write")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--steps", type=int, default=5000)
+    parser.add_argument("--batch", type=int, default=16)
+    parser.add_argument("--lr", type=float, default=2e-3)
+    parser.add_argument("--crop", default="192x160", help="training crop WxH in input pixels")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--val-clips", default="", help="comma-separated clip indices kept out of training for validation")
+    args = parser.parse_args()
+
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    crop_w, crop_h = (int(v) for v in args.crop.split("x"))
+
+    labels, frames, boxes, clips = load_dataset(args.data)
+    val_clips = {int(v) for v in args.val_clips.split(",") if v != ""}
+    train_idx = np.array([i for i, c in enumerate(clips) if c not in val_clips])
+    val_idx = np.array([i for i, c in enumerate(clips) if c in val_clips])
+    # A quarter of the validation frames is plenty to follow progress.
+    val_idx = val_idx[::4]
+    print(f"data: {labels['count']} frames {labels['inputWidth']}x{labels['inputHeight']} from {len(labels['clips'])} clips; "
+          f"{len(train_idx)} for training, {len(val_idx)} for validation; {sum(len(b) for b in boxes)} boxes", flush=True)
+
+    net = BeeCenterNet()
+    params = sum(p.numel() for p in net.parameters())
+    print(f"model: {params} parameters ({params * 4 / 1024:.0f} KB as float32)", flush=True)
+    sampler = Sampler(frames, boxes, train_idx, crop_w, crop_h, args.seed)
+    optimizer = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
+    warmup = min(300, args.steps // 10)
+
+    def lr_at(step):
+        if step < warmup:
+            return args.lr * (step + 1) / warmup
+        progress = (step - warmup) / max(1, args.steps - warmup)
+        return 1e-5 + (args.lr - 1e-5) * 0.5 * (1 + math.cos(math.pi * progress))
+
+    started = time.time()
+    running = None
+    out_h, out_w = crop_h // STRIDE, crop_w // STRIDE
+    for step in range(args.steps):
+        for group in optimizer.param_groups:
+            group["lr"] = lr_at(step)
+        images, batch_boxes = sampler.batch(args.batch)
+        heat_t, size_t, offset_t, mask = render_targets(batch_boxes, out_h, out_w)
+        heat, size, offset = net(images)
+        positives = mask.sum().clamp(min=1.0)
+        heat_loss = focal_loss(heat, heat_t)
+        size_loss = (F.l1_loss(size, size_t, reduction="none") * mask).sum() / positives
+        offset_loss = (F.l1_loss(offset, offset_t, reduction="none") * mask).sum() / positives
+        loss = heat_loss + 0.1 * size_loss + 0.5 * offset_loss
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        parts = np.array([loss.item(), heat_loss.item(), size_loss.item(), offset_loss.item()])
+        running = parts if running is None else 0.98 * running + 0.02 * parts
+        done = step + 1
+        if done % 100 == 0 or done == args.steps:
+            elapsed = time.time() - started
+            eta = elapsed / done * (args.steps - done)
+            print(f"step {done}/{args.steps}  loss {running[0]:.3f} (heatmap {running[1]:.3f}, size {running[2]:.2f} px, offset {running[3]:.2f} px)"
+                  f"  lr {lr_at(step):.1e}  {elapsed / 60:.1f} min, about {eta / 60:.1f} min left", flush=True)
+        if len(val_idx) > 0 and (done % 1000 == 0 or done == args.steps):
+            precision, recall = evaluate(net, frames, boxes, val_idx)
+            print(f"validation at step {done}: precision {precision:.3f}, recall {recall:.3f} (peaks >= 0.35 on whole frames)", flush=True)
+
+    net.eval()
+    exported = Exported(net).eval()
+    dummy = torch.zeros(1, 3, labels["inputHeight"], labels["inputWidth"])
+    tmp = args.out + ".tmp"
+    # torch 1.13's exporter warns about constants it cannot shape-infer; the checker below is the real test.
+    warnings.filterwarnings("ignore", category=UserWarning, module="torch.onnx")
+    torch.onnx.export(exported, dummy, tmp, input_names=["images"], output_names=["heatmap", "size", "offset"], opset_version=13, do_constant_folding=True)
+    import onnx
+
+    model = onnx.load(tmp)
+    onnx.checker.check_model(model)
+    for key, value in {
+        "hivegate.kind": "bee-centernet",
+        "hivegate.seed": str(args.seed),
+        "hivegate.steps": str(args.steps),
+        "hivegate.stride": str(STRIDE),
+        "hivegate.training_frames": str(len(train_idx)),
+    }.items():
+        entry = model.metadata_props.add()
+        entry.key, entry.value = key, value
+    onnx.save(model, args.out)
+    os.remove(tmp)
+    print(f"wrote {args.out} ({os.path.getsize(args.out) / 1024:.0f} KB) after {(time.time() - started) / 60:.1f} min", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,131 @@
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { once } from 'node:events';
+import { createWriteStream, existsSync, readFileSync, type WriteStream } from 'node:fs';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { renderClip } from '../src/clip.ts';
+import { resolveTool, StderrTail } from '../src/io/ffmpeg.ts';
+import type { GroundTruth } from '../src/truth/ground-truth.ts';
+import type { TruthFrame } from '../src/truth/recorder.ts';
+import type { TrainingClip } from './plan.ts';
+
+/**
+ * Training data for the detector: frames as the agent's model sees them (H.264-decoded, converted to RGB the
+ * way the agent's capture does, shrunk to the model input by area averaging) and the true boxes scaled to
+ * model-input pixels. Written as one raw file of `count × height × width × 3` bytes (RGB, row-major) plus a
+ * JSON file with the boxes, which the Python trainer reads with numpy.
+ */
+
+export interface DatasetLabels {
+  version: 1;
+  inputWidth: number;
+  inputHeight: number;
+  count: number;
+  clips: { name: string; seed: number; width: number; height: number; fps: number; frames: number }[];
+  /** One entry per stored frame, in file order: which clip, which frame of it, and [cx, cy, w, h] boxes. */
+  frames: { clip: number; frame: number; boxes: [number, number, number, number][] }[];
+}
+
+export interface DatasetOptions {
+  clips: readonly TrainingClip[];
+  /** Rendered clips are kept here between runs (keyed by their scenario) and the dataset is written here. */
+  cacheDir: string;
+  inputWidth: number;
+  inputHeight: number;
+  log?: (line: string) => void;
+}
+
+export interface Dataset {
+  framesPath: string;
+  labelsPath: string;
+  count: number;
+}
+
+/**
+ * The ffmpeg arguments that turn a clip into model-input frames: first exactly the agent's capture conversion
+ * (decode, RGB at the clip's own size, bilinear flags), then area averaging down to the input size, which is
+ * what the agent's preprocessing does in TypeScript.
+ */
+export function decodeArgs(clipPath: string, clipWidth: number, clipHeight: number, inputWidth: number, inputHeight: number): string[] {
+  return [
+    '-hide_banner', '-loglevel', 'error', '-nostdin', '-i', clipPath,
+    '-vf', `scale=${clipWidth}:${clipHeight}:flags=bilinear,format=rgb24,scale=${inputWidth}:${inputHeight}:flags=area`,
+    '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1',
+  ];
+}
+
+/** The true boxes of one frame in model-input pixels, rounded to 0.01 px. */
+export function boxesInInput(frame: TruthFrame, scaleX: number, scaleY: number): [number, number, number, number][] {
+  const r = (v: number) => Math.round(v * 100) / 100;
+  return frame.boxes.map((b) => [r(b.x * scaleX), r(b.y * scaleY), r(b.w * scaleX), r(b.h * scaleY)]);
+}
+
+/** Key of a rendered clip in the cache: anything that changes the pixels changes the key. */
+export function clipKey(clip: TrainingClip): string {
+  const hash = createHash('sha256').update(JSON.stringify(clip.scenario)).digest('hex').slice(0, 12);
+  return `${clip.scenario.name}-${hash}`;
+}
+
+export async function buildDataset(options: DatasetOptions): Promise<Dataset> {
+  const { cacheDir, inputWidth, inputHeight } = options;
+  const log = options.log ?? (() => {});
+  const outDir = join(cacheDir, 'dataset');
+  await rm(outDir, { recursive: true, force: true });
+  await mkdir(outDir, { recursive: true });
+  const framesPath = join(outDir, 'frames.u8');
+  const labelsPath = join(outDir, 'labels.json');
+  const labels: DatasetLabels = { version: 1, inputWidth, inputHeight, count: 0, clips: [], frames: [] };
+  const sink = createWriteStream(framesPath);
+  const ffmpeg = resolveTool('ffmpeg');
+  try {
+    for (const [index, clip] of options.clips.entries()) {
+      const { scenario } = clip;
+      const dir = join(cacheDir, 'clips', clipKey(clip));
+      const truthPath = join(dir, 'truth.json');
+      if (!existsSync(join(dir, 'complete'))) {
+        await rm(dir, { recursive: true, force: true });
+        await renderClip({ scenario, outDir: dir, ids: { hiveId: 'train', boxId: 'train' } });
+        await writeFile(join(dir, 'complete'), '');
+      }
+      const truth = JSON.parse(readFileSync(truthPath, 'utf8')) as GroundTruth;
+      const before = labels.count;
+      await decodeInto(ffmpeg, join(dir, 'clip.mp4'), truth, clip.frameStep, options, sink, (frame) => {
+        labels.frames.push({ clip: index, frame, boxes: boxesInInput(truth.frames[frame]!, inputWidth / truth.width, inputHeight / truth.height) });
+        labels.count++;
+      });
+      labels.clips.push({ name: scenario.name, seed: scenario.seed, width: truth.width, height: truth.height, fps: truth.fps, frames: labels.count - before });
+      log(`data: ${index + 1}/${options.clips.length} ${scenario.name} (seed ${scenario.seed}): ${labels.count - before} frames, ${labels.count} in all`);
+    }
+  } finally {
+    sink.end();
+    await once(sink, 'close');
+  }
+  await writeFile(labelsPath, JSON.stringify(labels));
+  return { framesPath, labelsPath, count: labels.count };
+}
+
+async function decodeInto(ffmpeg: string, clipPath: string, truth: GroundTruth, step: number, options: DatasetOptions, sink: WriteStream, onFrame: (frame: number) => void): Promise<void> {
+  const frameBytes = options.inputWidth * options.inputHeight * 3;
+  const child = spawn(ffmpeg, decodeArgs(clipPath, truth.width, truth.height, options.inputWidth, options.inputHeight), { stdio: ['ignore', 'pipe', 'pipe'] });
+  const stderr = new StderrTail();
+  child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+  const closed = once(child, 'close') as Promise<[number | null]>;
+  let pending: Buffer = Buffer.alloc(0);
+  let frame = 0;
+  for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
+    pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+    while (pending.length >= frameBytes) {
+      const data = pending.subarray(0, frameBytes);
+      pending = pending.subarray(frameBytes);
+      if (frame % step === 0 && frame < truth.frames.length) {
+        if (!sink.write(Buffer.from(data))) await once(sink, 'drain');
+        onFrame(frame);
+      }
+      frame++;
+    }
+  }
+  const [code] = await closed;
+  if (code !== 0) throw new Error(`ffmpeg could not decode ${clipPath}: ${stderr.toString() || `exit code ${code}`}`);
+  if (frame !== truth.frameCount) throw new Error(`${clipPath}: decoded ${frame} frames, the ground truth has ${truth.frameCount}`);
+}

@@ -1,0 +1,105 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { buildDataset } from './dataset.ts';
+import { trainingPlan } from './plan.ts';
+
+/**
+ * One command from nothing to a trained model:
+ *   pnpm --filter @hivegate/simulator train-detector --seed 1 --out agent/models/bee-centernet.onnx
+ * renders the training scenarios (cached), exports model-input frames with their boxes, and runs the PyTorch
+ * trainer (Debian's python3-torch and python3-onnx), which writes the ONNX model.
+ */
+
+const USAGE = `usage: train-detector --out FILE [--seed N] [--steps N] [--variants N] [--seconds S] [--cache DIR] [--python PATH]
+  --out FILE      ONNX model to write (relative paths are taken from where the command was started)
+  --seed N        seed of the whole run: clip variants, crops, augmentation, weights (default 1)
+  --steps N       training steps of 16 crops each (default 5000)
+  --variants N    clips per training scenario (default 5; the last of each is kept for validation)
+  --seconds S     length of each training clip (default 24)
+  --cache DIR     rendered clips and the exported dataset (default: $TMPDIR/hivegate-detector-data)
+  --python PATH   Python with torch and onnx (default: HIVEGATE_PYTHON, else /usr/bin/python3, else python3)`;
+
+const INPUT_WIDTH = 320;
+const INPUT_HEIGHT = 240;
+
+class UsageError extends Error {}
+
+function integer(name: string, value: string | undefined, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got "${value}"`);
+  return Number(value);
+}
+
+/** Debian's torch lives in the system Python; a pyenv or venv python3 earlier on PATH usually lacks it. */
+function findPython(explicit: string | undefined): string {
+  const candidates = explicit ? [explicit] : [process.env.HIVEGATE_PYTHON, '/usr/bin/python3', 'python3'].filter((c): c is string => Boolean(c));
+  for (const candidate of candidates) {
+    const probe = spawnSync(candidate, ['-c', 'import torch, onnx, numpy'], { stdio: 'ignore' });
+    if (!probe.error && probe.status === 0) return candidate;
+  }
+  throw new Error(`no Python with torch, onnx and numpy found (tried ${candidates.join(', ')}); install them with apt-get install -y python3-torch python3-onnx python3-numpy`);
+}
+
+async function main(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      out: { type: 'string' },
+      seed: { type: 'string' },
+      steps: { type: 'string' },
+      variants: { type: 'string' },
+      seconds: { type: 'string' },
+      cache: { type: 'string' },
+      python: { type: 'string' },
+      help: { type: 'boolean' },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    return;
+  }
+  if (!values.out) throw new UsageError('--out is required');
+  // pnpm --filter runs scripts inside the package; paths on the command line mean the caller's directory.
+  const callerDir = process.env.INIT_CWD ?? process.cwd();
+  const out = resolve(callerDir, values.out);
+  const seed = integer('seed', values.seed, 1, 0, 0xffffffff);
+  const steps = integer('steps', values.steps, 5000, 1, 1_000_000);
+  const variants = integer('variants', values.variants, 5, 1, 50);
+  const seconds = integer('seconds', values.seconds, 24, 1, 600);
+  const cacheDir = resolve(callerDir, values.cache ?? join(tmpdir(), 'hivegate-detector-data'));
+  const python = findPython(values.python);
+  const started = performance.now();
+
+  const clips = trainingPlan({ seed, variants, seconds });
+  console.error(`rendering and exporting ${clips.length} training clips (${seconds} s each) into ${cacheDir}`);
+  const dataset = await buildDataset({ clips, cacheDir, inputWidth: INPUT_WIDTH, inputHeight: INPUT_HEIGHT, log: (line) => console.error(line) });
+  const validation = variants > 1 ? clips.flatMap((clip, index) => (clip.scenario.name.endsWith(`-v${variants - 1}`) ? [index] : [])) : [];
+  console.error(`data ready: ${dataset.count} frames in ${((performance.now() - started) / 1000).toFixed(0)} s; training…`);
+
+  await mkdir(dirname(out), { recursive: true });
+  const script = join(import.meta.dirname, 'centernet.py');
+  const args = [script, '--data', dirname(dataset.framesPath), '--out', out, '--seed', String(seed), '--steps', String(steps), '--val-clips', validation.join(',')];
+  const child = spawn(python, args, { stdio: ['ignore', 'inherit', 'inherit'] });
+  const code = await new Promise<number | null>((done, fail) => {
+    child.on('error', fail);
+    child.on('close', done);
+  });
+  if (code !== 0) throw new Error(`the trainer (${python} ${script}) exited with code ${code}`);
+  if (!existsSync(out)) throw new Error(`the trainer finished but wrote no ${out}`);
+  const minutes = (performance.now() - started) / 60_000;
+  console.log(JSON.stringify({ model: out, bytes: statSync(out).size, seed, steps, frames: dataset.count, minutes: Number(minutes.toFixed(1)) }));
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  console.error(`train-detector: ${error instanceof Error ? error.message : String(error)}`);
+  if (error instanceof UsageError) {
+    console.error(USAGE);
+    process.exit(2);
+  }
+  process.exit(1);
+});
