@@ -12,7 +12,7 @@ want_tests=0
 sudo_if_needed() { if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
 
 apt_packages=(ffmpeg)
-[[ $want_tests -eq 1 ]] && apt_packages+=(chromium)
+[[ $want_tests -eq 1 ]] && apt_packages+=(chromium shellcheck)
 missing=()
 for pkg in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")

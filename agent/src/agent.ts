@@ -1,12 +1,19 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FfmpegCapture, type CaptureStatus } from './capture/capture.ts';
+import { resolveFfmpeg } from './capture/ffmpeg-binary.ts';
 import { isLive, parseSource } from './capture/source.ts';
-import type { AgentConfig } from './config/config.ts';
+import { defaultZone, type AgentConfig } from './config/config.ts';
 import { Controller } from './controller.ts';
 import { EntranceCounter } from './count/entrance-counter.ts';
 import { createDetector, type ConfiguredDetector } from './detect/factory.ts';
+import { DeviceClient } from './device/device-client.ts';
+import { DeviceLoop, type DeviceSnapshot } from './device/device-loop.ts';
+import { hostDiagnostics } from './device/diagnostics.ts';
+import { LiveStreamer } from './live/live-streamer.ts';
 import { Outbox } from './outbox/outbox.ts';
 import { Pipeline } from './pipeline.ts';
+import { SensorReader } from './sensors/sensor-reader.ts';
 import { BeeTracker } from './track/tracker.ts';
 import { Uplink } from './uplink/uplink.ts';
 
@@ -31,6 +38,12 @@ export function statusFilePath(config: AgentConfig): string {
   return join(config.stateDir, 'status.json');
 }
 
+/** The agent's version as the cloud sees it (status heartbeats, DEVICE_ONLINE). */
+export function appVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: string };
+  return `hivegate-agent/${pkg.version ?? '0.0.0'}`;
+}
+
 /**
  * Wires and runs the agent: outbox → uplink → capture → pipeline, stopped in reverse. Returns the process
  * exit code: 0 when done (and, with `once`, everything was delivered), 1 when records remain queued.
@@ -42,6 +55,7 @@ export async function runAgent(config: AgentConfig, options: RunOptions = {}): P
     log('note: the ONNX model gets gray frames (source.pixelFormat: gray); set rgb24 if it was trained on colour');
   }
   if (options.once && isLive(spec)) log(`--once with a live source (${config.source.url}) runs until stopped`);
+  const startedAt = Date.now();
 
   const outbox = new Outbox({
     path: config.outbox.path,
@@ -62,11 +76,95 @@ export async function runAgent(config: AgentConfig, options: RunOptions = {}): P
       else if (event.type === 'sent') outbox.setState('lastUpload', { at: new Date().toISOString(), kind: event.kind, count: event.count });
     },
   });
+  let captureMessage: string | undefined;
   const capture = createCapture(config, (status) => {
+    captureMessage = status.message;
     if (status.state === 'reconnecting' || status.state === 'failed') log(`capture ${status.state}: ${status.message ?? ''}${status.retryInMs ? ` (retry in ${status.retryInMs} ms)` : ''}`);
   });
   const { detector, tracker, counter } = await createVision(config);
-  const pipeline = new Pipeline({ source: capture, detector, tracker, counter, outbox, onRecords: () => uplink.notify(), statusFile: statusFilePath(config), log });
+  // Live streaming and the device conversation belong to a running observer, not to a one-shot file run.
+  const live = config.live.enabled && !options.once;
+  let device: DeviceLoop | undefined;
+  const streamer = live
+    ? new LiveStreamer({
+        ffmpegPath: resolveFfmpeg(),
+        camera: { width: config.source.width, height: config.source.height, fps: config.source.fps, pixelFormat: config.source.pixelFormat },
+        jpegFps: config.live.jpegFps,
+        startTimeoutMs: config.live.startTimeoutSeconds * 1000,
+        onEvent: (event) => device?.reportStream(event),
+        log,
+      })
+    : undefined;
+  const pipeline = new Pipeline({
+    source: capture,
+    detector,
+    tracker,
+    counter,
+    outbox,
+    onRecords: () => uplink.notify(),
+    ...(streamer ? { onFrame: (frame: Parameters<LiveStreamer['offer']>[0]) => streamer.offer(frame) } : {}),
+    statusFile: statusFilePath(config),
+    log,
+  });
+  const snapshot = (): DeviceSnapshot => {
+    const stats = pipeline.stats;
+    const queued = outbox.stats();
+    const cameraTrouble = capture.state === 'failed' || capture.state === 'reconnecting';
+    const error = streamer?.lastError ?? (cameraTrouble ? { code: `CAMERA_${capture.state.toUpperCase()}`, message: captureMessage ?? capture.state } : undefined);
+    return {
+      cameraStatus: capture.state,
+      publisherState: streamer?.state ?? 'idle',
+      lastErrorCode: error?.code ?? null,
+      lastErrorMessage: error?.message.slice(0, 2000) ?? null,
+      status: {
+        fps: Math.round(stats.fps * 10) / 10,
+        framesProcessed: stats.framesProcessed,
+        framesDropped: capture.framesDropped,
+        beesIn: stats.beesIn,
+        beesOut: stats.beesOut,
+        outboxPending: queued.pending.metrics + queued.pending.movement + queued.pending.trajectories,
+        outboxQuarantined: queued.quarantined,
+        uplinkBlocked: uplink.blocked,
+        ...hostDiagnostics(startedAt),
+        ...(streamer?.stats() ? { stream: streamer.stats() } : {}),
+      },
+    };
+  };
+  if (streamer) {
+    // Network trouble repeats every retry: say each new kind of it once.
+    let lastDeviceError: string | undefined;
+    device = new DeviceLoop({
+      client: new DeviceClient(config.cloud.url, config.cloud.token, config.cloud.requestTimeoutMs),
+      boxId: config.boxId,
+      deviceId: config.deviceId,
+      appVersion: appVersion(),
+      streams: streamer,
+      snapshot,
+      statusIntervalMs: config.live.statusIntervalSeconds * 1000,
+      pollWaitSeconds: config.live.pollWaitSeconds,
+      log,
+      onEvent: (event) => {
+        if (event.type === 'blocked') log(`LIVE CONTROL STOPPED: ${event.reason} (next try ${new Date(event.retryAt).toISOString()})`);
+        else if (event.type === 'unsupported') log(`live: the cloud has no live gateway (${event.status} from ${event.path}); asking again at ${new Date(event.retryAt).toISOString()}`);
+        else if (event.type === 'command') log(`live: ${event.repeated ? 'redelivered ' : ''}${event.commandType} ${event.commandId} → ${event.ack.status}`);
+        else if (event.type === 'error' && event.reason !== lastDeviceError) log(`live: ${event.reason} (will retry)`);
+        if (event.type === 'error') lastDeviceError = event.reason;
+      },
+    });
+  }
+  const sensors = config.sensors
+    ? new SensorReader({
+        outbox,
+        deviceId: config.deviceId,
+        hiveId: config.hiveId,
+        ...(config.sensors.command ? { command: config.sensors.command } : {}),
+        ...(config.sensors.file ? { file: config.sensors.file } : {}),
+        intervalSeconds: config.sensors.intervalSeconds,
+        timeoutSeconds: config.sensors.timeoutSeconds,
+        onQueued: () => uplink.notify(),
+        log,
+      })
+    : undefined;
   const flushTimeoutMs = options.flushTimeoutMs ?? 30_000;
 
   const controller = new Controller(
@@ -80,15 +178,26 @@ export async function runAgent(config: AgentConfig, options: RunOptions = {}): P
           await uplink.stop();
         },
       },
+      ...(sensors ? [{ name: 'sensors', start: () => sensors.start(), stop: () => sensors.stop() }] : []),
       { name: 'capture', start: () => capture.start(), stop: () => capture.stop() },
       { name: 'pipeline', start: () => pipeline.start(), stop: () => pipeline.stop() },
+      // Last to start, first to stop: the stream ends (STREAM_STOPPED reported) while frames still flow.
+      ...(device ? [{ name: 'device', start: () => device.start(), stop: () => device.stop() }] : []),
     ],
     log,
   );
   await controller.start();
+  if (JSON.stringify(config.counting.zone) === JSON.stringify(defaultZone(config.source.width, config.source.height))) {
+    log('counting zone: none configured, so the lower half of the frame is used; set counting.zone (--zone) to the polygon around your hive entrance');
+  }
   log(`agent running: source ${config.source.url} (${config.source.width}x${config.source.height} @ ${config.source.fps} fps), detector ${detector.describe()}, cloud ${config.cloud.url}`);
 
-  options.onReady?.({ updateCredentials: (url, token) => uplink.updateCredentials(url, token) });
+  options.onReady?.({
+    updateCredentials: (url, token) => {
+      uplink.updateCredentials(url, token);
+      device?.updateCredentials(url, token);
+    },
+  });
 
   await Promise.race([pipeline.done, options.stopSignal ?? new Promise<void>(() => {})]);
   await controller.stop();

@@ -15,6 +15,7 @@ Usage:
                      [--width W --height H --fps F] [--realtime] [--start-time ISO] [--state-dir DIR]
                      [--flush-timeout SECONDS]
   hivegate-agent status [--config FILE | --state-dir DIR]
+  hivegate-agent check-config --config FILE
 
 Sources: a video file, rtsp:// or http:// URL, /dev/videoN, or rpicam[:extra rpicam-vid args].
 The detector is the shipped bee model (onnx, models/bee-centernet.onnx) unless --detector motion or --model.
@@ -30,6 +31,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     if (command === 'run') return await run(rest);
     if (command === 'status') return status(rest);
+    if (command === 'check-config') return checkConfig(rest);
     console.error(`unknown command "${command}"\n\n${USAGE}`);
     return 2;
   } catch (error) {
@@ -144,6 +146,27 @@ function status(args: string[]): number {
     lines.push('pipeline:      no status file yet');
   }
   console.log(lines.join('\n'));
+  return 0;
+}
+
+/** Validates a config file (with the environment's secrets) the way `run` would, and says what it will do. */
+function checkConfig(args: string[]): number {
+  const { values } = parseArgs({ args, strict: true, options: { config: { type: 'string' } } });
+  if (!values.config) throw new ConfigError('check-config needs --config FILE');
+  const config = resolveConfig({ file: readConfigFile(values.config) });
+  const sensors = config.sensors ? (config.sensors.command ? `command every ${config.sensors.intervalSeconds} s` : `file ${config.sensors.file} every ${config.sensors.intervalSeconds} s`) : 'none';
+  console.log(
+    [
+      `config ok:     ${values.config}`,
+      `identity:      hive ${String(config.hiveId)}, box ${String(config.boxId)}, device ${config.deviceId}`,
+      `source:        ${config.source.url} (${config.source.width}x${config.source.height} @ ${config.source.fps} fps, ${config.source.pixelFormat})`,
+      `cloud:         ${config.cloud.url}`,
+      `detector:      ${config.detector.kind}${config.detector.model ? ` (${config.detector.model})` : ''}`,
+      `live:          ${config.live.enabled ? `on (status every ${config.live.statusIntervalSeconds} s)` : 'off'}`,
+      `sensors:       ${sensors}`,
+      `state:         ${config.stateDir}`,
+    ].join('\n'),
+  );
   return 0;
 }
 

@@ -28,6 +28,8 @@ export interface PipelineStats {
   /** Frames on which the motion gate skipped model inference. */
   inferenceSkipped: number;
   invalidRecords: number;
+  /** Errors thrown by the frame tap (the live stream); counting went on regardless. */
+  tapErrors: number;
 }
 
 /** Sees what the pipeline sees, for evaluation and debugging; must not keep the frame's pixels. */
@@ -45,6 +47,8 @@ export interface PipelineOptions {
   outbox: Outbox;
   /** Called after records were queued (wakes the uplink). */
   onRecords?: () => void;
+  /** Sees every frame before detection (the live stream's copy); must not block. Its errors never stop counting. */
+  onFrame?: (frame: Frame) => void;
   /** JSON file the `status` command reads; written every few seconds. */
   statusFile?: string;
   log?: (message: string) => void;
@@ -71,6 +75,7 @@ export class Pipeline {
     trajectoryBatchesQueued: 0,
     inferenceSkipped: 0,
     invalidRecords: 0,
+    tapErrors: 0,
   };
 
   constructor(private readonly options: PipelineOptions) {}
@@ -93,6 +98,7 @@ export class Pipeline {
     const { source, detector, tracker, counter } = this.options;
     try {
       for await (const frame of source) {
+        this.tap(frame);
         const detections = await detector.detect(frame);
         const update = tracker.update(frame.timestampMs, detections);
         this.options.observer?.frame?.(frame, detections, update);
@@ -104,6 +110,16 @@ export class Pipeline {
     } finally {
       this.queue(counter.flush(tracker.flush()));
       this.writeStatus(true);
+    }
+  }
+
+  private tap(frame: Frame): void {
+    if (!this.options.onFrame) return;
+    try {
+      this.options.onFrame(frame);
+    } catch (error) {
+      this.stats.tapErrors++;
+      if (this.stats.tapErrors === 1) this.options.log?.(`frame tap failed (counting goes on): ${(error as Error).message}`);
     }
   }
 

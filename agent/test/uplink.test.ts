@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { identityOf, Outbox } from '../src/outbox/outbox.ts';
@@ -97,6 +98,26 @@ describe('Uplink', () => {
     u.updateCredentials(cloud.url, 'good-token');
     await waitFor(() => outbox.stats().pending.movement === 0);
     expect(cloud.accepted.size).toBe(2);
+  });
+
+  // A cloud without the heatmap endpoint (404) used to stop the movement records too.
+  it('keeps sending other kinds when one endpoint does not exist', async () => {
+    enqueueMovements(3);
+    outbox.enqueueMany([{ kind: 'trajectories', dedupeKey: 'batch-1', payload: { boxId: 'box-1', trackHistory: {} } }]);
+    const missingHeatmaps = (request: { path: string; status: number }, res: ServerResponse) => {
+      if (request.path !== '/api/entrance-heatmaps/trajectories') return false;
+      request.status = 404;
+      res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"no route"}');
+      return true;
+    };
+    cloud.overrides.push(...Array.from({ length: 10 }, () => missingHeatmaps));
+    const u = makeUplink();
+    u.start();
+    // Trajectories go after movement in a pass: wait for their refusal too, not just for the movement.
+    await waitFor(() => outbox.stats().pending.movement === 0 && events.some((e) => e.type === 'blocked'));
+    expect(u.blocked).toBe(false);
+    expect(outbox.stats().pending.trajectories).toBe(1);
+    expect(events.find((e) => e.type === 'blocked')).toMatchObject({ kind: 'trajectories', status: 404, reason: expect.stringMatching(/no \/api\/entrance-heatmaps\/trajectories/) });
   });
 
   it('sends at most 1000 records per request', async () => {

@@ -27,6 +27,18 @@ import { telemetryRoutes } from './telemetry/routes.ts';
 import { createBlobStore } from './storage/index.ts';
 import { MediaSigner } from './media/signed-paths.ts';
 import { mediaRoutes } from './media/routes.ts';
+import { buildVideoAndHeatmaps } from './video/wiring.ts';
+import { heatmapRoutes } from './heatmaps/routes.ts';
+import { heatmapResolvers } from './heatmaps/resolvers.ts';
+import { videoResolvers } from './video/resolvers.ts';
+import { CSRF_PROOF_HEADER } from './video/upload-plugin.ts';
+import type { LiveClipHandoff } from './live/clip.ts';
+import { liveDeviceRoutes } from './live/device-routes.ts';
+import { LiveService } from './live/live-service.ts';
+import { livePublishRoutes } from './live/publish-routes.ts';
+import { liveFrameRoutes } from './live/frame-routes.ts';
+import { liveResolvers } from './live/resolvers.ts';
+import { webAppRoutes } from './web/routes.ts';
 
 const SPEC_VERSION = '1.0.0';
 const PARTITION_MAINTENANCE_MS = 6 * 3600_000;
@@ -35,6 +47,8 @@ export interface BuildOptions {
   /** Use this database instead of opening the configured one (it is not closed with the app). */
   db?: Database;
   logger?: boolean;
+  /** Where live sessions recorded as clips are handed to stored video (the upload path connects here). */
+  liveClipHandoff?: LiveClipHandoff;
 }
 
 /**
@@ -69,12 +83,20 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     const blobs = createBlobStore(config.storage);
     await blobs.start();
     started.push(() => blobs.stop());
+    const media = new MediaSigner(secret);
+    const observability = new Observability();
+    const videoAndHeatmaps = buildVideoAndHeatmaps(config, db, blobs, app.log);
+    // Live sessions recorded as clips become stored videos through the upload path, unless a caller connects its own.
+    const clipHandoff = options.liveClipHandoff ?? ((clip) => videoAndHeatmaps.videoService.acceptLiveClip(clip));
+    const live = new LiveService({ db, config: config.live, log: app.log, blobs, media, secret, metrics: observability.registry, clipHandoff });
+    await live.start();
+    started.push(() => live.stop());
     const users = new UsersRepository(db);
     const ctx: AppContext = {
       config,
       db,
       log: app.log,
-      observability: new Observability(),
+      observability,
       tokens,
       users,
       accounts: new AccountService(db, users, tokens),
@@ -83,7 +105,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       movementRepository: new MovementRepository(db),
       telemetryReads: new TelemetryReadRepository(db),
       blobs,
-      media: new MediaSigner(secret),
+      media,
+      live,
+      ...videoAndHeatmaps,
     };
 
     const maintenance = setInterval(() => {
@@ -111,7 +135,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await app.register(cors, {
       origin: config.corsOrigins.length > 0 ? config.corsOrigins : false,
       credentials: true,
-      allowedHeaders: ['Content-Type', 'Authorization', 'token'],
+      // The CSRF proof header of cookie-authenticated uploads: only the listed origins pass its preflight.
+      allowedHeaders: ['Content-Type', 'Authorization', 'token', CSRF_PROOF_HEADER],
     });
     await app.register(swagger, {
       openapi: {
@@ -123,7 +148,22 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await app.register(operationsRoutes, { ctx });
     await app.register(telemetryRoutes, { ctx });
     await app.register(mediaRoutes, { ctx });
-    await app.register(graphqlPlugin, { ctx, resolvers: [accountResolvers, telemetryResolvers] });
+    await app.register(liveDeviceRoutes, { ctx });
+    await app.register(livePublishRoutes, { ctx });
+    await app.register(liveFrameRoutes, { ctx });
+    await app.register(heatmapRoutes, { ctx });
+    await app.register(graphqlPlugin, { ctx, resolvers: [accountResolvers, telemetryResolvers, liveResolvers, videoResolvers, heatmapResolvers] });
+    // Last: jobs may only run once every capability has defined its kinds, and stop first on close.
+    // Its catch-all GET route only answers paths no capability route matches (find-my-way prefers those).
+    await app.register(webAppRoutes, { publicUrl: config.publicUrl });
+    await ctx.jobs.start();
+    started.push(() => ctx.jobs.stop());
+    const jobMaintenance = setInterval(() => {
+      Promise.all([ctx.jobs.purgeFinished(), ctx.heatmaps.purgeBatchIds(config.dedupeRetentionDays)]).catch((err: unknown) =>
+        app.log.error({ err }, 'job and heatmap maintenance failed'),
+      );
+    }, 3600_000).unref();
+    started.push(async () => clearInterval(jobMaintenance));
   } catch (err) {
     await closeServices();
     await opened.close();

@@ -15,6 +15,27 @@ describe('loadConfig', () => {
     expect(config).toMatchObject({ port: 9000, databaseUrl: 'postgres://u@h/db', corsOrigins: ['https://a.example', 'https://b.example'], publicUrl: 'https://hive.example' });
   });
 
+  it('reads the video, job and heatmap settings with their defaults', () => {
+    const defaults = loadConfig({});
+    expect(defaults.video).toEqual({ maxBytes: 500 * 1024 * 1024, ffmpegPath: undefined, ffprobePath: undefined });
+    expect(defaults.jobs).toEqual({ workers: 1, leaseSeconds: 30, pollSeconds: 15 });
+    expect(defaults.heatmaps).toEqual({ grid: { cols: 160, rows: 120 }, renderDebounceSeconds: 10 });
+    const config = loadConfig({ VIDEO_MAX_BYTES: '1048576', JOB_WORKERS: '0', HEATMAP_RENDER_DEBOUNCE_SECONDS: '2.5', FFMPEG_PATH: '/opt/ffmpeg' });
+    expect(config).toMatchObject({ video: { maxBytes: 1048576, ffmpegPath: '/opt/ffmpeg' }, jobs: { workers: 0 }, heatmaps: { renderDebounceSeconds: 2.5 } });
+  });
+
+  it('reads the live gateway timings, with defaults', () => {
+    expect(loadConfig({}).live).toMatchObject({ deviceOnlineSeconds: 120, keepaliveTimeoutSeconds: 90, stopGraceSeconds: 20, commandRedeliverySeconds: 10 });
+    expect(loadConfig({ LIVE_KEEPALIVE_TIMEOUT_SECONDS: '1.5', DEVICE_ONLINE_SECONDS: '30' }).live).toMatchObject({ keepaliveTimeoutSeconds: 1.5, deviceOnlineSeconds: 30 });
+    expect(() => loadConfig({ LIVE_KEEPALIVE_TIMEOUT_SECONDS: '0' })).toThrow('LIVE_KEEPALIVE_TIMEOUT_SECONDS must be >= 1');
+  });
+
+  it('reads the JPEG push relay settings, with defaults', () => {
+    expect(loadConfig({}).live).toMatchObject({ maxFrameBytes: 2 * 1024 * 1024, defaultRelayProtocol: 'hls' });
+    expect(loadConfig({ LIVE_MAX_FRAME_BYTES: '500000', LIVE_DEFAULT_RELAY_PROTOCOL: 'http-jpeg-push' }).live).toMatchObject({ maxFrameBytes: 500_000, defaultRelayProtocol: 'http-jpeg-push' });
+    expect(() => loadConfig({ LIVE_DEFAULT_RELAY_PROTOCOL: 'webrtc' })).toThrow('LIVE_DEFAULT_RELAY_PROTOCOL must be');
+  });
+
   it.each([
     [{ PORT: 'eighty' }, 'PORT must be an integer'],
     [{ PORT: '70000' }, 'PORT must be <= 65535'],
@@ -22,6 +43,9 @@ describe('loadConfig', () => {
     [{ JWT_SECRET: 'short' }, 'JWT_SECRET must be at least 32 characters long'],
     [{ STORAGE: 's3', S3_BUCKET: 'bees' }, 'S3_ACCESS_KEY_ID is required when STORAGE is s3'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of "fatal", "error"'],
+    [{ VIDEO_MAX_BYTES: '12kB' }, 'VIDEO_MAX_BYTES must be an integer'],
+    [{ JOB_WORKERS: '-1' }, 'JOB_WORKERS must be >= 0'],
+    [{ HEATMAP_GRID_COLS: '5000' }, 'HEATMAP_GRID_COLS must be <= 4096'],
   ])('names the variable in error %#', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

@@ -2,6 +2,8 @@ import { Type, type Static } from 'typebox';
 import { compileValidator } from '@hivegate/shared';
 import path from 'node:path';
 import type { BlobStoreConfig } from './storage/index.ts';
+import type { JobQueueConfig } from './jobs/job-queue.ts';
+import type { GridSize } from './heatmaps/grid.ts';
 
 /**
  * Everything the cloud reads from its environment, validated once at start. The schema names environment
@@ -31,6 +33,25 @@ const Env = Type.Object({
   S3_FORCE_PATH_STYLE: Type.Union([Type.Literal('true'), Type.Literal('false')], { default: 'true' }),
   S3_PREFIX: Type.String({ default: '' }),
   MEDIA_URL_TTL_SECONDS: Type.Integer({ minimum: 30, maximum: 7 * 86_400, default: 3600 }),
+  JOB_WORKERS: Type.Integer({ minimum: 0, maximum: 64, default: 1 }),
+  JOB_LEASE_SECONDS: Type.Number({ minimum: 1, maximum: 3600, default: 30 }),
+  JOB_POLL_SECONDS: Type.Number({ minimum: 0.1, maximum: 3600, default: 15 }),
+  VIDEO_MAX_BYTES: Type.Integer({ minimum: 1024, default: 500 * 1024 * 1024 }),
+  FFMPEG_PATH: Type.Optional(Type.String({ minLength: 1 })),
+  FFPROBE_PATH: Type.Optional(Type.String({ minLength: 1 })),
+  HEATMAP_GRID_COLS: Type.Integer({ minimum: 1, maximum: 4096, default: 160 }),
+  HEATMAP_GRID_ROWS: Type.Integer({ minimum: 1, maximum: 4096, default: 120 }),
+  HEATMAP_RENDER_DEBOUNCE_SECONDS: Type.Number({ minimum: 0, maximum: 86_400, default: 10 }),
+  DEVICE_ONLINE_SECONDS: Type.Number({ minimum: 1, maximum: 86_400, default: 120 }),
+  LIVE_KEEPALIVE_TIMEOUT_SECONDS: Type.Number({ minimum: 1, maximum: 3600, default: 90 }),
+  LIVE_STOP_GRACE_SECONDS: Type.Number({ minimum: 0.1, maximum: 600, default: 20 }),
+  LIVE_COMMAND_REDELIVERY_SECONDS: Type.Number({ minimum: 0.1, maximum: 600, default: 10 }),
+  LIVE_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 50, maximum: 60_000, default: 2000 }),
+  LIVE_PLAYBACK_URL_TTL_SECONDS: Type.Integer({ minimum: 60, maximum: 86_400, default: 900 }),
+  LIVE_MAX_SEGMENT_BYTES: Type.Integer({ minimum: 64 * 1024, maximum: 256 * 1024 * 1024, default: 16 * 1024 * 1024 }),
+  LIVE_CLIP_MAX_SEGMENTS: Type.Integer({ minimum: 1, maximum: 100_000, default: 1800 }),
+  LIVE_MAX_FRAME_BYTES: Type.Integer({ minimum: 1024, maximum: 64 * 1024 * 1024, default: 2 * 1024 * 1024 }),
+  LIVE_DEFAULT_RELAY_PROTOCOL: Type.Union([Type.Literal('hls'), Type.Literal('http-jpeg-push')], { default: 'hls' }),
   LOG_LEVEL: Type.Union(
     [Type.Literal('fatal'), Type.Literal('error'), Type.Literal('warn'), Type.Literal('info'), Type.Literal('debug'), Type.Literal('trace'), Type.Literal('silent')],
     { default: 'info' },
@@ -62,13 +83,55 @@ export interface Config {
   storage: BlobStoreConfig;
   /** Lifetime of the signed URLs that let players fetch media without custom headers. */
   mediaUrlTtlSeconds: number;
+  jobs: JobQueueConfig;
+  video: VideoConfig;
+  heatmaps: HeatmapConfig;
+  live: LiveConfig;
+}
+
+export interface VideoConfig {
+  /** Largest accepted upload (each file of a request), bytes. */
+  maxBytes: number;
+  /** Explicit ffmpeg / ffprobe binaries; unset means the ones on PATH. */
+  ffmpegPath?: string;
+  ffprobePath?: string;
+}
+
+export interface HeatmapConfig {
+  grid: GridSize;
+  /** A day's heatmap is re-rendered at most this often while uploads keep arriving. */
+  renderDebounceSeconds: number;
+}
+
+/** Timings and bounds of the live gateway (cloud/src/live). */
+export interface LiveConfig {
+  /** A device seen within this many seconds counts as online (status, poll and events are sightings). */
+  deviceOnlineSeconds: number;
+  /** A session nobody keeps alive for this long expires (and its device is told to stop). */
+  keepaliveTimeoutSeconds: number;
+  /** How long a STOPPING session waits for the device's STREAM_STOPPED before it is called STOPPED anyway. */
+  stopGraceSeconds: number;
+  /** An unacknowledged command is handed out again on a poll this long after its last delivery. */
+  commandRedeliverySeconds: number;
+  /** How often every instance looks for expired keep-alives, elapsed stop graces and media to clean up. */
+  sweepIntervalMs: number;
+  /** Lifetime of the signed playback URL handed out on each read and keep-alive. */
+  playbackUrlTtlSeconds: number;
+  /** Largest segment a publisher may PUT. */
+  maxSegmentBytes: number;
+  /** Segments kept for clip hand-off (at 1 s per segment: the longest clip). */
+  clipMaxSegments: number;
+  /** Largest JPEG frame an http-jpeg-push publisher may POST. */
+  maxFrameBytes: number;
+  /** The relay offered first to a device that does not say which ones it speaks (see live/relay-choice.ts). */
+  defaultRelayProtocol: 'hls' | 'http-jpeg-push';
 }
 
 export class ConfigError extends Error {}
 
 const checkEnv = compileValidator(Env);
-const INTEGER_VARIABLES = new Set(['MEDIA_URL_TTL_SECONDS', 'PORT', 'BODY_LIMIT_BYTES', 'DB_POOL_SIZE', 'HEALTH_TIMEOUT_MS', 'RETENTION_DAYS', 'DEDUPE_RETENTION_DAYS']);
-const NUMBER_VARIABLES = new Set(['TOKEN_CACHE_SECONDS']);
+/** Variables whose schema is a number are parsed from their text; the schema then checks the number. */
+const isNumeric = (schema: unknown): boolean => ['integer', 'number'].includes(String((schema as { type?: unknown }).type));
 
 /** Reads the config from environment variables (strings), applying defaults; throws ConfigError naming the variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
@@ -79,7 +142,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       if ('default' in schema) raw[name] = schema.default;
       continue;
     }
-    raw[name] = INTEGER_VARIABLES.has(name) || NUMBER_VARIABLES.has(name) ? parseNumber(value) : value;
+    raw[name] = isNumeric(schema) ? parseNumber(value) : value;
   }
   const result = checkEnv(raw);
   if (!result.ok) throw new ConfigError(`invalid configuration: ${result.error}`);
@@ -103,6 +166,24 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL,
     storage: storageConfig(e, dataDir),
     mediaUrlTtlSeconds: e.MEDIA_URL_TTL_SECONDS,
+    jobs: { workers: e.JOB_WORKERS, leaseSeconds: e.JOB_LEASE_SECONDS, pollSeconds: e.JOB_POLL_SECONDS },
+    video: { maxBytes: e.VIDEO_MAX_BYTES, ffmpegPath: e.FFMPEG_PATH, ffprobePath: e.FFPROBE_PATH },
+    heatmaps: {
+      grid: { cols: e.HEATMAP_GRID_COLS, rows: e.HEATMAP_GRID_ROWS },
+      renderDebounceSeconds: e.HEATMAP_RENDER_DEBOUNCE_SECONDS,
+    },
+    live: {
+      deviceOnlineSeconds: e.DEVICE_ONLINE_SECONDS,
+      keepaliveTimeoutSeconds: e.LIVE_KEEPALIVE_TIMEOUT_SECONDS,
+      stopGraceSeconds: e.LIVE_STOP_GRACE_SECONDS,
+      commandRedeliverySeconds: e.LIVE_COMMAND_REDELIVERY_SECONDS,
+      sweepIntervalMs: e.LIVE_SWEEP_INTERVAL_MS,
+      playbackUrlTtlSeconds: e.LIVE_PLAYBACK_URL_TTL_SECONDS,
+      maxSegmentBytes: e.LIVE_MAX_SEGMENT_BYTES,
+      clipMaxSegments: e.LIVE_CLIP_MAX_SEGMENTS,
+      maxFrameBytes: e.LIVE_MAX_FRAME_BYTES,
+      defaultRelayProtocol: e.LIVE_DEFAULT_RELAY_PROTOCOL,
+    },
   };
 }
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createServer, Socket, type Server } from 'node:net';
 import pg from 'pg';
-import { buildApp } from '../src/app.ts';
+import { buildApp, type BuildOptions } from '../src/app.ts';
 import { defaultConfig, type Config } from '../src/config.ts';
 
 /** The machine's Postgres server (trust auth); each test file gets a database of its own on it. */
@@ -44,12 +44,12 @@ export interface TestApp {
 }
 
 /** A full app on a fresh database of the real Postgres server. */
-export async function buildTestApp(overrides: Partial<Config> = {}, database?: { url: string }): Promise<TestApp> {
+export async function buildTestApp(overrides: Partial<Config> = {}, database?: { url: string }, options: Omit<BuildOptions, 'logger'> = {}): Promise<TestApp> {
   const owned = database ? undefined : await createTestDatabase();
   const url = database?.url ?? owned!.url;
   const dataDir = mkdtempSync(path.join(tmpdir(), 'hivegate-test-'));
   const config = defaultConfig({ databaseUrl: url, dataDir, storage: { kind: 'fs', dir: path.join(dataDir, 'blobs') }, logLevel: 'silent', tokenCacheSeconds: 0.5, ...overrides });
-  const app = await buildApp(config, { logger: false });
+  const app = await buildApp(config, { ...options, logger: false });
   return {
     app,
     config,

@@ -66,10 +66,12 @@ describe('operations endpoints', () => {
     expect(text).toMatch(/hivegate_http_request_duration_seconds_count\{method="POST",route="\/iot\/v1\/metrics",status="200"\} 1/);
   });
 
-  it('answers unknown routes with a JSON 404', async () => {
-    const response = await t.app.inject({ method: 'GET', url: '/nope?x=1' });
+  it('answers unknown routes with a JSON 404 (other GET paths belong to the web app)', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/api/nope?x=1' });
     expect(response.statusCode).toBe(404);
-    expect(response.json()).toEqual({ error: 'no route GET /nope' });
+    expect(response.json()).toEqual({ error: 'no route GET /api/nope' });
+    const post = await t.app.inject({ method: 'POST', url: '/nope', payload: {} });
+    expect(post.json()).toEqual({ error: 'no route POST /nope' });
   });
 });
 

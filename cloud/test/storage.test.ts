@@ -495,6 +495,17 @@ describe('S3BlobStore specifics', () => {
     await creating.stop();
   });
 
+  it('starts several stores at once against a missing bucket: one creates it, the others use it', async () => {
+    // Instances rolled out together all find the bucket missing; s3rver answers the late creates with
+    // BucketAlreadyExists (AWS and MinIO say BucketAlreadyOwnedByYou), which must not stop an instance.
+    const bucket = `raced-${Date.now().toString(36)}`;
+    const stores = Array.from({ length: 4 }, () => new S3BlobStore(s3Config(endpoint, { bucket, createBucket: true })));
+    await Promise.all(stores.map((store) => store.start()));
+    await stores[0]!.put('written/by-first.txt', Buffer.from('shared'));
+    expect((await readAll((await stores[3]!.get('written/by-first.txt'))!.body)).toString()).toBe('shared');
+    await Promise.all(stores.map((store) => store.stop()));
+  });
+
   it('keeps stores with different key prefixes apart in one bucket', async () => {
     const one = new S3BlobStore(s3Config(endpoint, { bucket: 'shared-bucket', prefix: 'one/' }));
     const two = new S3BlobStore(s3Config(endpoint, { bucket: 'shared-bucket', prefix: 'two' }));

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { renderClip } from './clip.ts';
 import { FileCamera } from './io/camera.ts';
 import { findScenario, SCENARIOS, withOverrides } from './scenario/suite.ts';
+import { runFleet } from './fleet/fleet.ts';
 
 /**
  * Command line for scripts:
@@ -15,7 +16,10 @@ const USAGE = `usage:
   sim list                                   name the scenarios
   sim render --scenario NAME --out DIR [--seed N] [--seconds S] [--hive ID] [--box ID]
                                              write DIR/clip.mp4 and DIR/truth.json
-  sim camera --file CLIP [--loop] [--port N] play a recording as a live camera on 127.0.0.1`;
+  sim camera --file CLIP [--loop] [--port N] play a recording as a live camera on 127.0.0.1
+  sim fleet --cloud URL --token TOKEN [--devices N] [--seconds S] [--commands N] [--ramp S]
+            [--status-every S] [--telemetry-every S] [--poll-wait S]
+                                             run N virtual entrance observers; prints a JSON report`;
 
 class UsageError extends Error {}
 
@@ -100,6 +104,43 @@ async function camera(args: string[]): Promise<void> {
   });
 }
 
+async function fleet(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    options: {
+      cloud: { type: 'string' },
+      token: { type: 'string' },
+      devices: { type: 'string' },
+      seconds: { type: 'string' },
+      commands: { type: 'string' },
+      ramp: { type: 'string' },
+      'status-every': { type: 'string' },
+      'telemetry-every': { type: 'string' },
+      'poll-wait': { type: 'string' },
+    },
+  });
+  if (!values.cloud || !/^https?:\/\//.test(values.cloud)) throw new UsageError('--cloud must be the cloud\'s http(s) URL');
+  const token = values.token ?? process.env.HIVEGATE_TOKEN;
+  if (!token) throw new UsageError('--token (or HIVEGATE_TOKEN) is required');
+  const report = await runFleet({
+    cloudUrl: values.cloud,
+    token,
+    devices: integerFlag('devices', values.devices, 1, 20_000) ?? 10,
+    seconds: integerFlag('seconds', values.seconds, 1, 86_400) ?? 60,
+    commands: integerFlag('commands', values.commands, 0, 100_000) ?? 0,
+    rampSeconds: integerFlag('ramp', values.ramp, 0, 3600) ?? 0,
+    timing: {
+      statusEverySeconds: integerFlag('status-every', values['status-every'], 1, 3600),
+      telemetryEverySeconds: integerFlag('telemetry-every', values['telemetry-every'], 1, 3600),
+      pollWaitSeconds: integerFlag('poll-wait', values['poll-wait'], 0, 25),
+    },
+    log: (line) => console.error(line),
+  });
+  console.log(JSON.stringify(report, null, 2));
+  if (report.errors > 0) process.exitCode = 1;
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
@@ -114,6 +155,9 @@ export async function main(argv: string[]): Promise<number> {
       case 'camera':
         await camera(rest);
         return 0;
+      case 'fleet':
+        await fleet(rest);
+        return (process.exitCode as number | undefined) ?? 0;
       case undefined:
       case '--help':
       case '-h':

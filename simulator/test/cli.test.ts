@@ -44,6 +44,7 @@ describe('sim CLI', () => {
     [['render', '--scenario', 'dusk', '--out', '/tmp/x', '--frobnicate'], /Unknown option '--frobnicate'/],
     [['camera', '--loop'], /--file is required/],
     [['camera', '--file', 'x.mp4', '--port', '70000'], /--port must be an integer/],
+    [['fleet', '--cloud', 'http://127.0.0.1:1', '--token', 't', '--ramp', 'soon'], /--ramp must be an integer from 0 to 3600/],
     [['paint'], /unknown command "paint"/],
     [[], /usage:/],
   ])('exits 2 with a clear message for bad usage: %j', async (args, message) => {

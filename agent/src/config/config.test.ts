@@ -1,5 +1,5 @@
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, DEFAULT_MODEL_PATH, parseZone, readConfigFile, resolveConfig } from './config.ts';
@@ -40,6 +40,18 @@ describe('resolveConfig', () => {
     expect(() => resolveConfig({ file: { ...minimal, source: { url: 'a', fps: 0 } }, env: {} })).toThrow(/source\.fps must be > 0/);
     expect(() => resolveConfig({ file: { ...minimal, detectr: {} } as never, env: {} })).toThrow('invalid configuration: detectr is not an allowed property');
     expect(() => resolveConfig({ file: { ...minimal, cloud: undefined } as never, env: {} })).toThrow(/cloud\.(url|token) is required/);
+  });
+
+  it('defaults the live settings and the device id, and checks the sensor source', () => {
+    const config = resolveConfig({ file: minimal, env: {} });
+    expect(config.live).toEqual({ enabled: true, statusIntervalSeconds: 30, pollWaitSeconds: 20, jpegFps: 4, startTimeoutSeconds: 30 });
+    expect(config.deviceId).toBe(hostname().replace(/:/g, '-'));
+    expect(config.sensors).toBeUndefined();
+    expect(resolveConfig({ file: { ...minimal, sensors: { command: 'read-scale' } }, env: {} }).sensors).toEqual({ command: 'read-scale', intervalSeconds: 60, timeoutSeconds: 10 });
+    expect(() => resolveConfig({ file: { ...minimal, sensors: {} }, env: {} })).toThrow('sensors needs exactly one of sensors.command or sensors.file');
+    expect(() => resolveConfig({ file: { ...minimal, sensors: { command: 'a', file: 'b' } }, env: {} })).toThrow('sensors needs exactly one of');
+    expect(() => resolveConfig({ file: { ...minimal, live: { pollWaitSeconds: 60 } }, env: {} })).toThrow('live.pollWaitSeconds must be <= 25');
+    expect(() => resolveConfig({ file: { ...minimal, deviceId: 'a:b' }, env: {} })).toThrow('deviceId has an invalid format');
   });
 
   it('uses the shipped model for the onnx detector unless a model is named', () => {

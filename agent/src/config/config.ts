@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Type, type Static } from 'typebox';
@@ -13,6 +14,7 @@ export const AgentConfigSchema = Type.Object(
   {
     hiveId: Identifier,
     boxId: Identifier,
+    deviceId: Type.String({ minLength: 1, maxLength: 200, pattern: '^[^:]+$', description: 'Names this device to the cloud (and in sensor dedupe keys); defaults to the host name.' }),
     source: Type.Object(
       {
         url: Type.String({ minLength: 1, description: 'File path, rtsp/http URL, /dev/videoN, or rpicam[:extra args].' }),
@@ -89,6 +91,31 @@ export const AgentConfigSchema = Type.Object(
       { path: Type.String({ minLength: 1 }), maxRecords: PositiveInt(), maxBytes: PositiveInt(), maxAgeDays: Type.Number({ exclusiveMinimum: 0 }) },
       { additionalProperties: false },
     ),
+    live: Type.Object(
+      {
+        enabled: Type.Boolean({ description: 'Poll the cloud for live-stream commands and send status heartbeats.' }),
+        statusIntervalSeconds: Type.Number({ minimum: 1, maximum: 3600 }),
+        pollWaitSeconds: Type.Number({ minimum: 0, maximum: 25, description: 'Long-poll: how long the cloud may hold a poll open.' }),
+        jpegFps: Type.Number({ exclusiveMinimum: 0, maximum: 30, description: 'Frame rate of the http-jpeg-push relay.' }),
+        startTimeoutSeconds: Type.Number({ minimum: 1, maximum: 600, description: 'A stream with nothing accepted by then has failed.' }),
+      },
+      { additionalProperties: false },
+    ),
+    sensors: Type.Optional(
+      Type.Object(
+        {
+          command: Type.Optional(
+            Type.Union([Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })], {
+              description: 'Prints JSON {"temperatureCelsius":…} or key=value lines; a string runs through /bin/sh.',
+            }),
+          ),
+          file: Type.Optional(Type.String({ minLength: 1, description: 'A file holding the same formats, written by another program.' })),
+          intervalSeconds: Type.Integer({ minimum: 5, maximum: 86_400 }),
+          timeoutSeconds: Type.Number({ exclusiveMinimum: 0, maximum: 300 }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     stateDir: Type.String({ minLength: 1 }),
   },
   { additionalProperties: false },
@@ -97,7 +124,7 @@ export type AgentConfig = Static<typeof AgentConfigSchema>;
 
 export class ConfigError extends Error {}
 
-type DeepPartial<T> = { [K in keyof T]?: T[K] extends (infer _U)[] ? T[K] : T[K] extends object ? DeepPartial<T[K]> : T[K] };
+type DeepPartial<T> = { [K in keyof T]?: NonNullable<T[K]> extends (infer _U)[] ? T[K] : NonNullable<T[K]> extends object ? DeepPartial<NonNullable<T[K]>> : T[K] };
 export type PartialAgentConfig = DeepPartial<AgentConfig>;
 
 /** The detector model that ships with the agent, trained on the simulator's training scenes (simulator/train). */
@@ -123,6 +150,7 @@ function defaults(): PartialAgentConfig {
     counting: { intervalSeconds: 60, hysteresisPx: 6, stationaryPx: 10, interactionPx: 40, interactionMinFrames: 3, maxLatenessSeconds: 120 },
     trajectories: { maxTracks: 100, maxAgeSeconds: 300, minPoints: 3 },
     outbox: { maxRecords: 200_000, maxBytes: 100 * 1024 * 1024, maxAgeDays: 30 },
+    live: { enabled: true, statusIntervalSeconds: 30, pollWaitSeconds: 20, jpegFps: 4, startTimeoutSeconds: 30 },
     stateDir: '.data/agent',
   };
 }
@@ -148,6 +176,9 @@ export function resolveConfig(layers: { file?: PartialAgentConfig; flags?: Parti
   if (detector?.kind === 'onnx' && detector.model === undefined) detector.model = DEFAULT_MODEL_PATH;
   // The shipped model was trained on colour; the motion detector only needs luma and reads a third of the bytes.
   if (source && source.pixelFormat === undefined) source.pixelFormat = detector?.kind === 'motion' ? 'gray' : 'rgb24';
+  if (merged.deviceId === undefined) merged.deviceId = hostname().replace(/:/g, '-') || 'hivegate-agent';
+  const sensors = merged.sensors as Record<string, unknown> | undefined;
+  if (sensors) merged.sensors = { intervalSeconds: 60, timeoutSeconds: 10, ...sensors };
   const outbox = merged.outbox as Record<string, unknown> | undefined;
   if (outbox && outbox.path === undefined && typeof merged.stateDir === 'string') outbox.path = resolve(merged.stateDir, 'outbox.db');
   const result = check(merged);
@@ -155,6 +186,7 @@ export function resolveConfig(layers: { file?: PartialAgentConfig; flags?: Parti
   const config = result.value;
   if (config.detector.kind === 'onnx' && !config.detector.model) throw new ConfigError('invalid configuration: detector.model is required when detector.kind is onnx');
   if (config.tracker.lowScore > config.tracker.highScore) throw new ConfigError('invalid configuration: tracker.lowScore must not exceed tracker.highScore');
+  if (config.sensors && !config.sensors.command === !config.sensors.file) throw new ConfigError('invalid configuration: sensors needs exactly one of sensors.command or sensors.file');
   return config;
 }
 
@@ -184,6 +216,7 @@ export function readConfigFile(path: string): PartialAgentConfig {
   if (config.detector?.model) config.detector.model = local(config.detector.model);
   if (config.outbox?.path) config.outbox.path = local(config.outbox.path);
   if (config.stateDir) config.stateDir = local(config.stateDir);
+  if (config.sensors?.file) config.sensors.file = local(config.sensors.file);
   return config;
 }
 

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { EndedTrack } from '../track/tracker.ts';
+import { compileValidator, MAX_POINTS_PER_TRACK, TrajectoryUpload } from '@hivegate/shared';
 import { TrajectoryBatcher } from './trajectory.ts';
+
+const checkUpload = compileValidator(TrajectoryUpload);
 
 const options = { boxId: 'box-9', frameWidth: 640, frameHeight: 480, maxTracks: 3, maxAgeSeconds: 60 };
 
@@ -49,5 +52,15 @@ describe('TrajectoryBatcher', () => {
     const batcher = new TrajectoryBatcher({ ...options, minPoints: 3 });
     batcher.add([track(1, '2026-05-01T10:00:00Z', 2)], 0);
     expect(batcher.flush()).toEqual([]);
+  });
+
+  it('splits a track longer than the cloud accepts into several entries, keeping every point', () => {
+    const batcher = new TrajectoryBatcher(options);
+    batcher.add([track(5, '2026-05-01T10:00:00Z', MAX_POINTS_PER_TRACK + 10)], Date.parse('2026-05-01T10:00:01Z'));
+    const [batch] = batcher.flush();
+    expect(Object.keys(batch!.trackHistory)).toEqual(['5', '5.1']);
+    expect(batch!.trackHistory['5']).toHaveLength(MAX_POINTS_PER_TRACK);
+    expect(batch!.trackHistory['5.1']).toHaveLength(10);
+    expect(checkUpload(batch).ok).toBe(true);
   });
 });

@@ -1,19 +1,13 @@
 import { createHash } from 'node:crypto';
+import { MAX_POINTS_PER_TRACK, type TrajectoryUpload as TrajectoryUploadBody } from '@hivegate/shared';
 import type { EndedTrack } from '../track/tracker.ts';
 
 /**
- * Body of `POST /api/entrance-heatmaps/trajectories`, in the shape the existing entrance-observer clients send.
- * The shared package has no schema for it yet; when it gains one, this type should be replaced by an import.
+ * Body of `POST /api/entrance-heatmaps/trajectories` (schema in the shared package), as this agent always fills it:
+ * an ISO-8601 timestamp of the batch's earliest point, and a batchId derived from the content, so re-creating the
+ * same batch (a replayed file) dedupes.
  */
-export interface TrajectoryUpload {
-  boxId: string | number;
-  /** ISO-8601 time of the batch's earliest point. */
-  timestamp: string;
-  frameDimensions: { width: number; height: number };
-  trackHistory: Record<string, [number, number][]>;
-  /** Derived from the content, so re-creating the same batch (a replayed file) dedupes. */
-  batchId: string;
-}
+export type TrajectoryUpload = TrajectoryUploadBody & { timestamp: string; batchId: string };
 
 export interface TrajectoryBatchOptions {
   boxId: string | number;
@@ -80,7 +74,13 @@ export class TrajectoryBatcher {
     this.pending = [];
     const startMs = Math.min(...tracks.map((t) => t.startMs));
     const trackHistory: Record<string, [number, number][]> = {};
-    for (const track of tracks) trackHistory[String(track.id)] = track.points;
+    for (const track of tracks) {
+      // The cloud takes at most MAX_POINTS_PER_TRACK points per track (a bee resting a minute at 30 fps has more):
+      // a long track goes as several entries `id`, `id.1`, … so every point is still counted.
+      for (let start = 0, part = 0; start < track.points.length; start += MAX_POINTS_PER_TRACK, part += 1) {
+        trackHistory[part === 0 ? String(track.id) : `${track.id}.${part}`] = track.points.slice(start, start + MAX_POINTS_PER_TRACK);
+      }
+    }
     const timestamp = new Date(startMs).toISOString();
     const frameDimensions = { width: this.options.frameWidth, height: this.options.frameHeight };
     const batchId = createHash('sha256')

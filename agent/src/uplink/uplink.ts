@@ -57,6 +57,8 @@ export class Uplink {
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
   private blockedUntil = 0;
+  /** Kinds whose endpoint the cloud does not have (an older cloud): only they wait, the rest keeps flowing. */
+  private readonly kindBlockedUntil = new Map<RecordKind, number>();
   private passLock: Promise<void> = Promise.resolve();
   private cloudUrl: string;
   private token: string;
@@ -102,6 +104,7 @@ export class Uplink {
     this.cloudUrl = cloudUrl;
     this.token = token;
     this.blockedUntil = 0;
+    this.kindBlockedUntil.clear();
     this.notify();
   }
 
@@ -170,6 +173,7 @@ export class Uplink {
     let progressed = false;
     for (const kind of SEND_ORDER) {
       if (signal.aborted || this.blocked) break;
+      if ((this.kindBlockedUntil.get(kind) ?? 0) > Date.now()) continue;
       const endpoint = ENDPOINTS[kind];
       const records = this.options.outbox.pending(kind, endpoint.batch ? (this.options.batchSize ?? MAX_BATCH_ITEMS) : 1);
       if (records.length === 0) continue;
@@ -179,7 +183,8 @@ export class Uplink {
       } catch (error) {
         if (error instanceof BlockedError) {
           this.block(kind, error);
-          break;
+          if (this.blocked) break;
+          continue;
         }
         throw error;
       }
@@ -271,11 +276,16 @@ export class Uplink {
     }
   }
 
+  /** A refused token stops everything; a missing endpoint stops only its own kind of record. */
   private block(kind: RecordKind, error: BlockedError): void {
     const retryAt = Date.now() + (this.options.blockedBackoffMs ?? 15 * 60_000);
-    this.blockedUntil = retryAt;
+    const refusedToken = error.status === 401 || error.status === 403;
+    if (refusedToken) this.blockedUntil = retryAt;
+    else this.kindBlockedUntil.set(kind, retryAt);
     this.lastError = error.message;
-    const hint = error.status === 401 || error.status === 403 ? 'the cloud refused the token: check cloud.token / HIVEGATE_TOKEN' : 'the cloud URL looks wrong: check cloud.url / HIVEGATE_CLOUD_URL';
+    const hint = refusedToken
+      ? 'the cloud refused the token: check cloud.token / HIVEGATE_TOKEN'
+      : `the cloud has no ${ENDPOINTS[kind].path}: check cloud.url / HIVEGATE_CLOUD_URL, or upgrade the cloud`;
     this.options.onEvent?.({ type: 'blocked', kind, status: error.status, reason: `${error.message}; ${hint}`, retryAt });
   }
 }

@@ -25,6 +25,22 @@ export function extractToken(request: FastifyRequest): string | undefined {
   return cookie || undefined;
 }
 
+/**
+ * A page may open a websocket to any server, and the browser sends that server's cookies along without asking it
+ * first (no CORS preflight); only the Origin header says which page it is. So a websocket whose user would come
+ * from the session cookie alone must come from one of the `trustedOrigins` or this server's own origin; otherwise a
+ * page of another origin (a sibling host of the same site, which SameSite=Lax lets the cookie reach) could read the
+ * user's live sessions. Returns why the cookie is not accepted, or undefined. Clients without an Origin header are
+ * not browsers and cannot be made to send someone's cookie.
+ */
+export function foreignOriginProblem(request: FastifyRequest, trustedOrigins: readonly string[]): string | undefined {
+  const origin = request.headers.origin;
+  if (origin === undefined || !request.cookies?.[SESSION_COOKIE]) return undefined;
+  if (request.headers.authorization !== undefined || (typeof request.headers.token === 'string' && request.headers.token.trim() !== '')) return undefined;
+  if (origin === `${request.protocol}://${request.host}` || trustedOrigins.includes(origin)) return undefined;
+  return `the session cookie is not accepted from ${origin}: send a token in connection_init`;
+}
+
 export async function authenticateRequest(tokens: TokenService, request: FastifyRequest): Promise<Principal> {
   const token = extractToken(request);
   if (!token) throw new HttpError(401, 'missing token: send "Authorization: Bearer <token>"');

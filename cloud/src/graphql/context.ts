@@ -28,4 +28,9 @@ export function requireUser(context: GraphQLContext, scope: Scope = 'read'): Pri
 
 /** Field resolvers of one capability; `never` lets each resolver declare its own source and argument types. */
 export type FieldResolver = (source: never, args: never, context: GraphQLContext) => unknown;
-export type Resolvers = Record<string, Record<string, FieldResolver>>;
+/** A subscription field: `subscribe` returns an async iterator, `resolve` maps each item to the field's value. */
+export interface SubscriptionResolver {
+  subscribe: FieldResolver;
+  resolve?: (payload: never, args: never, context: GraphQLContext) => unknown;
+}
+export type Resolvers = Record<string, Record<string, FieldResolver | SubscriptionResolver>>;

@@ -1,11 +1,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import mercurius, { type IResolvers } from 'mercurius';
 import { readdirSync, readFileSync } from 'node:fs';
-import { authenticateRequest } from '../auth/request-auth.ts';
+import { authenticateRequest, foreignOriginProblem } from '../auth/request-auth.ts';
+import { AuthError } from '../auth/tokens.ts';
 import type { AppContext } from '../context.ts';
 import { HttpError } from '../http/errors.ts';
 import type { GraphQLContext, Resolvers } from './context.ts';
 import { DateTimeScalar } from './scalars.ts';
+import { graphqlUploads } from '../video/upload-plugin.ts';
 
 const SCHEMA_DIR = new URL('./schema/', import.meta.url);
 
@@ -38,6 +40,17 @@ async function principalOf(ctx: AppContext, request: FastifyRequest): Promise<Pi
   }
 }
 
+/** A websocket client's token from its `connection_init` payload: `token`, `Authorization` (Bearer) or the same inside `headers`. */
+export function connectionInitToken(payload: unknown): string | undefined {
+  if (payload === null || typeof payload !== 'object') return undefined;
+  const p = payload as Record<string, unknown>;
+  const headers = (p.headers !== null && typeof p.headers === 'object' ? p.headers : {}) as Record<string, unknown>;
+  for (const value of [p.token, p.Authorization, p.authorization, headers.token, headers.Authorization, headers.authorization]) {
+    if (typeof value === 'string' && value.trim() !== '') return value.trim().replace(/^Bearer\s+/i, '');
+  }
+  return undefined;
+}
+
 export async function graphqlPlugin(app: FastifyInstance, { ctx, resolvers }: { ctx: AppContext; resolvers: Resolvers[] }) {
   const baseResolvers: IResolvers = {
     DateTime: DateTimeScalar,
@@ -46,11 +59,32 @@ export async function graphqlPlugin(app: FastifyInstance, { ctx, resolvers }: { 
         context.principal ? ctx.users.findById(context.principal.userId) : null,
     },
   } as IResolvers;
+  await app.register(graphqlUploads, { ctx });
+  const trustedOrigins = [...(ctx.config.publicUrl ? [new URL(ctx.config.publicUrl).origin] : []), ...ctx.config.corsOrigins];
   await app.register(mercurius, {
     schema: loadSchema(),
     resolvers: mergeResolvers(baseResolvers, ...resolvers),
     path: '/graphql',
     graphiql: false,
     context: async (request, reply): Promise<GraphQLContext> => ({ services: ctx, request, reply, ...(await principalOf(ctx, request)) }),
+    // Subscriptions over websocket: the user comes from the upgrade request (cookie, headers) or, as browsers
+    // cannot set headers on a websocket, from the token in the connection_init payload, which wins when present.
+    // The cookie alone counts only from this server's own pages (or trusted origins).
+    subscription: {
+      context: async (_socket, request) => {
+        const refused = foreignOriginProblem(request, trustedOrigins);
+        return { services: ctx, request, ...(refused ? { principal: null, authProblem: refused } : await principalOf(ctx, request)) };
+      },
+      onConnect: async ({ payload }) => {
+        const token = connectionInitToken(payload);
+        if (!token) return true;
+        try {
+          return { principal: await ctx.tokens.verify(token), authProblem: undefined };
+        } catch (err) {
+          if (err instanceof AuthError) return { principal: null, authProblem: err.message };
+          throw err;
+        }
+      },
+    },
   });
 }

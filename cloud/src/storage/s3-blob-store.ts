@@ -95,8 +95,10 @@ export class S3BlobStore implements BlobStore {
       try {
         await client.send(new CreateBucketCommand({ Bucket: bucket }));
       } catch (createError) {
-        // Another instance may have created it in between.
-        if (errorName(createError) !== 'BucketAlreadyOwnedByYou') {
+        // Another instance may have created it in between. Servers name that differently (AWS and MinIO
+        // BucketAlreadyOwnedByYou, others BucketAlreadyExists, which on AWS means someone else's bucket), so
+        // what counts is whether the bucket is now there for us.
+        if (errorName(createError) !== 'BucketAlreadyOwnedByYou' && !(await bucketReachable(client, bucket))) {
           client.destroy();
           throw createError;
         }
@@ -277,6 +279,15 @@ function httpStatus(error: unknown): number | undefined {
   if (typeof error !== 'object' || error === null || !('$metadata' in error)) return undefined;
   const metadata = (error as { $metadata?: { httpStatusCode?: number } }).$metadata;
   return metadata?.httpStatusCode;
+}
+
+async function bucketReachable(client: S3Client, bucket: string): Promise<boolean> {
+  try {
+    await client.send(new HeadBucketCommand({ Bucket: bucket }));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function errorName(error: unknown): string | undefined {

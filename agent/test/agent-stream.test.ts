@@ -1,0 +1,87 @@
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runAgent } from '../src/agent.ts';
+import { resolveConfig } from '../src/config/config.ts';
+import { FakeGateway } from './helpers/fake-gateway.ts';
+import { generateClip, tempDir, twoBeesLavfi } from './helpers/media.ts';
+
+const dir = tempDir('agent-stream');
+const gateway = new FakeGateway();
+let camera: Server;
+let cameraUrl = '';
+
+beforeAll(async () => {
+  const clip = await generateClip(join(dir.path, 'bees.ts'), { seconds: 6, fps: 15, width: 640, height: 480, lavfi: twoBeesLavfi(15), container: 'mpegts' });
+  const bytes = readFileSync(clip);
+  // A network camera that plays the clip over and over at about real time (stands in for the Pi camera).
+  camera = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'video/mp2t' });
+    const chunk = Math.ceil(bytes.length / 60);
+    let offset = 0;
+    const timer = setInterval(() => {
+      if (res.destroyed) return clearInterval(timer);
+      res.write(bytes.subarray(offset, offset + chunk));
+      offset += chunk;
+      if (offset >= bytes.length) offset = 0;
+    }, 100);
+  });
+  await new Promise<void>((resolve) => camera.listen(0, '127.0.0.1', resolve));
+  cameraUrl = `http://127.0.0.1:${(camera.address() as AddressInfo).port}/stream.ts`;
+  await gateway.start();
+}, 60_000);
+afterAll(async () => {
+  camera.closeAllConnections();
+  await new Promise<void>((resolve) => camera.close(() => resolve()));
+  await gateway.stop();
+  dir.cleanup();
+});
+
+const framesProcessed = () => Number((gateway.statuses.at(-1)?.status as { framesProcessed?: number } | undefined)?.framesProcessed ?? 0);
+
+describe('agent streaming from the camera it counts with', () => {
+  it('streams on START_STREAM and stops on STOP_STREAM while frames keep reaching the detector', async () => {
+    const config = resolveConfig({
+      file: {
+        hiveId: 'hive-1', boxId: 'box-1', deviceId: 'pi-e2e', source: { url: cameraUrl },
+        cloud: { url: gateway.url, token: gateway.deviceToken },
+        live: { statusIntervalSeconds: 1, pollWaitSeconds: 1 },
+        counting: { intervalSeconds: 5 },
+        // The clip's bees are drawn rectangles: the motion detector counts them, the bee model rightly does not.
+        detector: { kind: 'motion' },
+        stateDir: join(dir.path, 'state'),
+      },
+      env: {},
+    });
+    let stop: () => void = () => {};
+    const logs: string[] = [];
+    const exit = runAgent(config, { stopSignal: new Promise<void>((resolve) => (stop = resolve)), log: (m) => logs.push(m) });
+
+    await gateway.waitFor(() => gateway.events.some((e) => e.eventType === 'DEVICE_ONLINE') && framesProcessed() > 15, 20_000, 'the agent online and counting');
+    const start = gateway.startStream('e2e', { qualityProfile: 'medium' });
+    await gateway.waitFor(() => gateway.eventsOf('e2e').includes('STREAM_ACTIVE'), 20_000, 'STREAM_ACTIVE');
+    expect(gateway.acks.find((a) => a.commandId === start.id)).toMatchObject({ status: 'accepted' });
+    const framesAtActive = framesProcessed();
+    await new Promise((r) => setTimeout(r, 3000));
+    const streaming = gateway.statuses.at(-1)!;
+    expect(streaming.publisherState).toBe('active');
+    expect(framesProcessed() - framesAtActive).toBeGreaterThan(20); // counting goes on while streaming
+    expect(streaming.status).toMatchObject({ stream: { sessionId: 'e2e', relayProtocol: 'hls', state: 'active' } });
+    const playlist = gateway.files.get('e2e')!.get('index.m3u8')!.toString();
+    expect(playlist).toMatch(/index\d+\.ts/);
+
+    gateway.queue('STOP_STREAM', 'e2e', { sessionId: 'e2e', reason: 'stopped' });
+    await gateway.waitFor(() => gateway.eventsOf('e2e').includes('STREAM_STOPPED'), 15_000, 'STREAM_STOPPED');
+    const framesAtStop = framesProcessed();
+    await gateway.waitFor(() => framesProcessed() > framesAtStop + 15 && gateway.statuses.at(-1)!.publisherState === 'idle', 10_000, 'counting after the stream');
+
+    stop();
+    expect(await exit).toBe(0);
+    expect(gateway.eventsOf('e2e')).toEqual(['STREAM_STARTING', 'STREAM_ACTIVE', 'STREAM_STOPPED']);
+    expect(gateway.invalidBodies).toEqual([]); // heartbeats with real diagnostics fit the shared schemas
+    const movement = gateway.ingested.filter((r) => r.path === '/entrance/v1/movement').flatMap((r) => r.body as { beesIn: number; beesOut: number }[]);
+    expect(movement.reduce((sum, m) => sum + m.beesIn + m.beesOut, 0)).toBeGreaterThanOrEqual(2);
+  }, 90_000);
+});

@@ -1,0 +1,145 @@
+import { isLiveRelayProtocol, LIVE_RELAY_PROTOCOLS, type LiveRelayProtocol, type LiveSessionStatus } from '@hivegate/shared';
+import { clientError, requireUser, type GraphQLContext, type Resolvers } from '../graphql/context.ts';
+import { JPEG_CONTENT_TYPE, MJPEG_CONTENT_TYPE } from './jpeg.ts';
+import { isEnded } from './session-machine.ts';
+import type { SessionRecord } from './sessions-repository.ts';
+import type { BoxRow } from '../telemetry/read-repository.ts';
+
+const PROFILE = /^[A-Za-z0-9_-]{1,32}$/;
+export const DEFAULT_QUALITY_PROFILE = 'standard';
+export const DEFAULT_RECORDING_MODE = 'none';
+const HLS_CONTENT_TYPE = 'application/vnd.apple.mpegurl';
+
+function origin(ctx: GraphQLContext): string {
+  return ctx.services.config.publicUrl ?? `${ctx.request.protocol}://${ctx.request.host}`;
+}
+
+function optionalRelay(value: string | null | undefined): LiveRelayProtocol | undefined {
+  if (value === null || value === undefined || value === '') return undefined;
+  if (!isLiveRelayProtocol(value)) throw clientError(`relayProtocol must be one of ${LIVE_RELAY_PROTOCOLS.map((p) => `"${p}"`).join(', ')}`);
+  return value;
+}
+
+function optionalToken(value: string | null | undefined, field: string, fallback: string): string {
+  if (value === null || value === undefined || value === '') return fallback;
+  if (!PROFILE.test(value)) throw clientError(`${field} must be 1 to 32 letters, digits, "_" or "-"`);
+  return value;
+}
+
+/**
+ * The session as the web app selects it. The playback URL is re-signed on every read and disappears when the
+ * session ends. An HLS one appears once the publisher's first playlist arrived (players fail on a missing
+ * playlist); an MJPEG one right away (the stream simply waits for the first frame, and shows it the moment it
+ * comes). The publish token never goes to a browser: only the device gets it, in START_STREAM.
+ */
+export function sessionView(ctx: GraphQLContext, s: SessionRecord) {
+  const live = ctx.services.live;
+  const over = isEnded(s.status);
+  const base = origin(ctx);
+  const jpeg = s.relayProtocol === 'http-jpeg-push';
+  const playbackUrl = !over && (jpeg || s.firstPlaylistAt) ? live.playbackUrl(base, s.id, s.relayProtocol) : null;
+  const publisherUrl = over ? null : live.publisherUrl(base, s.id, s.relayProtocol);
+  return {
+    id: s.id,
+    boxId: s.boxId,
+    status: s.status satisfies LiveSessionStatus,
+    playbackUrl,
+    expiresAt: s.keepaliveDeadline,
+    qualityProfile: s.qualityProfile,
+    recordingMode: s.recordingMode,
+    relayProtocol: s.relayProtocol,
+    clipHandoffEnabled: s.clipHandoffEnabled,
+    handoffStreamId: s.handoffStreamId,
+    lastKeepaliveAt: s.lastKeepaliveAt,
+    lastDeviceSeenAt: s.lastDeviceSeenAt,
+    lastErrorCode: s.lastErrorCode,
+    lastErrorMessage: s.lastErrorMessage,
+    publisherUrl,
+    publishToken: null,
+    signalingToken: null,
+    createdAt: s.createdAt,
+    relayDetails: {
+      relayProtocol: s.relayProtocol,
+      placeholder: false,
+      publisherUrl,
+      publishToken: null,
+      signalingToken: null,
+      playbackUrl,
+      frameContentType: jpeg ? JPEG_CONTENT_TYPE : null,
+      playbackContentType: jpeg ? MJPEG_CONTENT_TYPE : HLS_CONTENT_TYPE,
+    },
+  };
+}
+
+/** Device-scoped tokens reach only their boxes, here as over REST. */
+function assertBox(user: { boxIds: string[] | null }, boxId: string): void {
+  if (user.boxIds && !user.boxIds.includes(boxId)) throw clientError(`this token may not act for box "${boxId}"`, 'FORBIDDEN');
+}
+
+function notFound(): Error {
+  return clientError('live session not found', 'NOT_FOUND');
+}
+
+export const liveResolvers: Resolvers = {
+  Query: {
+    entranceLiveStreamSession: async (_root: unknown, args: { boxId: string }, ctx: GraphQLContext) => {
+      const user = requireUser(ctx, 'read');
+      assertBox(user, String(args.boxId));
+      const session = await ctx.services.live.currentSession(user.userId, String(args.boxId));
+      return session ? sessionView(ctx, session) : null;
+    },
+  },
+  Mutation: {
+    startEntranceLiveStream: async (
+      _root: unknown,
+      args: { boxId: string; qualityProfile?: string | null; recordingMode?: string | null; relayProtocol?: string | null },
+      ctx: GraphQLContext,
+    ) => {
+      const user = requireUser(ctx, 'control');
+      const boxId = String(args.boxId);
+      if (boxId === '' || boxId.length > 128) throw clientError('boxId must be 1 to 128 characters');
+      assertBox(user, boxId);
+      const session = await ctx.services.live.startSession(user.userId, boxId, {
+        qualityProfile: optionalToken(args.qualityProfile, 'qualityProfile', DEFAULT_QUALITY_PROFILE),
+        recordingMode: optionalToken(args.recordingMode, 'recordingMode', DEFAULT_RECORDING_MODE),
+        relayProtocol: optionalRelay(args.relayProtocol),
+      });
+      return sessionView(ctx, session);
+    },
+    keepEntranceLiveStreamAlive: async (_root: unknown, args: { sessionId: string }, ctx: GraphQLContext) => {
+      const user = requireUser(ctx, 'control');
+      const session = await ctx.services.live.keepAlive(user.userId, String(args.sessionId));
+      if (!session) throw notFound();
+      return sessionView(ctx, session);
+    },
+    stopEntranceLiveStream: async (_root: unknown, args: { sessionId: string }, ctx: GraphQLContext) => {
+      const user = requireUser(ctx, 'control');
+      const session = await ctx.services.live.stopSession(user.userId, String(args.sessionId));
+      if (!session) throw notFound();
+      return true;
+    },
+  },
+  Box: {
+    device: async (box: BoxRow, _args: unknown, ctx: GraphQLContext) => {
+      const user = requireUser(ctx, 'read');
+      // A box-scoped token sees the devices of its own boxes only, as with sessions.
+      if (user.boxIds && !user.boxIds.includes(box.id)) return null;
+      const device = await ctx.services.live.devices.presence(user.userId, box.id, ctx.services.config.live.deviceOnlineSeconds);
+      return device ?? null;
+    },
+  },
+  Subscription: {
+    entranceLiveStreamSessionChanged: {
+      subscribe: (_root: unknown, args: { boxId: string }, ctx: GraphQLContext) => {
+        const user = requireUser(ctx, 'read');
+        assertBox(user, String(args.boxId));
+        return ctx.services.live.signals.sessionChanges(user.userId, String(args.boxId));
+      },
+      resolve: async (sessionId: string, _args: unknown, ctx: GraphQLContext) => {
+        const user = requireUser(ctx, 'read');
+        const session = await ctx.services.live.findSession(user.userId, sessionId);
+        return session ? sessionView(ctx, session) : null;
+      },
+    },
+  },
+};

@@ -1,0 +1,132 @@
+import { spawn } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import path from 'node:path';
+import type { ProbeOutput } from './probe.ts';
+
+export class MediaToolMissingError extends Error {
+  override readonly name = 'MediaToolMissingError';
+}
+
+export class MediaToolError extends Error {
+  override readonly name = 'MediaToolError';
+}
+
+/** `explicit` (FFMPEG_PATH / FFPROBE_PATH) → the first executable named `name` on PATH; a clear error if none. */
+export function resolveBinary(name: 'ffmpeg' | 'ffprobe', explicit: string | undefined, envPath = process.env.PATH ?? ''): string {
+  const variable = name === 'ffmpeg' ? 'FFMPEG_PATH' : 'FFPROBE_PATH';
+  if (explicit) {
+    if (!isExecutable(explicit)) throw new MediaToolMissingError(`${variable} ${explicit} is not an executable file`);
+    return explicit;
+  }
+  for (const dir of envPath.split(path.delimiter)) {
+    if (!dir) continue;
+    const candidate = path.join(dir, name);
+    if (isExecutable(candidate)) return candidate;
+  }
+  throw new MediaToolMissingError(`${name} was not found on PATH: install it (Debian: apt-get install ffmpeg) or set ${variable}`);
+}
+
+function isExecutable(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export interface RunOptions {
+  signal?: AbortSignal;
+  cwd?: string;
+  /** Called with stdout chunks as they arrive (ffmpeg `-progress pipe:1`). */
+  onStdout?: (chunk: string) => void;
+}
+
+/** How much of stderr to keep for an error message: the end is where ffmpeg says what went wrong. */
+const STDERR_TAIL = 4000;
+
+/**
+ * Runs ffmpeg and ffprobe. Binaries are resolved on first use, so a machine without ffmpeg still serves everything
+ * else and the error names what to install.
+ */
+export class MediaTools {
+  private ffmpegBinary?: string;
+  private ffprobeBinary?: string;
+
+  constructor(private readonly paths: { ffmpegPath?: string; ffprobePath?: string } = {}) {}
+
+  get ffmpeg(): string {
+    this.ffmpegBinary ??= resolveBinary('ffmpeg', this.paths.ffmpegPath);
+    return this.ffmpegBinary;
+  }
+
+  get ffprobe(): string {
+    this.ffprobeBinary ??= resolveBinary('ffprobe', this.paths.ffprobePath);
+    return this.ffprobeBinary;
+  }
+
+  /** ffprobe's JSON for a file, or null when ffprobe cannot read it at all. */
+  async probe(file: string, signal?: AbortSignal): Promise<ProbeOutput | null> {
+    try {
+      const { stdout } = await run(this.ffprobe, ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', file], { signal });
+      return JSON.parse(stdout) as ProbeOutput;
+    } catch (err) {
+      if (err instanceof MediaToolError) return null;
+      throw err;
+    }
+  }
+
+  /**
+   * `pts,duration,pos` CSV lines of the video packets of files read back to back (ffmpeg's concat protocol: one
+   * ffprobe for many HLS segments); `pos` is the byte offset in the concatenation. Names are relative to `dir`.
+   */
+  async concatenatedVideoPackets(dir: string, files: readonly string[], signal?: AbortSignal): Promise<string> {
+    if (files.some((f) => f.includes('|') || f.includes('/'))) throw new TypeError('concatenated file names must be plain names without "|"');
+    const { stdout } = await run(
+      this.ffprobe,
+      ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'packet=pts_time,duration_time,pos', '-of', 'csv=p=0', `concat:${files.join('|')}`],
+      { signal, cwd: dir },
+    );
+    return stdout;
+  }
+
+  runFfmpeg(args: string[], options: RunOptions = {}): Promise<{ stdout: string; stderr: string }> {
+    return run(this.ffmpeg, ['-hide_banner', '-nostdin', '-y', ...args], options);
+  }
+}
+
+function run(binary: string, args: string[], options: RunOptions = {}): Promise<{ stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    if (options.signal?.aborted) {
+      reject(options.signal.reason instanceof Error ? options.signal.reason : new Error('aborted'));
+      return;
+    }
+    const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'], cwd: options.cwd });
+    let stdout = '';
+    let stderr = '';
+    const onAbort = () => child.kill('SIGKILL');
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      if (options.onStdout) options.onStdout(chunk);
+      else stdout += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr = (stderr + chunk).slice(-STDERR_TAIL);
+    });
+    child.on('error', (err) => {
+      options.signal?.removeEventListener('abort', onAbort);
+      reject(new MediaToolError(`${path.basename(binary)} could not start: ${err.message}`));
+    });
+    child.on('close', (code, signal) => {
+      options.signal?.removeEventListener('abort', onAbort);
+      if (options.signal?.aborted) {
+        reject(options.signal.reason instanceof Error ? options.signal.reason : new Error('aborted'));
+      } else if (code === 0) {
+        resolve({ stdout, stderr });
+      } else {
+        const last = stderr.trim().split('\n').slice(-3).join(' | ');
+        reject(new MediaToolError(`${path.basename(binary)} failed (${signal ?? `exit ${code}`}): ${last || 'no output'}`));
+      }
+    });
+  });
+}

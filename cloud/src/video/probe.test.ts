@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { assessProbe } from './probe.ts';
+
+const video = { codec_type: 'video', codec_name: 'h264', width: 320, height: 240 };
+
+describe('assessProbe', () => {
+  it('accepts a video and reports its size, duration and audio', () => {
+    expect(assessProbe({ format: { format_name: 'mov,mp4,m4a,3gp,3g2,mj2', duration: '6.000000' }, streams: [video, { codec_type: 'audio' }] })).toEqual({
+      ok: true,
+      info: { formatName: 'mov,mp4,m4a,3gp,3g2,mj2', durationSeconds: 6, width: 320, height: 240, videoCodec: 'h264', hasAudio: true },
+    });
+  });
+
+  it.each([
+    [null, 'ffprobe cannot read it'],
+    [{ format: { format_name: 'png_pipe' }, streams: [video] }, 'it is png data'],
+    [{ format: { format_name: 'image2', duration: '0.04' }, streams: [video] }, 'it is image2 data'],
+    [{ format: { format_name: 'tty', duration: '3' }, streams: [video] }, 'it is tty data'],
+    [{ format: { format_name: 'mp3', duration: '3' }, streams: [{ codec_type: 'audio' }, { ...video, disposition: { attached_pic: 1 } }] }, 'no video stream'],
+    [{ format: { format_name: 'matroska,webm', duration: 'N/A' }, streams: [video] }, 'no duration'],
+    [{ format: { format_name: 'matroska,webm', duration: '2' }, streams: [{ codec_type: 'video' }] }, 'no picture size'],
+  ])('refuses %j', (output, reason) => {
+    const verdict = assessProbe(output);
+    expect(verdict.ok).toBe(false);
+    if (!verdict.ok) expect(verdict.reason).toContain(reason);
+  });
+});

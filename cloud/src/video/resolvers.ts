@@ -1,0 +1,85 @@
+import { GraphQLUpload } from 'graphql-upload-minimal';
+import { grants } from '@hivegate/shared';
+import type { Principal } from '../auth/tokens.ts';
+import { clientError, requireUser, type GraphQLContext, type Resolvers } from '../graphql/context.ts';
+import { signedMediaUrl } from './media-urls.ts';
+import { UploadFailedError, UploadTooLargeError, type FileUpload } from './receive-upload.ts';
+import { PLAYLIST_FILE, POSTER_JPEG, VideoRejectedError } from './video-service.ts';
+import type { GateVideo } from './videos-repository.ts';
+
+const DEFAULT_LIMIT = 50;
+const MAX_LIMIT = 500;
+const MAX_STREAMS = 500;
+
+interface UploadArgs {
+  file: Promise<FileUpload>;
+  boxId: string | number;
+  startTime?: Date | null;
+  detectionsFile?: Promise<FileUpload> | null;
+}
+
+/** Devices upload with `ingest`, people with `control`. */
+function requireUploader(ctx: GraphQLContext): Principal {
+  const scopes = ctx.principal?.scopes ?? [];
+  if (ctx.principal && !grants(scopes, 'control') && !grants(scopes, 'ingest')) {
+    throw clientError('this token lacks the "control" or "ingest" scope', 'FORBIDDEN');
+  }
+  return requireUser(ctx, grants(scopes, 'control') ? 'control' : 'ingest');
+}
+
+function playable(video: GateVideo): boolean {
+  return video.state === 'READY';
+}
+
+function url(ctx: GraphQLContext, video: GateVideo, file: string): string | null {
+  return playable(video) ? signedMediaUrl(ctx.services, ctx.request, 'videos', video.id, file) : null;
+}
+
+export const videoResolvers: Resolvers = {
+  Upload: GraphQLUpload as never,
+  Query: {
+    gateVideos: (_root: unknown, args: { boxId: string | number; from?: Date | null; to?: Date | null; limit?: number | null }, ctx: GraphQLContext) => {
+      const user = requireUser(ctx, 'read');
+      const limit = args.limit ?? DEFAULT_LIMIT;
+      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw clientError(`limit must be from 1 to ${MAX_LIMIT}, got ${limit}`);
+      if (args.from && args.to && args.from >= args.to) throw clientError('from must be before to');
+      return ctx.services.videos.list(user.userId, String(args.boxId), { from: args.from ?? undefined, to: args.to ?? undefined, limit });
+    },
+    gateVideo: (_root: unknown, args: { id: string | number }, ctx: GraphQLContext) => ctx.services.videos.get(requireUser(ctx, 'read').userId, String(args.id)),
+    videoStreams: (_root: unknown, args: { boxIds?: (string | number | null)[] | null; active?: boolean | null }, ctx: GraphQLContext) => {
+      const user = requireUser(ctx, 'read');
+      const boxIds = args.boxIds == null ? null : args.boxIds.filter((id) => id != null).map(String);
+      return ctx.services.videos.streams(user.userId, boxIds, args.active ?? null, MAX_STREAMS);
+    },
+  },
+  Mutation: {
+    uploadGateVideo: async (_root: unknown, args: UploadArgs, ctx: GraphQLContext) => {
+      const principal = requireUploader(ctx);
+      const boxId = String(args.boxId);
+      if (principal.boxIds && !principal.boxIds.includes(boxId)) throw clientError(`this token may not act for box "${boxId}"`, 'FORBIDDEN');
+      try {
+        await ctx.services.videoService.upload({
+          ownerId: principal.userId,
+          boxId,
+          startTime: args.startTime ?? undefined,
+          file: args.file,
+          detectionsFile: args.detectionsFile,
+        });
+      } catch (err) {
+        if (err instanceof UploadTooLargeError) throw clientError(err.message, 'PAYLOAD_TOO_LARGE');
+        if (err instanceof VideoRejectedError || err instanceof UploadFailedError) throw clientError(err.message);
+        throw err;
+      }
+      return true;
+    },
+  },
+  GateVideo: {
+    posterURL: (video: GateVideo, _args: unknown, ctx: GraphQLContext) => url(ctx, video, POSTER_JPEG),
+    playlistURL: (video: GateVideo, _args: unknown, ctx: GraphQLContext) => url(ctx, video, PLAYLIST_FILE),
+  },
+  VideoStream: {
+    maxSegment: (video: GateVideo) => (playable(video) && video.segmentCount ? video.segmentCount - 1 : null),
+    playlistURL: (video: GateVideo, _args: unknown, ctx: GraphQLContext) => url(ctx, video, PLAYLIST_FILE),
+    active: (video: GateVideo) => video.state === 'UPLOADED' || video.state === 'PROCESSING',
+  },
+};

@@ -1,0 +1,174 @@
+import type { Queryable } from '../db/database.ts';
+
+export type GateVideoState = 'UPLOADED' | 'PROCESSING' | 'READY' | 'FAILED';
+
+export interface GateVideo {
+  id: string;
+  ownerId: number;
+  boxId: string;
+  state: GateVideoState;
+  progress: number;
+  failureReason: string | null;
+  startTime: Date;
+  endTime: Date | null;
+  durationSeconds: number | null;
+  width: number | null;
+  height: number | null;
+  sizeBytes: number;
+  originalKey: string;
+  detectionsKey: string | null;
+  hasAudio: boolean;
+  segmentCount: number | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+interface Row {
+  id: number | string;
+  owner_id: number;
+  box_id: string;
+  state: GateVideoState;
+  progress: number;
+  failure_reason: string | null;
+  start_time: Date;
+  duration_seconds: number | null;
+  width: number | null;
+  height: number | null;
+  size_bytes: number;
+  original_key: string;
+  detections_key: string | null;
+  has_audio: boolean;
+  segment_count: number | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+function toVideo(row: Row): GateVideo {
+  const startTime = new Date(row.start_time);
+  return {
+    id: String(row.id),
+    ownerId: Number(row.owner_id),
+    boxId: row.box_id,
+    state: row.state,
+    progress: Number(row.progress),
+    failureReason: row.failure_reason,
+    startTime,
+    endTime: row.duration_seconds == null ? null : new Date(startTime.getTime() + Math.round(row.duration_seconds * 1000)),
+    durationSeconds: row.duration_seconds,
+    width: row.width,
+    height: row.height,
+    sizeBytes: Number(row.size_bytes),
+    originalKey: row.original_key,
+    detectionsKey: row.detections_key,
+    hasAudio: row.has_audio,
+    segmentCount: row.segment_count,
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+  };
+}
+
+export interface NewGateVideo {
+  ownerId: number;
+  boxId: string;
+  startTime: Date;
+  durationSeconds: number;
+  width: number;
+  height: number;
+  hasAudio: boolean;
+  sizeBytes: number;
+  originalKey: string;
+  detectionsKey: string | null;
+}
+
+/** Ids are numeric strings (clients send them as numbers inside [ID]); anything else names no video. */
+export function isVideoId(id: string): boolean {
+  return /^\d{1,18}$/.test(id);
+}
+
+/** Stored videos. Every read and write that a user can reach filters by owner. */
+export class GateVideosRepository {
+  constructor(private readonly db: Queryable) {}
+
+  /** A fresh video id, taken before the row exists so that the files can be stored under it first. */
+  async reserveId(): Promise<string> {
+    const { rows } = await this.db.query<{ id: number | string }>(`SELECT nextval(pg_get_serial_sequence('gate_videos', 'id')) AS id`);
+    return String(rows[0]!.id);
+  }
+
+  /** Inserts the row under a reserved id, with the keys its files were stored under. */
+  async create(id: string, video: NewGateVideo, q: Queryable = this.db): Promise<GateVideo> {
+    const { rows } = await q.query<Row>(
+      `INSERT INTO gate_videos (id, owner_id, box_id, start_time, duration_seconds, width, height, has_audio, size_bytes, original_key, detections_key)
+       OVERRIDING SYSTEM VALUE
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+       RETURNING *`,
+      [id, video.ownerId, video.boxId, video.startTime, video.durationSeconds, video.width, video.height, video.hasAudio, video.sizeBytes, video.originalKey, video.detectionsKey],
+    );
+    return toVideo(rows[0]!);
+  }
+
+  /** For the transcode job, which acts for the owner recorded on the row. */
+  async getAnyOwner(id: string): Promise<GateVideo | null> {
+    if (!isVideoId(id)) return null;
+    const { rows } = await this.db.query<Row>('SELECT * FROM gate_videos WHERE id = $1', [id]);
+    return rows[0] ? toVideo(rows[0]) : null;
+  }
+
+  async get(ownerId: number, id: string): Promise<GateVideo | null> {
+    if (!isVideoId(id)) return null;
+    const { rows } = await this.db.query<Row>('SELECT * FROM gate_videos WHERE owner_id = $1 AND id = $2', [ownerId, id]);
+    return rows[0] ? toVideo(rows[0]) : null;
+  }
+
+  /** A box's videos starting in [from, to), newest first. */
+  async list(ownerId: number, boxId: string, range: { from?: Date; to?: Date; limit: number }): Promise<GateVideo[]> {
+    const { rows } = await this.db.query<Row>(
+      `SELECT * FROM gate_videos
+       WHERE owner_id = $1 AND box_id = $2 AND ($3::timestamptz IS NULL OR start_time >= $3) AND ($4::timestamptz IS NULL OR start_time < $4)
+       ORDER BY start_time DESC, id DESC LIMIT $5`,
+      [ownerId, boxId, range.from ?? null, range.to ?? null, range.limit],
+    );
+    return rows.map(toVideo);
+  }
+
+  /** Videos of some boxes (all when boxIds is null), optionally only those still processing, newest first. */
+  async streams(ownerId: number, boxIds: string[] | null, active: boolean | null, limit: number): Promise<GateVideo[]> {
+    const { rows } = await this.db.query<Row>(
+      `SELECT * FROM gate_videos
+       WHERE owner_id = $1 AND ($2::text[] IS NULL OR box_id = ANY($2::text[]))
+         AND ($3::boolean IS NULL OR (state IN ('UPLOADED', 'PROCESSING')) = $3)
+       ORDER BY start_time DESC, id DESC LIMIT $4`,
+      [ownerId, boxIds, active, limit],
+    );
+    return rows.map(toVideo);
+  }
+
+  /** The newest video of a box whose poster can serve as a still of the entrance. */
+  async newestReady(ownerId: number, boxId: string): Promise<GateVideo | null> {
+    const { rows } = await this.db.query<Row>(
+      `SELECT * FROM gate_videos WHERE owner_id = $1 AND box_id = $2 AND state = 'READY' ORDER BY start_time DESC, id DESC LIMIT 1`,
+      [ownerId, boxId],
+    );
+    return rows[0] ? toVideo(rows[0]) : null;
+  }
+
+  async markProcessing(id: string): Promise<void> {
+    await this.db.query(`UPDATE gate_videos SET state = 'PROCESSING', progress = 0, failure_reason = NULL, updated_at = now() WHERE id = $1`, [id]);
+  }
+
+  async setProgress(id: string, percent: number): Promise<void> {
+    await this.db.query(`UPDATE gate_videos SET progress = $2, updated_at = now() WHERE id = $1 AND state = 'PROCESSING'`, [id, percent]);
+  }
+
+  async markReady(id: string, result: { segmentCount: number; durationSeconds: number }): Promise<void> {
+    await this.db.query(
+      `UPDATE gate_videos SET state = 'READY', progress = 100, segment_count = $2, duration_seconds = $3, failure_reason = NULL, updated_at = now()
+       WHERE id = $1`,
+      [id, result.segmentCount, result.durationSeconds],
+    );
+  }
+
+  async markFailed(id: string, reason: string): Promise<void> {
+    await this.db.query(`UPDATE gate_videos SET state = 'FAILED', failure_reason = $2, updated_at = now() WHERE id = $1`, [id, reason]);
+  }
+}

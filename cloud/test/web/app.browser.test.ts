@@ -1,0 +1,359 @@
+/**
+ * The web app in a real browser (Debian's Chromium through playwright-core) against the real cloud on a fresh
+ * database: accounts, API tokens, telemetry on the overview and the hive charts, keyboard use, isolation between
+ * users, and screenshots of the main pages for a human to look at (test-results/screenshots/).
+ */
+import { randomBytes } from 'node:crypto';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DESKTOP, openPage, PHONE, postJson, screenshot, signUp, startWebTest, type WebTestEnvironment } from './browser.ts';
+
+const PASSWORD = 'correct horse battery';
+const HOUR = 3600;
+
+let env: WebTestEnvironment;
+const suffix = randomBytes(3).toString('hex');
+const alice = { login: `alice_${suffix}`, hive: `garden-${suffix}`, box: `gate-${suffix}` };
+const bob = { login: `bob_${suffix}` };
+
+/** Readings of the last day, hourly; the newest is 35.2 °C, 61 % and 42.75 kg. */
+function dayOfMetrics(now: number) {
+  return Array.from({ length: 24 }, (_, k) => ({
+    hiveId: alice.hive,
+    timestamp: now - k * HOUR - 60,
+    fields: { temperatureCelsius: k === 0 ? 35.2 : 33 + (k % 5) * 0.4, humidityPercent: k === 0 ? 61 : 55 + (k % 7), weightKg: k === 0 ? 42.75 : 42 + k * 0.01 },
+  }));
+}
+
+/** Entrance counts of the last minutes (all in today's UTC date): 120 in, 95 out in total. */
+function recentMovement(now: number) {
+  const startOfDay = Math.floor(now / 86_400) * 86_400;
+  return [
+    { beesIn: 70, beesOut: 40, avgSpeed: 4.1, p95Speed: 8.2 },
+    { beesIn: 50, beesOut: 55, avgSpeed: 3.8, p95Speed: 7.5 },
+  ].map((counts, k) => ({ hiveId: alice.hive, boxId: alice.box, timestamp: Math.max(startOfDay, now - 120 + k * 60), ...counts }));
+}
+
+async function accessibleNamesMissing(page: Page): Promise<string[]> {
+  return page.locator('input:not([type=hidden]), select, textarea, button').evaluateAll((elements) =>
+    elements
+      .filter((element) => {
+        const labelled = element.getAttribute('aria-label') || element.getAttribute('aria-labelledby') || (element as HTMLInputElement).labels?.length;
+        const text = element.tagName === 'BUTTON' && element.textContent?.trim();
+        return !labelled && !text && !element.closest('[hidden]');
+      })
+      .map((element) => element.outerHTML.slice(0, 120)),
+  );
+}
+
+async function landmarks(page: Page) {
+  return {
+    main: await page.locator('main').count(),
+    h1: await page.locator('h1').count(),
+    banner: await page.locator('header.site-header').count(),
+  };
+}
+
+beforeAll(async () => {
+  env = await startWebTest();
+}, 120_000);
+
+afterAll(async () => {
+  await env?.close();
+});
+
+describe('web app in Chromium', () => {
+  let token: string;
+
+  it('signs up, creates an API token on the profile page (shown once) and shows posted telemetry', async () => {
+    const { context, page, problems } = await openPage(env);
+    await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+    try {
+      // A signed-out visitor lands on sign-in.
+      await page.goto('/');
+      await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+      expect(new URL(page.url()).pathname).toBe('/sign-in');
+      await screenshot(page, 'sign-in-desktop');
+
+      // Server-side validation messages are shown as they come.
+      await page.getByRole('link', { name: 'Create an account' }).click();
+      await page.getByLabel('Login').fill(alice.login);
+      await page.getByLabel('Password').fill('short');
+      await page.getByRole('button', { name: 'Create account' }).click();
+      await expect.poll(() => page.getByRole('alert').textContent()).toContain('password must be at least 10 characters');
+
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Create account' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Apiary' }).waitFor();
+      await page.getByRole('heading', { name: 'No hives yet' }).waitFor();
+      const cookies = await context.cookies();
+      const session = cookies.find((c) => c.name === 'service_session');
+      expect(session?.httpOnly).toBe(true);
+      expect(await page.evaluate(() => document.cookie)).not.toContain('service_session');
+
+      // Profile: make a token for a scale.
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Profile' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Profile' }).waitFor();
+      await page.getByLabel('Name').fill('scale in the garden');
+      await page.getByRole('button', { name: 'Create token' }).click();
+      const tokenField = page.getByRole('textbox', { name: 'New API token' });
+      await tokenField.waitFor();
+      token = await tokenField.inputValue();
+      expect(token.split('.')).toHaveLength(3);
+      await page.getByRole('button', { name: 'Copy', exact: true }).click();
+      await expect.poll(() => page.getByText('Copied to the clipboard.').count()).toBe(1);
+      expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(token);
+      const row = page.getByRole('row', { name: /scale in the garden/ });
+      await expect.poll(() => row.textContent()).toContain('ingest, device');
+      await screenshot(page, 'profile-token-created-desktop');
+      await page.getByRole('button', { name: 'Done, I have stored it' }).click();
+      expect(await page.content()).not.toContain(token);
+      await page.reload();
+      await page.getByRole('row', { name: /scale in the garden/ }).waitFor();
+      expect(await page.content()).not.toContain(token);
+
+      // The device posts with the token over REST.
+      const now = Math.floor(Date.now() / 1000);
+      expect(await postJson(`${env.url}/iot/v1/metrics`, token, dayOfMetrics(now))).toEqual({ status: 200, body: { message: 'OK' } });
+      expect(await postJson(`${env.url}/entrance/v1/movement`, token, recentMovement(now))).toEqual({ status: 200, body: { message: 'OK' } });
+      await page.getByRole('row', { name: /scale in the garden/ }).getByText(/ago|just now/).waitFor({ timeout: 5000 }).catch(() => undefined);
+
+      // Overview: the hive's last reading and the box's counts of today.
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Apiary' }).click();
+      const card = page.getByRole('article', { name: `Hive ${alice.hive}` });
+      await card.waitFor();
+      expect(await card.locator('.readings').innerText()).toMatch(/Temperature\s+35\.2 °C[\s\S]*Humidity\s+61 %[\s\S]*Weight\s+42\.75 kg/);
+      const traffic = card.getByRole('definition');
+      expect(await card.locator('.traffic-today').innerText()).toMatch(/In\s+120\s+Out\s+95\s+Net\s+\+25/);
+      expect(await traffic.count()).toBeGreaterThan(3);
+      await screenshot(page, 'overview-desktop');
+
+      // Hive page: charts with tables of the same numbers.
+      await card.getByRole('link', { name: `Hive ${alice.hive}` }).click();
+      await page.getByRole('heading', { level: 1, name: `Hive ${alice.hive}` }).waitFor();
+      const temperature = page.getByRole('figure', { name: /Temperature/ });
+      await temperature.locator('svg path.line').waitFor();
+      expect(await temperature.locator('svg path.line').getAttribute('d')).toMatch(/^M[\d.]+,[\d.]+(L[\d.]+,[\d.]+){20,}/);
+      expect(await temperature.locator('svg desc').textContent()).toContain('latest 35.2 °C');
+      await temperature.getByRole('button', { name: 'Show data table' }).click();
+      const temperatureTable = temperature.getByRole('table');
+      expect(await temperatureTable.locator('tbody tr').count()).toBe(24);
+      expect(await temperatureTable.innerText()).toContain('35.2');
+      expect(await temperature.getByRole('button', { name: 'Hide data table' }).getAttribute('aria-expanded')).toBe('true');
+
+      const trafficChart = page.getByRole('figure', { name: /Traffic per 15 min/ });
+      expect(await trafficChart.locator('svg desc').textContent()).toMatch(/Bees in 120, out 95, net \+25/);
+      expect(await trafficChart.locator('rect.bar').count()).toBeGreaterThanOrEqual(2);
+      const speed = page.getByRole('figure', { name: /Bee speed/ });
+      expect(await speed.locator('svg desc').textContent()).toMatch(/Average: latest [\d.]+ px\/frame/);
+      await screenshot(page, 'hive-desktop');
+
+      // Another range: 7 days, kept in the URL.
+      await page.getByRole('radio', { name: '7 d' }).check();
+      await expect.poll(() => new URL(page.url()).search).toBe('?range=7d');
+      await page.getByRole('figure', { name: /Traffic per 2 h/ }).waitFor();
+
+      // Custom range with a mistake, then a valid one.
+      await page.getByRole('radio', { name: 'Custom' }).check();
+      const from = page.getByLabel('From', { exact: true });
+      const to = page.getByLabel('To', { exact: true });
+      await from.fill('2026-05-10T10:00');
+      await to.fill('2026-05-09T10:00');
+      await page.getByRole('button', { name: 'Apply' }).click();
+      await expect.poll(() => page.getByRole('alert').textContent()).toContain('"To" must be after "From"');
+      // The browser runs in UTC here, so local input times are UTC instants.
+      const local = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 16);
+      await from.fill(local(now - 2 * HOUR));
+      await to.fill(local(now + 120));
+      await page.getByRole('button', { name: 'Apply' }).click();
+      await expect.poll(() => new URL(page.url()).searchParams.get('from')).toBe(`${local(now - 2 * HOUR)}:00.000Z`);
+      await page.getByRole('figure', { name: /Traffic per 5 min/ }).waitFor();
+      // The temperature table opened above stays open and now holds the two readings of these two hours.
+      await expect.poll(() => page.getByRole('figure', { name: /Temperature/ }).locator('tbody tr').count()).toBe(2);
+
+      // Phone-sized screens.
+      await page.setViewportSize(PHONE);
+      await page.goto(`/hives/${alice.hive}`);
+      await page.getByRole('figure', { name: /Temperature/ }).locator('svg path.line').waitFor();
+      await page.getByRole('figure', { name: /Traffic per/ }).locator('rect.bar').first().waitFor();
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      expect(overflow).toBeLessThanOrEqual(0);
+      await screenshot(page, 'hive-phone');
+      await page.goto('/');
+      await page.getByRole('article', { name: `Hive ${alice.hive}` }).waitFor();
+      expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+      await screenshot(page, 'overview-phone');
+      await page.goto('/profile');
+      await page.getByRole('row', { name: /scale in the garden/ }).waitFor();
+      expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+      await screenshot(page, 'profile-phone');
+      await page.setViewportSize(DESKTOP);
+
+      expect(problems.list).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 90_000);
+
+  it('shows the entrance page of a box, and pages are labelled and structured', async () => {
+    const { context, page, problems } = await openPage(env);
+    try {
+      await page.goto('/sign-in');
+      await page.getByLabel('Login').fill(alice.login);
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Apiary' }).waitFor();
+      await page.getByRole('link', { name: `Box ${alice.box}` }).click();
+      await page.getByRole('heading', { level: 1, name: `Entrance · box ${alice.box}` }).waitFor();
+      expect(await page.getByRole('region', { name: 'Entrance traffic today' }).innerText()).toMatch(/In today\s+120[\s\S]*Out today\s+95/);
+      await page.getByRole('heading', { name: 'Live view' }).waitFor();
+      await page.getByRole('heading', { name: 'Daily heatmaps' }).waitFor();
+      await page.getByRole('heading', { name: 'Recorded clips' }).waitFor();
+      await page.waitForLoadState('networkidle');
+      await screenshot(page, 'entrance-desktop');
+
+      for (const path of ['/', `/hives/${alice.hive}`, `/boxes/${alice.box}`, '/profile']) {
+        await page.goto(path);
+        await page.locator('h1').waitFor();
+        await page.waitForLoadState('networkidle');
+        expect(await landmarks(page), path).toEqual({ main: 1, h1: 1, banner: 1 });
+        expect(await page.getByRole('navigation', { name: 'Main' }).count(), path).toBe(1);
+        expect(await accessibleNamesMissing(page), path).toEqual([]);
+        expect(await page.title(), path).toMatch(/ · HiveGate$/);
+      }
+      await page.setViewportSize(PHONE);
+      await page.goto(`/boxes/${alice.box}`);
+      await page.getByRole('heading', { name: 'Recorded clips' }).waitFor();
+      await page.waitForLoadState('networkidle');
+      expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+      await screenshot(page, 'entrance-phone');
+      expect(problems.list).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('signs in with the keyboard only and moves focus to each new page', async () => {
+    const { context, page, problems } = await openPage(env);
+    try {
+      await page.goto('/sign-in');
+      await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+      // From the top of the page: Tab until the login field has focus (skip link and brand come first).
+      for (let i = 0; i < 6 && (await page.evaluate(() => document.activeElement?.getAttribute('name'))) !== 'login'; i++) await page.keyboard.press('Tab');
+      expect(await page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('login');
+      expect(await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle)).not.toBe('none');
+      await page.keyboard.type(alice.login);
+      await page.keyboard.press('Tab');
+      await page.keyboard.type('wrong password!');
+      await page.keyboard.press('Enter');
+      await expect.poll(() => page.getByRole('alert').textContent()).toContain('login or password is wrong');
+      await page.keyboard.press('Shift+Tab');
+      expect(await page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('login');
+      await page.keyboard.press('Tab');
+      await page.keyboard.press('Control+A');
+      await page.keyboard.type(PASSWORD);
+      await page.keyboard.press('Enter');
+      await page.getByRole('heading', { level: 1, name: 'Apiary' }).waitFor();
+      await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Apiary');
+
+      // Back up from the heading into the navigation, to Profile, and follow it with Enter.
+      for (let i = 0; i < 6 && (await page.evaluate(() => document.activeElement?.textContent)) !== 'Profile'; i++) await page.keyboard.press('Shift+Tab');
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Profile');
+      await page.keyboard.press('Enter');
+      await page.getByRole('heading', { level: 1, name: 'Profile' }).waitFor();
+      await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Profile');
+      expect(new URL(page.url()).pathname).toBe('/profile');
+
+      // On a fresh load the skip link is the first stop and moves focus into the main content.
+      await page.reload();
+      await page.getByRole('heading', { level: 1, name: 'Profile' }).waitFor();
+      await page.keyboard.press('Tab');
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+      expect(await page.evaluate(() => getComputedStyle(document.activeElement!).top)).toBe('8px');
+      await page.keyboard.press('Enter');
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
+      expect(problems.list).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("never shows one user another user's hives, boxes or tokens", async () => {
+    const { context, page, problems } = await openPage(env);
+    try {
+      await signUp(page, bob.login, PASSWORD);
+      await page.getByRole('heading', { name: 'No hives yet' }).waitFor();
+      expect(await page.content()).not.toContain(alice.hive);
+
+      await page.goto(`/hives/${alice.hive}`);
+      await page.getByText('There is no such hive in your apiary.').waitFor();
+      await page.waitForLoadState('networkidle');
+      const hivePage = await page.locator('main').innerText();
+      expect(hivePage).not.toContain('35.2');
+      expect(await page.locator('svg path.line').count()).toBe(0);
+
+      await page.goto(`/boxes/${alice.box}`);
+      await page.getByText('This box has not reported entrance traffic yet.').waitFor();
+      await page.waitForLoadState('networkidle');
+      const boxPage = await page.locator('main').innerText();
+      expect(boxPage).not.toMatch(/\b120\b|\b95\b/);
+
+      await page.goto('/profile');
+      await page.getByText('No tokens yet.').waitFor();
+      expect(await page.content()).not.toContain('scale in the garden');
+
+      // Bob's session cannot read Alice's series through GraphQL either (the pages use nothing else).
+      const answer = await page.evaluate(
+        async ([hive, box]) => {
+          const response = await fetch('/graphql', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({
+              query: 'query ($hive: ID!, $box: ID!) { hive(id: $hive) { id } hiveMetrics(hiveId: $hive, from: "2000-01-01", to: "2100-01-01") { time } entranceMovement(boxId: $box, from: "2000-01-01", to: "2100-01-01") { time } }',
+              variables: { hive, box },
+            }),
+          });
+          return response.json();
+        },
+        [alice.hive, alice.box],
+      );
+      expect(answer).toEqual({ data: { hive: null, hiveMetrics: [], entranceMovement: [] } });
+      expect(problems.list).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('signs out, and then every page asks to sign in again', async () => {
+    const { context, page, problems } = await openPage(env);
+    try {
+      await page.goto('/sign-in');
+      await page.getByLabel('Login').fill(bob.login);
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Apiary' }).waitFor();
+      // A second tab of the same browser stays open on the apiary while the first one signs out.
+      const other = await context.newPage();
+      await other.goto('/');
+      await other.getByRole('heading', { level: 1, name: 'Apiary' }).waitFor();
+      await page.getByRole('button', { name: /Sign out/ }).click();
+      await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+      expect((await context.cookies()).find((c) => c.name === 'service_session')).toBeUndefined();
+      // The other tab learns it on its next request (UNAUTHENTICATED) and asks to sign in, keeping where it was.
+      await other.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Profile' }).click();
+      await other.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+      expect(new URL(other.url()).search).toBe(`?next=${encodeURIComponent('/profile')}`);
+      await page.goto('/profile');
+      await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+      expect(new URL(page.url()).search).toBe(`?next=${encodeURIComponent('/profile')}`);
+      // Signing in returns to the page that was asked for.
+      await page.getByLabel('Login').fill(bob.login);
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Profile' }).waitFor();
+      expect(problems.list).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});

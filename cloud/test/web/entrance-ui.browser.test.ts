@@ -1,0 +1,309 @@
+/**
+ * The entrance page's media parts in Chromium: heatmap gallery, stored clips (HLS playback, multipart upload with
+ * progress), the live view's states and timers, and the online badges. The gateways behind these operations reach
+ * most of these states only through a real camera, so a scripted GraphQL server (scripted-gateway.ts) answers
+ * here; the web app, the browser, the HLS media (made with ffmpeg) and the wire formats are real. The same flows
+ * against the real gateways are in media.browser.test.ts.
+ */
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureWebBuild } from '../../src/web/build.ts';
+import { CHROMIUM_ARGS, CHROMIUM_PATH, DESKTOP, PHONE, recordProblems, screenshot } from './browser.ts';
+import { startScriptedGateway, type ScriptedState } from './scripted-gateway.ts';
+
+const FFMPEG = process.env.FFMPEG_PATH ?? 'ffmpeg';
+const DAY_MS = 86_400_000;
+
+let mediaDir: string;
+let gateway: Awaited<ReturnType<typeof startScriptedGateway>>;
+let state: ScriptedState;
+let browser: Browser;
+
+function ffmpeg(args: string[]) {
+  execFileSync(FFMPEG, ['-v', 'error', '-y', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+}
+
+/** A stored clip as HLS, the same segments as a live playlist (no end tag), a poster, two heatmaps and an upload. */
+function makeMedia(dir: string) {
+  mkdirSync(path.join(dir, 'clip'));
+  mkdirSync(path.join(dir, 'live'));
+  ffmpeg(['-f', 'lavfi', '-i', 'testsrc=size=320x240:rate=15', '-t', '8', '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '15', '-pix_fmt', 'yuv420p',
+    '-f', 'hls', '-hls_time', '1', '-hls_playlist_type', 'vod', '-hls_segment_filename', path.join(dir, 'clip', 'seg%d.ts'), path.join(dir, 'clip', 'index.m3u8')]);
+  for (let i = 0; i < 8; i++) copyFileSync(path.join(dir, 'clip', `seg${i}.ts`), path.join(dir, 'live', `seg${i}.ts`));
+  const vod = readFileSync(path.join(dir, 'clip', 'index.m3u8'), 'utf8');
+  writeFileSync(path.join(dir, 'live-playlist.m3u8'), vod.replace('#EXT-X-PLAYLIST-TYPE:VOD\n', '').replace('#EXT-X-ENDLIST\n', ''));
+  ffmpeg(['-f', 'lavfi', '-i', 'testsrc=size=320x240', '-frames:v', '1', path.join(dir, 'poster.jpg')]);
+  ffmpeg(['-f', 'lavfi', '-i', 'mandelbrot=size=320x240', '-frames:v', '1', path.join(dir, 'heat-today.png')]);
+  ffmpeg(['-f', 'lavfi', '-i', 'cellauto=size=320x240:rule=30', '-frames:v', '1', path.join(dir, 'heat-before.png')]);
+  ffmpeg(['-f', 'lavfi', '-i', 'testsrc=size=160x120:rate=10', '-t', '3', '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', path.join(dir, 'upload.mp4')]);
+}
+
+async function openEntrance(viewport = DESKTOP, options: { clock?: boolean; allowed?: RegExp[] } = {}) {
+  const context = await browser.newContext({ viewport, baseURL: gateway.url, locale: 'en-GB', timezoneId: 'UTC' });
+  const page = await context.newPage();
+  // This server has no subscription endpoint, so the live view falls back to re-reading (what is tested here).
+  const problems = recordProblems(page, [/WebSocket connection to .*\/graphql' failed/, ...(options.allowed ?? [])]);
+  if (options.clock) await page.clock.install();
+  await page.goto(`/boxes/${state.boxId}`);
+  await page.getByRole('heading', { level: 1, name: `Entrance · box ${state.boxId}` }).waitFor();
+  return { context, page, problems };
+}
+
+/** The video element's playback position, once it has moved past `seconds`. */
+async function waitForPlayback(video: ReturnType<Page['locator']>, seconds: number) {
+  await expect
+    .poll(() => video.evaluate((element: HTMLVideoElement) => element.currentTime), { timeout: 20_000, interval: 250 })
+    .toBeGreaterThan(seconds);
+  expect(await video.evaluate((element: HTMLVideoElement) => element.videoWidth)).toBe(320);
+}
+
+function callsOf(name: string) {
+  return state.calls.filter((c) => c.name === name);
+}
+
+beforeAll(async () => {
+  mediaDir = mkdtempSync(path.join(tmpdir(), 'hivegate-web-media-'));
+  makeMedia(mediaDir);
+  await ensureWebBuild();
+  gateway = await startScriptedGateway(mediaDir);
+  state = gateway.state;
+  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, timeout: 30_000 });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await gateway?.close();
+  if (mediaDir) rmSync(mediaDir, { recursive: true, force: true });
+});
+
+describe('entrance page media (scripted gateway)', () => {
+  it('shows the heatmap gallery and finds a day with the date picker', async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const before = new Date(Date.now() - 3 * DAY_MS).toISOString().slice(0, 10);
+    state.heatmaps = [
+      { id: 'hm2', boxId: state.boxId, date: today, imageURL: gateway.mediaUrl('heat-today.png'), width: 320, height: 240, trajectoryCount: 1234, pointCount: 56789, maxCount: 17, updatedAt: new Date().toISOString(), lastSampleAt: null },
+      { id: 'hm1', boxId: state.boxId, date: before, imageURL: gateway.mediaUrl('heat-before.png'), width: 320, height: 240, trajectoryCount: 98, pointCount: 4321, maxCount: 3, updatedAt: new Date(Date.now() - 2 * DAY_MS).toISOString(), lastSampleAt: null },
+    ];
+    const { context, page, problems } = await openEntrance();
+    try {
+      const main = page.getByRole('figure').filter({ has: page.locator('img[alt^="Heatmap"]') });
+      const image = main.locator('img');
+      await expect.poll(() => image.getAttribute('alt')).toMatch(/^Heatmap of bee movement at box b1 on .*, 1,234 bee trajectories$/);
+      await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(320);
+      expect(await main.innerText()).toMatch(/1,234 trajectories · 56,789 points · busiest spot 17 passes/);
+      // The first request asks for the recent list: the box ids as given and no date.
+      expect(callsOf('EntranceHeatmaps')[0]?.variables).toEqual({ boxIds: [state.boxId], date: null, limit: 30 });
+
+      const thumbs = page.getByRole('list', { name: 'Recent days' }).getByRole('button');
+      expect(await thumbs.count()).toBe(2);
+      await thumbs.nth(1).click();
+      expect(await thumbs.nth(1).getAttribute('aria-pressed')).toBe('true');
+      await expect.poll(() => image.getAttribute('src')).toContain('heat-before.png');
+
+      await page.getByLabel('Day', { exact: true }).fill(new Date(Date.now() - DAY_MS).toISOString().slice(0, 10));
+      await page.getByText(/^No heatmap for /).waitFor();
+      await page.getByLabel('Day', { exact: true }).fill(before);
+      await expect.poll(() => image.getAttribute('src')).toContain('heat-before.png');
+      expect(callsOf('EntranceHeatmaps').at(-1)?.variables).toEqual({ boxIds: [state.boxId], date: before, limit: 1 });
+      await page.getByRole('button', { name: 'Show recent days' }).click();
+      await expect.poll(() => thumbs.count()).toBe(2);
+      expect(problems.list).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('shows a day whose picture is still being drawn, then the picture once the server has it, without a reload', async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    // Listed before its first render (the server renders a few seconds after trajectories arrive): no image URL yet.
+    state.heatmaps = [{ id: 'hm3', boxId: state.boxId, date: today, imageURL: null, width: 320, height: 240, trajectoryCount: 20, pointCount: 600, maxCount: 4, updatedAt: new Date().toISOString(), lastSampleAt: null }];
+    const { context, page, problems } = await openEntrance();
+    try {
+      const figure = page.locator('figure.heatmap-main');
+      await figure.getByText("Drawing this day's heatmap…").waitFor();
+      expect(await figure.locator('img').count()).toBe(0);
+      await screenshot(page, 'entrance-heatmap-drawing-desktop');
+      const reads = callsOf('EntranceHeatmaps').length;
+      state.heatmaps = [{ ...state.heatmaps[0], imageURL: gateway.mediaUrl('heat-today.png') }];
+      const image = figure.locator('img[alt^="Heatmap of bee movement"]');
+      await image.waitFor({ timeout: 8_000 });
+      await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(320);
+      expect(callsOf('EntranceHeatmaps').length).toBe(reads + 1);
+      expect(problems.list).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('plays a stored clip, uploads one with progress, and follows it through processing', async () => {
+    const created = new Date(Date.now() - 3600_000).toISOString();
+    state.videos = [
+      { id: 'v1', boxId: state.boxId, state: 'READY', progress: 100, failureReason: null, startTime: created, endTime: null, durationSeconds: 8, width: 320, height: 240, sizeBytes: 161_000, posterURL: gateway.mediaUrl('poster.jpg'), playlistURL: gateway.mediaUrl('clip/index.m3u8'), createdAt: created },
+      { id: 'v0', boxId: state.boxId, state: 'FAILED', progress: 0, failureReason: 'the file is not a video ffmpeg can read', startTime: new Date(Date.now() - 7200_000).toISOString(), endTime: null, durationSeconds: null, width: null, height: null, sizeBytes: 1200, posterURL: null, playlistURL: null, createdAt: new Date(Date.now() - 7200_000).toISOString() },
+    ];
+    const { context, page, problems } = await openEntrance();
+    try {
+      const clips = page.getByRole('list', { name: 'Clips, newest first' });
+      await clips.getByText('Ready').waitFor();
+      expect(await clips.getByRole('listitem').nth(1).innerText()).toMatch(/Failed[\s\S]*the file is not a video ffmpeg can read/);
+      expect(await clips.getByRole('button').count()).toBe(1);
+
+      await clips.getByRole('button', { name: /^Play Clip from/ }).click();
+      const video = page.locator('.clip-player video');
+      await waitForPlayback(video, 1);
+      expect(await clips.getByRole('button', { name: /^Playing/ }).getAttribute('aria-pressed')).toBe('true');
+
+      // Upload: the server receives a GraphQL multipart request and lists the clip as processing.
+      const file = path.join(mediaDir, 'upload.mp4');
+      const bytes = readFileSync(file);
+      state.onUpload = () => {
+        state.videos.unshift({ id: 'v2', boxId: state.boxId, state: 'PROCESSING', progress: 40, failureReason: null, startTime: new Date().toISOString(), endTime: null, durationSeconds: null, width: null, height: null, sizeBytes: bytes.length, posterURL: null, playlistURL: null, createdAt: new Date().toISOString() });
+      };
+      await page.getByLabel('Video file').setInputFiles(file);
+      await page.getByLabel('Recorded at (optional)').fill('2026-05-10T06:30');
+      await page.getByRole('button', { name: 'Upload', exact: true }).click();
+      await page.getByText(/^Uploaded upload\.mp4\. The clip is being processed/).waitFor();
+      const upload = state.uploads.at(-1)!;
+      expect(upload.operations.operationName).toBe('UploadGateVideo');
+      expect(upload.operations.query).toContain('uploadGateVideo(file: $file, boxId: $boxId, startTime: $startTime)');
+      expect(upload.operations.variables).toEqual({ file: null, boxId: state.boxId, startTime: '2026-05-10T06:30:00.000Z' });
+      expect(upload.map).toEqual({ 0: ['variables.file'] });
+      expect(upload.files).toEqual([{ field: '0', filename: 'upload.mp4', contentType: 'video/mp4', size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') }]);
+
+      const processing = clips.getByRole('listitem').first();
+      await processing.getByText('Processing').waitFor();
+      expect(await processing.getByRole('progressbar').getAttribute('value')).toBe('40');
+      // While a clip is processing the list re-reads itself.
+      state.videos[0] = { ...state.videos[0], state: 'READY', progress: 100, durationSeconds: 3, playlistURL: gateway.mediaUrl('clip/index.m3u8') };
+      await processing.getByText('Ready').waitFor({ timeout: 10_000 });
+      await screenshot(page, 'entrance-media-desktop');
+      await page.setViewportSize(PHONE);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+      await screenshot(page, 'entrance-media-phone');
+
+      expect(problems.list).toEqual([]);
+    } finally {
+      state.onUpload = undefined;
+      await context.close();
+    }
+  }, 60_000);
+
+  it('runs the live view: camera offline, player only once the playlist exists, failure message, stop', async () => {
+    gateway.setLive(null);
+    state.devices = { [state.boxId]: { online: false, lastSeenAt: new Date(Date.now() - 300_000).toISOString() } };
+    const { context, page, problems } = await openEntrance(DESKTOP, { allowed: [/status of 404/] });
+    try {
+      const status = page.locator('.live-card [role="status"]');
+      await status.getByText('No live stream is running.').waitFor();
+      const subscribedBefore = state.subscribed;
+      await page.getByRole('button', { name: 'Start live view' }).click();
+      await status.getByText('The entrance camera is offline.').waitFor();
+      expect(await status.innerText()).toMatch(/starts as soon as the camera reconnects/);
+      expect(callsOf('StartLive').at(-1)?.variables).toEqual({ boxId: state.boxId, qualityProfile: null, recordingMode: null });
+      // From here on the status is pushed over the subscription: no re-reads, and changes show at once.
+      await expect.poll(() => state.subscribed).toBe(subscribedBefore + 1);
+      const reads = callsOf('LiveSession').length;
+
+      // ACTIVE, but the playlist is not there yet: no player.
+      const playlist = path.join(mediaDir, 'live', 'index.m3u8');
+      gateway.setLive({ ...state.live!, status: 'ACTIVE', playbackUrl: gateway.mediaUrl('live/index.m3u8') });
+      await status.getByText('Live', { exact: true }).waitFor({ timeout: 3000 });
+      await page.getByText('Waiting for the first video segment…').waitFor();
+      await page.waitForTimeout(1500);
+      expect(await page.locator('.live-card video').count()).toBe(0);
+      copyFileSync(path.join(mediaDir, 'live-playlist.m3u8'), playlist);
+      const video = page.locator('.live-card video');
+      await video.waitFor({ timeout: 10_000 });
+      await waitForPlayback(video, 0.5);
+      expect(await video.getAttribute('aria-label')).toBe(`Live video of box ${state.boxId}`);
+      await screenshot(page, 'entrance-live-desktop');
+
+      // Every read re-signs the playback URL. A renewed one is not a new stream: the same player plays on and
+      // fetches the playlist from the new URL, so a long view outlives the first URL without restarting.
+      // (A restarted player would be a new element or a new MediaSource, whose blob: URL differs.)
+      await video.evaluate((element: HTMLVideoElement) => (element.dataset.player = 'first'));
+      const mediaSource = await video.evaluate((element: HTMLVideoElement) => element.src);
+      const renewed = `${gateway.mediaUrl('live/index.m3u8')}?grant=renewed`;
+      const renewedPlaylistLoad = page.waitForRequest((request) => request.url() === renewed, { timeout: 10_000 });
+      gateway.setLive({ ...state.live!, playbackUrl: renewed });
+      await renewedPlaylistLoad;
+      await page.waitForTimeout(500);
+      expect(await video.getAttribute('data-player')).toBe('first');
+      expect(await video.evaluate((element: HTMLVideoElement) => element.src)).toBe(mediaSource);
+      expect(mediaSource).toMatch(/^blob:/);
+
+      // A failure reported by the device shows the server's code and message, and Start is offered again.
+      gateway.setLive({ ...state.live!, status: 'FAILED', lastErrorCode: 'CAMERA_BUSY', lastErrorMessage: 'the camera is used by another program' });
+      await status.getByText('The live stream failed.').waitFor({ timeout: 3000 });
+      expect(await status.innerText()).toContain('the camera is used by another program (CAMERA_BUSY)');
+      expect(await page.locator('.live-card video').count()).toBe(0);
+      expect(callsOf('LiveSession').length).toBe(reads);
+
+      await page.getByRole('button', { name: 'Start again' }).click();
+      await status.getByText('The entrance camera is offline.').waitFor();
+      const sessionId = state.live!.id;
+      await page.getByRole('button', { name: 'Stop' }).click();
+      await status.getByText('The live stream has ended.').waitFor();
+      expect(callsOf('StopLive').at(-1)?.variables).toEqual({ sessionId });
+      expect(await page.getByRole('button', { name: 'Start again' }).count()).toBe(1);
+      expect(problems.list).toEqual([]);
+    } finally {
+      rmSync(path.join(mediaDir, 'live', 'index.m3u8'), { force: true });
+      await context.close();
+    }
+  });
+
+  it('without a subscription, re-reads a running session every 5 s; keeps it alive every 30 s; stops both once it is over', async () => {
+    gateway.setLive(null);
+    state.subscriptions = false;
+    const { context, page } = await openEntrance(DESKTOP, { clock: true });
+    try {
+      await page.getByRole('button', { name: 'Start live view' }).click();
+      await page.locator('.live-card [role="status"]').getByText('The entrance camera is offline.').waitFor();
+      const reads = () => callsOf('LiveSession').length;
+      const keepAlives = () => callsOf('KeepLiveAlive').length;
+      const readsBefore = reads();
+      await page.clock.runFor(5_100);
+      await expect.poll(reads).toBe(readsBefore + 1);
+      expect(keepAlives()).toBe(0);
+      await page.clock.runFor(25_000);
+      await expect.poll(keepAlives).toBe(1);
+      expect(callsOf('KeepLiveAlive')[0]?.variables).toEqual({ sessionId: state.live!.id });
+      await page.clock.runFor(30_000);
+      await expect.poll(keepAlives).toBe(2);
+
+      state.live = { ...state.live!, status: 'EXPIRED' };
+      await page.clock.runFor(5_100);
+      await page.locator('.live-card [role="status"]').getByText(/ended because nobody was watching/).waitFor();
+      const [readsAfter, keepAlivesAfter] = [reads(), keepAlives()];
+      await page.clock.runFor(65_000);
+      await page.waitForTimeout(300);
+      expect([reads(), keepAlives()]).toEqual([readsAfter, keepAlivesAfter]);
+    } finally {
+      state.subscriptions = true;
+      gateway.setLive(null);
+      await context.close();
+    }
+  });
+
+  it('shows on the overview whether each entrance camera is online', async () => {
+    state.devices = { [state.boxId]: { online: true, lastSeenAt: new Date().toISOString() } };
+    const { context, page, problems } = await openEntrance();
+    try {
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Apiary' }).click();
+      const row = page.getByRole('listitem').filter({ has: page.getByRole('link', { name: `Box ${state.boxId}` }) });
+      await row.getByText('Camera online').waitFor();
+      state.devices = { [state.boxId]: { online: false, lastSeenAt: new Date(Date.now() - 600_000).toISOString() } };
+      await page.reload();
+      await row.getByText('Camera offline · seen 10 minutes ago').waitFor();
+      expect(problems.list).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});

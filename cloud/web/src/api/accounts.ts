@@ -1,0 +1,47 @@
+/** Accounts: sign-up/in/out, the current user, and the API tokens devices use. */
+import { defineOperation } from './graphql.ts';
+
+export interface User {
+  id: string;
+  login: string;
+  createdAt: string;
+}
+
+export interface ApiToken {
+  id: string;
+  name: string;
+  scopes: string[];
+  boxIds: string[] | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+  expiresAt: string | null;
+  revokedAt: string | null;
+}
+
+const USER = 'id login createdAt';
+const API_TOKEN = 'id name scopes boxIds createdAt lastUsedAt expiresAt revokedAt';
+
+export const MeQuery = defineOperation<{ me: User | null }>(`query Me { me { ${USER} } }`);
+
+type Credentials = { login: string; password: string };
+/** The session token is not selected: the server sets it as an HttpOnly cookie, out of reach of scripts. */
+export const SignInMutation = defineOperation<{ signIn: { user: User; expiresAt: string } }, Credentials>(
+  `mutation SignIn($login: String!, $password: String!) { signIn(login: $login, password: $password) { user { ${USER} } expiresAt } }`,
+);
+export const SignUpMutation = defineOperation<{ signUp: { user: User; expiresAt: string } }, Credentials>(
+  `mutation SignUp($login: String!, $password: String!) { signUp(login: $login, password: $password) { user { ${USER} } expiresAt } }`,
+);
+export const SignOutMutation = defineOperation<{ signOut: boolean }>(`mutation SignOut { signOut }`);
+
+export const ApiTokensQuery = defineOperation<{ apiTokens: ApiToken[] }>(`query ApiTokens { apiTokens { ${API_TOKEN} } }`);
+export const CreateApiTokenMutation = defineOperation<
+  { createApiToken: { token: string; apiToken: ApiToken } },
+  { name: string; scopes: string[] | null; boxIds: string[] | null }
+>(
+  `mutation CreateApiToken($name: String!, $scopes: [String!], $boxIds: [ID!]) {
+    createApiToken(name: $name, scopes: $scopes, boxIds: $boxIds) { token apiToken { ${API_TOKEN} } }
+  }`,
+);
+export const RevokeApiTokenMutation = defineOperation<{ revokeApiToken: boolean }, { id: string }>(
+  `mutation RevokeApiToken($id: ID!) { revokeApiToken(id: $id) }`,
+);

@@ -1,0 +1,96 @@
+/** Hive and entrance readings: the apiary overview and the hive page charts. */
+import { defineOperation } from './graphql.ts';
+
+export interface Reading {
+  time: string;
+  temperatureCelsius: number | null;
+  humidityPercent: number | null;
+  weightKg: number | null;
+}
+
+export interface DayTotals {
+  beesIn: number;
+  beesOut: number;
+  netFlow: number;
+  lastSampleAt: string | null;
+}
+
+export interface ApiaryBox {
+  id: string;
+  hiveId: string | null;
+  today: DayTotals;
+}
+
+export interface ApiaryHive {
+  id: string;
+  firstSeenAt: string;
+  lastReading: Reading | null;
+  boxes: ApiaryBox[];
+}
+
+/** The box's entrance camera as the live gateway last saw it; null when it never reported. */
+export interface DeviceState {
+  online: boolean;
+  lastSeenAt: string;
+}
+
+export interface OverviewBox extends ApiaryBox {
+  device: DeviceState | null;
+}
+
+export interface OverviewHive extends ApiaryHive {
+  boxes: OverviewBox[];
+}
+
+export interface MetricBucket extends Reading {
+  samples: number;
+}
+
+export interface MovementBucket {
+  time: string;
+  beesIn: number;
+  beesOut: number;
+  netFlow: number;
+  avgSpeed: number | null;
+  p95Speed: number | null;
+  detectedBees: number | null;
+  samples: number;
+}
+
+export interface BoxTotals extends DayTotals {
+  boxId: string;
+  hiveId: string | null;
+  date: string;
+}
+
+const READING = 'time temperatureCelsius humidityPercent weightKg';
+const TODAY = 'today { beesIn beesOut netFlow lastSampleAt }';
+const HIVE = `id firstSeenAt lastReading { ${READING} } boxes { id hiveId ${TODAY} }`;
+
+/** The overview: every hive, each box's traffic today and whether its camera is online. */
+export const ApiaryQuery = defineOperation<{ hives: OverviewHive[] }>(
+  `query Apiary { hives { id firstSeenAt lastReading { ${READING} } boxes { id hiveId ${TODAY} device { online lastSeenAt } } } }`,
+);
+
+export const HiveQuery = defineOperation<{ hive: ApiaryHive | null }, { hiveId: string }>(`query Hive($hiveId: ID!) { hive(id: $hiveId) { ${HIVE} } }`);
+
+type Range = { from: string; to: string; bucketSeconds: number | null };
+
+export const HiveMetricsQuery = defineOperation<{ hiveMetrics: MetricBucket[] }, Range & { hiveId: string }>(
+  `query HiveMetrics($hiveId: ID!, $from: DateTime!, $to: DateTime!, $bucketSeconds: Int) {
+    hiveMetrics(hiveId: $hiveId, from: $from, to: $to, bucketSeconds: $bucketSeconds) { ${READING} samples }
+  }`,
+);
+
+export const EntranceMovementQuery = defineOperation<{ entranceMovement: MovementBucket[] }, Range & { boxId: string }>(
+  `query EntranceMovement($boxId: ID!, $from: DateTime!, $to: DateTime!, $bucketSeconds: Int) {
+    entranceMovement(boxId: $boxId, from: $from, to: $to, bucketSeconds: $bucketSeconds) {
+      time beesIn beesOut netFlow avgSpeed p95Speed detectedBees samples
+    }
+  }`,
+);
+
+/** One box's totals for today; an empty list means the user has no such box. */
+export const BoxTodayQuery = defineOperation<{ entranceTotals: BoxTotals[] }, { boxId: string }>(
+  `query BoxToday($boxId: ID!) { entranceTotals(boxIds: [$boxId]) { boxId hiveId date beesIn beesOut netFlow lastSampleAt } }`,
+);

@@ -1,0 +1,95 @@
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { MeQuery, SignOutMutation, type User } from './api/accounts.ts';
+import { messageOf, onUnauthenticated, request } from './api/graphql.ts';
+import { Layout } from './components/Layout.tsx';
+import { Loading, Notice } from './components/Notice.tsx';
+import { isPublicRoute, matchRoute, paths, safeNextPath } from './lib/routes.ts';
+import { EntrancePage } from './pages/EntrancePage.tsx';
+import { HivePage } from './pages/HivePage.tsx';
+import { NotFoundPage } from './pages/NotFoundPage.tsx';
+import { OverviewPage } from './pages/OverviewPage.tsx';
+import { ProfilePage } from './pages/ProfilePage.tsx';
+import { SignInPage } from './pages/SignInPage.tsx';
+import { navigate, useLocation } from './router.tsx';
+
+type Session = { state: 'checking' } | { state: 'failed'; message: string } | { state: 'signed-out' } | { state: 'signed-in'; user: User };
+
+export function App() {
+  const location = useLocation();
+  const route = matchRoute(location.pathname);
+  const [session, setSession] = useState<Session>({ state: 'checking' });
+
+  const check = useCallback(() => {
+    setSession({ state: 'checking' });
+    request(MeQuery, {})
+      .then(({ me }) => setSession(me ? { state: 'signed-in', user: me } : { state: 'signed-out' }))
+      .catch((err: unknown) => setSession({ state: 'failed', message: messageOf(err) }));
+  }, []);
+
+  useEffect(check, [check]);
+  // A session that expires or is revoked while the app is open sends the user back to sign in.
+  useEffect(() => onUnauthenticated(() => setSession((s) => (s.state === 'signed-in' ? { state: 'signed-out' } : s))), []);
+
+  const here = location.pathname + location.search;
+  const next = safeNextPath(new URLSearchParams(location.search).get('next'));
+  const mustSignIn = session.state === 'signed-out' && !isPublicRoute(route);
+  const alreadyIn = session.state === 'signed-in' && (route.name === 'sign-in' || route.name === 'sign-up');
+  useEffect(() => {
+    if (mustSignIn) navigate(`${paths.signIn()}${route.name === 'overview' ? '' : `?next=${encodeURIComponent(here)}`}`, { replace: true });
+    else if (alreadyIn) navigate(next, { replace: true });
+  }, [mustSignIn, alreadyIn, here, next, route.name]);
+
+  const signOut = async () => {
+    try {
+      await request(SignOutMutation, {});
+    } catch {
+      // Signed out locally either way; the cookie is HttpOnly, so only the server could clear it, and it expires.
+    } finally {
+      setSession({ state: 'signed-out' });
+      navigate(paths.signIn());
+    }
+  };
+
+  const user = session.state === 'signed-in' ? session.user : undefined;
+  let page;
+  if (session.state === 'checking' || mustSignIn || alreadyIn) {
+    page = <Loading />;
+  } else if (session.state === 'failed') {
+    page = (
+      <Notice tone="error" title="HiveGate could not reach its server.">
+        <p>{session.message}</p>
+        <button type="button" class="button" onClick={check}>
+          Try again
+        </button>
+      </Notice>
+    );
+  } else {
+    switch (route.name) {
+      case 'sign-in':
+      case 'sign-up':
+        page = <SignInPage key={route.name} mode={route.name} next={next} onSignedIn={(u) => setSession({ state: 'signed-in', user: u })} />;
+        break;
+      case 'overview':
+        page = <OverviewPage />;
+        break;
+      case 'hive':
+        page = <HivePage key={route.hiveId} hiveId={route.hiveId} />;
+        break;
+      case 'box':
+        page = <EntrancePage key={route.boxId} boxId={route.boxId} />;
+        break;
+      case 'profile':
+        page = user ? <ProfilePage user={user} /> : <Loading />;
+        break;
+      case 'not-found':
+        page = <NotFoundPage path={route.path} />;
+        break;
+    }
+  }
+
+  return (
+    <Layout user={user} route={route} pathname={location.pathname} onSignOut={signOut}>
+      {page}
+    </Layout>
+  );
+}

@@ -1,0 +1,70 @@
+import { formatTimeTick } from '../../lib/format.ts';
+import type { LinearScale } from '../../lib/scale.ts';
+
+export const MARGIN = { top: 12, right: 14, bottom: 26, left: 46 };
+export const CHART_HEIGHT = 220;
+
+/** Grid lines and labels; decorative for assistive technology, which reads the chart's description and table. */
+export function Axes({
+  x,
+  y,
+  xTicks,
+  xStep,
+  yTicks,
+  yLabel = (v) => v.toLocaleString(),
+  width,
+  height,
+}: {
+  x: LinearScale;
+  y: LinearScale;
+  xTicks: number[];
+  xStep: number;
+  yTicks: number[];
+  yLabel?: (value: number) => string;
+  width: number;
+  height: number;
+}) {
+  const left = MARGIN.left;
+  const right = width - MARGIN.right;
+  const bottom = height - MARGIN.bottom;
+  return (
+    <g class="axes" aria-hidden="true">
+      {yTicks.map((tick) => (
+        <g key={`y${tick}`}>
+          <line class="grid" x1={left} x2={right} y1={y(tick)} y2={y(tick)} />
+          <text class="tick-label" x={left - 6} y={y(tick)} dy="0.32em" text-anchor="end">
+            {yLabel(tick)}
+          </text>
+        </g>
+      ))}
+      {xTicks.map((tick) => (
+        <g key={`x${tick}`}>
+          <line class="tick" x1={x(tick)} x2={x(tick)} y1={bottom} y2={bottom + 4} />
+          <text class="tick-label" x={x(tick)} y={bottom + 16} text-anchor="middle">
+            {formatTimeTick(tick, xStep)}
+          </text>
+        </g>
+      ))}
+      <line class="axis" x1={left} x2={right} y1={bottom} y2={bottom} />
+    </g>
+  );
+}
+
+/** The hover read-out: a vertical rule and a small box with the values of the nearest interval. */
+export function HoverReadout({ xPos, lines, width, height }: { xPos: number; lines: { text: string; className?: string }[]; width: number; height: number }) {
+  const boxWidth = Math.max(...lines.map((l) => l.text.length)) * 6.6 + 14;
+  const boxHeight = lines.length * 16 + 8;
+  const onRight = xPos + 10 + boxWidth <= width - MARGIN.right;
+  const boxX = onRight ? xPos + 10 : xPos - 10 - boxWidth;
+  return (
+    <g class="hover" aria-hidden="true" pointer-events="none">
+      <line class="hover-rule" x1={xPos} x2={xPos} y1={MARGIN.top} y2={height - MARGIN.bottom} />
+      <rect class="hover-box" x={boxX} y={MARGIN.top} width={boxWidth} height={boxHeight} rx="4" />
+      {lines.map((line, i) => (
+        <text key={i} class={`hover-text ${line.className ?? ''}`} x={boxX + 7} y={MARGIN.top + 17 + i * 16}>
+          {line.text}
+        </text>
+      ))}
+    </g>
+  );
+}

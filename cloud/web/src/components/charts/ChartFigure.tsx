@@ -1,0 +1,96 @@
+import type { ComponentChildren } from 'preact';
+import { useId, useRef, useState } from 'preact/hooks';
+import { useElementWidth } from '../../hooks.ts';
+import { formatDateTime } from '../../lib/format.ts';
+
+export interface LegendItem {
+  label: string;
+  /** CSS class giving the swatch its colour (series-in, series-temp, …). */
+  className: string;
+  shape: 'line' | 'bar' | 'dashed';
+}
+
+export interface TableColumn {
+  label: string;
+  value: (row: number) => string;
+}
+
+export interface ChartFigureProps {
+  title: string;
+  legend: LegendItem[];
+  /** Rows of the data table: the time of each, and the columns after the time. */
+  times: number[];
+  columns: TableColumn[];
+  empty: boolean;
+  emptyText?: string;
+  children: (width: number, ids: { title: string; desc: string }) => ComponentChildren;
+}
+
+/**
+ * The frame around every chart: heading and legend, the SVG at the container's pixel width, and a toggle that shows
+ * the same numbers as a table (for screen readers, and for anyone who wants exact values).
+ */
+export function ChartFigure({ title, legend, times, columns, empty, emptyText = 'No readings in this range.', children }: ChartFigureProps) {
+  const container = useRef<HTMLDivElement>(null);
+  const width = useElementWidth(container);
+  const [showTable, setShowTable] = useState(false);
+  const base = useId();
+  const ids = { title: `${base}-title`, desc: `${base}-desc` };
+  const tableId = `${base}-table`;
+  return (
+    <figure class="chart" aria-labelledby={`${base}-caption`}>
+      <figcaption class="chart-head" id={`${base}-caption`}>
+        <h3 class="chart-title">{title}</h3>
+        {!empty && (
+          <ul class="legend" aria-label="Legend">
+            {legend.map((item) => (
+              <li key={item.label}>
+                <span class={`swatch swatch-${item.shape} ${item.className}`} aria-hidden="true" />
+                {item.label}
+              </li>
+            ))}
+          </ul>
+        )}
+      </figcaption>
+      <div class="chart-canvas" ref={container}>
+        {empty ? <p class="chart-empty">{emptyText}</p> : children(width, ids)}
+      </div>
+      {!empty && (
+        <div class="chart-foot">
+          <button type="button" class="link-button" aria-expanded={showTable} aria-controls={tableId} onClick={() => setShowTable((v) => !v)}>
+            {showTable ? 'Hide data table' : 'Show data table'}
+          </button>
+        </div>
+      )}
+      <div id={tableId} hidden={!showTable || empty}>
+        {showTable && !empty && (
+          <div class="table-wrap" role="region" aria-label={`${title}: data`} tabIndex={0}>
+            <table class="data-table">
+              <caption class="visually-hidden">{title}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Time</th>
+                  {columns.map((c) => (
+                    <th scope="col" key={c.label}>
+                      {c.label}
+                    </th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                {times.map((t, row) => (
+                  <tr key={t}>
+                    <th scope="row">{formatDateTime(t)}</th>
+                    {columns.map((c) => (
+                      <td key={c.label}>{c.value(row)}</td>
+                    ))}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </div>
+    </figure>
+  );
+}

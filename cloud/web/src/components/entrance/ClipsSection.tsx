@@ -1,0 +1,195 @@
+import { useId, useRef, useState } from 'preact/hooks';
+import { isAbort, messageOf } from '../../api/graphql.ts';
+import type { UploadProgress } from '../../api/upload.ts';
+import { GateVideosQuery, isInProgress, progressPercent, uploadGateVideo, VIDEO_LIST_LIMIT, type GateVideo } from '../../api/videos.ts';
+import { useQuery } from '../../hooks.ts';
+import { formatBytes, formatDateTime, formatDuration } from '../../lib/format.ts';
+import { fromLocalInput } from '../../lib/time-range.ts';
+import { HlsPlayer } from '../HlsPlayer.tsx';
+import { Loading, Notice } from '../Notice.tsx';
+
+const PROCESSING_POLL_MS = 5_000;
+
+const STATE_LABELS: Record<string, string> = { UPLOADED: 'Queued', PROCESSING: 'Processing', READY: 'Ready', FAILED: 'Failed' };
+
+function clipLabel(video: GateVideo): string {
+  return `Clip from ${formatDateTime(video.startTime)}`;
+}
+
+function ClipItem({ video, playing, onPlay, playerId }: { video: GateVideo; playing: boolean; onPlay: () => void; playerId: string }) {
+  const percent = progressPercent(video.progress);
+  return (
+    <li class={`clip${playing ? ' playing' : ''}`}>
+      <div class="clip-poster" aria-hidden="true">
+        {video.posterURL ? <img src={video.posterURL} alt="" loading="lazy" /> : <span class="poster-placeholder" />}
+      </div>
+      <div class="clip-body">
+        <p class="clip-title">{clipLabel(video)}</p>
+        <p class="muted clip-meta">
+          {formatDuration(video.durationSeconds)}
+          {video.width && video.height ? ` · ${video.width}×${video.height}` : ''}
+          {video.sizeBytes ? ` · ${formatBytes(video.sizeBytes)}` : ''}
+        </p>
+        <p class={`badge state-${video.state.toLowerCase()}`}>{STATE_LABELS[video.state] ?? video.state}</p>
+        {isInProgress(video) && percent !== undefined && <progress max={100} value={percent} aria-label={`${clipLabel(video)}: processing`} />}
+        {video.state === 'FAILED' && video.failureReason && <p class="field-error">{video.failureReason}</p>}
+      </div>
+      {video.state === 'READY' && video.playlistURL && (
+        <button type="button" class="button" onClick={onPlay} aria-controls={playerId} aria-pressed={playing}>
+          {playing ? 'Playing' : 'Play'} <span class="visually-hidden">{clipLabel(video)}</span>
+        </button>
+      )}
+    </li>
+  );
+}
+
+const QUARTERS = [25, 50, 75];
+
+function UploadForm({ boxId, onUploaded }: { boxId: string; onUploaded: () => void }) {
+  const [file, setFile] = useState<File | undefined>();
+  const [recordedAt, setRecordedAt] = useState('');
+  const [progress, setProgress] = useState<UploadProgress | undefined>();
+  const [status, setStatus] = useState<{ tone: 'ok' | 'error' | 'info'; text: string } | undefined>();
+  const [announcement, setAnnouncement] = useState('');
+  const controller = useRef<AbortController>();
+  const fileInput = useRef<HTMLInputElement>(null);
+  const id = useId();
+  const uploading = progress !== undefined;
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    if (!file) {
+      setStatus({ tone: 'error', text: 'Choose a video file to upload.' });
+      fileInput.current?.focus();
+      return;
+    }
+    const startTime = recordedAt ? fromLocalInput(recordedAt) : null;
+    if (startTime === undefined) {
+      setStatus({ tone: 'error', text: 'The recording time is not a valid date and time.' });
+      return;
+    }
+    controller.current = new AbortController();
+    setStatus(undefined);
+    setProgress({ loaded: 0, total: file.size, percent: 0 });
+    setAnnouncement(`Uploading ${file.name}…`);
+    let announced = 0;
+    try {
+      await uploadGateVideo(
+        { file, boxId, startTime },
+        (next) => {
+          setProgress(next);
+          const quarter = QUARTERS.filter((q) => (next.percent ?? 0) >= q).pop() ?? 0;
+          if (quarter > announced) {
+            announced = quarter;
+            setAnnouncement(`Uploaded ${quarter} %`);
+          }
+        },
+        controller.current.signal,
+      );
+      setStatus({ tone: 'ok', text: `Uploaded ${file.name}. The clip is being processed and will be ready to play shortly.` });
+      setAnnouncement('Upload finished.');
+      setFile(undefined);
+      setRecordedAt('');
+      if (fileInput.current) fileInput.current.value = '';
+      onUploaded();
+    } catch (err) {
+      if (isAbort(err)) {
+        setStatus({ tone: 'info', text: 'Upload cancelled.' });
+        setAnnouncement('Upload cancelled.');
+      } else {
+        setStatus({ tone: 'error', text: messageOf(err) });
+        setAnnouncement('');
+      }
+    } finally {
+      setProgress(undefined);
+    }
+  };
+
+  return (
+    <form class="upload-form" onSubmit={submit} aria-labelledby={`${id}-heading`}>
+      <h3 id={`${id}-heading`}>Upload a clip</h3>
+      <div class="field">
+        <label for={`${id}-file`}>Video file</label>
+        <input
+          id={`${id}-file`}
+          ref={fileInput}
+          type="file"
+          accept="video/*,.mp4,.mov,.mkv,.avi,.webm,.h264"
+          disabled={uploading}
+          onChange={(e) => setFile(e.currentTarget.files?.[0])}
+        />
+      </div>
+      <div class="field">
+        <label for={`${id}-time`}>Recorded at (optional)</label>
+        <input id={`${id}-time`} type="datetime-local" value={recordedAt} disabled={uploading} onInput={(e) => setRecordedAt(e.currentTarget.value)} aria-describedby={`${id}-time-hint`} />
+        <p class="hint" id={`${id}-time-hint`}>
+          Your local time. Leave empty to use the upload time.
+        </p>
+      </div>
+      <div class="actions">
+        <button type="submit" class="button primary" disabled={uploading}>
+          {uploading ? 'Uploading…' : 'Upload'}
+        </button>
+        {uploading && (
+          <button type="button" class="button" onClick={() => controller.current?.abort()}>
+            Cancel upload
+          </button>
+        )}
+      </div>
+      {progress && (
+        <div class="upload-progress">
+          <progress id={`${id}-progress`} max={100} value={progress.percent ?? undefined} aria-label="Upload progress" />
+          <span class="muted">
+            {progress.percent === undefined ? 'Uploading…' : `${progress.percent} %`} · {formatBytes(progress.loaded)} of {formatBytes(progress.total || file?.size)}
+          </span>
+        </div>
+      )}
+      <p class="visually-hidden" role="status">
+        {announcement}
+      </p>
+      {status && <Notice tone={status.tone}>{status.text}</Notice>}
+    </form>
+  );
+}
+
+/** Stored clips of a box: the list (re-read while clips are processing), a player, and the upload form. */
+export function ClipsSection({ boxId }: { boxId: string }) {
+  const id = useId();
+  // Re-read while a clip is being processed, to show its progress and then the player.
+  const videos = useQuery(GateVideosQuery, { boxId, from: null, to: null, limit: VIDEO_LIST_LIMIT }, { pollMs: (d) => (d.gateVideos.some(isInProgress) ? PROCESSING_POLL_MS : undefined) });
+  const [playingId, setPlayingId] = useState<string | undefined>();
+  const list = [...(videos.data?.gateVideos ?? [])].sort((a, b) => Date.parse(b.startTime) - Date.parse(a.startTime));
+  const playing = list.find((v) => v.id === playingId && v.playlistURL);
+  const playerId = `${id}-player`;
+
+  return (
+    <section class="card clips-card" aria-labelledby={`${id}-heading`}>
+      <h2 id={`${id}-heading`}>Recorded clips</h2>
+      <div class="clips-layout">
+        <div class="clips-main">
+          <div id={playerId}>
+            {playing?.playlistURL && (
+              <figure class="clip-player">
+                <HlsPlayer key={playing.id} src={playing.playlistURL} poster={playing.posterURL} label={clipLabel(playing)} autoPlay />
+                <figcaption>{clipLabel(playing)}</figcaption>
+              </figure>
+            )}
+          </div>
+          {videos.error && <Notice tone="error">{videos.error.message}</Notice>}
+          {videos.loading && !videos.data ? (
+            <Loading label="Loading clips…" />
+          ) : list.length === 0 ? (
+            <p class="empty">No clips yet. Upload one, or let the entrance camera send its recordings.</p>
+          ) : (
+            <ul class="clip-list" aria-label="Clips, newest first">
+              {list.map((video) => (
+                <ClipItem key={video.id} video={video} playing={video.id === playing?.id} onPlay={() => setPlayingId(video.id)} playerId={playerId} />
+              ))}
+            </ul>
+          )}
+        </div>
+        <UploadForm boxId={boxId} onUploaded={videos.reload} />
+      </div>
+    </section>
+  );
+}

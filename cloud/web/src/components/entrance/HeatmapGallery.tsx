@@ -1,0 +1,90 @@
+import { useId, useState } from 'preact/hooks';
+import { EntranceHeatmapsQuery, HEATMAP_LIST_LIMIT, heatmapPollMs, type EntranceHeatmap } from '../../api/heatmaps.ts';
+import { useQuery } from '../../hooks.ts';
+import { formatCount, formatRelative, formatUtcDay } from '../../lib/format.ts';
+import { utcDateString } from '../../lib/time-range.ts';
+import { Loading, Notice } from '../Notice.tsx';
+
+function altText(heatmap: EntranceHeatmap): string {
+  return `Heatmap of bee movement at box ${heatmap.boxId} on ${formatUtcDay(heatmap.date)}, ${formatCount(heatmap.trajectoryCount)} bee trajectories`;
+}
+
+/** The picture of a day, or a placeholder of its size while the server has not drawn it yet (it renders shortly after uploads). */
+function HeatmapImage({ heatmap, thumbnail = false }: { heatmap: EntranceHeatmap; thumbnail?: boolean }) {
+  const aspectRatio = `${heatmap.width} / ${heatmap.height}`;
+  if (heatmap.imageURL === null) {
+    return thumbnail ? (
+      <span class="heatmap-pending" style={{ aspectRatio }} aria-hidden="true" />
+    ) : (
+      <div class="heatmap-pending" style={{ aspectRatio }}>
+        <Loading label="Drawing this day's heatmap…" />
+      </div>
+    );
+  }
+  return <img src={heatmap.imageURL} alt={thumbnail ? '' : altText(heatmap)} loading={thumbnail ? 'lazy' : undefined} width={heatmap.width} height={heatmap.height} />;
+}
+
+/** The recent days' heatmaps as a gallery, one shown large; a date picker jumps to a given (UTC) day. */
+export function HeatmapGallery({ boxId }: { boxId: string }) {
+  const [day, setDay] = useState('');
+  const [selectedId, setSelectedId] = useState<string | undefined>();
+  const id = useId();
+  const heatmaps = useQuery(
+    EntranceHeatmapsQuery,
+    { boxIds: [boxId], date: day || null, limit: day ? 1 : HEATMAP_LIST_LIMIT },
+    { pollMs: (data) => heatmapPollMs(data.entranceHeatmaps) },
+  );
+  const list = (heatmaps.data?.entranceHeatmaps ?? []).filter((h): h is EntranceHeatmap => h !== null);
+  const selected = list.find((h) => h.id === selectedId) ?? list[0];
+
+  return (
+    <section class="card heatmap-card" aria-labelledby={`${id}-heading`}>
+      <h2 id={`${id}-heading`}>Daily heatmaps</h2>
+      <p class="muted">Where bees moved at the entrance, one picture per day (UTC). Brighter means more bees passed.</p>
+      <div class="inline-form">
+        <label>
+          Day
+          <input type="date" value={day} max={utcDateString()} onChange={(e) => setDay(e.currentTarget.value)} />
+        </label>
+        {day && (
+          <button type="button" class="button" onClick={() => setDay('')}>
+            Show recent days
+          </button>
+        )}
+      </div>
+      {heatmaps.error && <Notice tone="error">{heatmaps.error.message}</Notice>}
+      {heatmaps.loading && !heatmaps.data ? (
+        <Loading label="Loading heatmaps…" />
+      ) : list.length === 0 ? (
+        <p class="empty">{day ? `No heatmap for ${formatUtcDay(day)}.` : 'No heatmaps yet: they appear once the entrance camera uploads bee trajectories.'}</p>
+      ) : (
+        <>
+          {selected && (
+            <figure class="heatmap-main">
+              <HeatmapImage heatmap={selected} />
+              <figcaption>
+                <strong>{formatUtcDay(selected.date)}</strong>
+                <span> · {formatCount(selected.trajectoryCount)} trajectories</span>
+                <span> · {formatCount(selected.pointCount)} points</span>
+                <span> · busiest spot {formatCount(selected.maxCount)} passes</span>
+                <span class="muted"> · updated {formatRelative(selected.updatedAt)}</span>
+              </figcaption>
+            </figure>
+          )}
+          {list.length > 1 && (
+            <ul class="heatmap-grid" aria-label="Recent days">
+              {list.map((heatmap) => (
+                <li key={heatmap.id}>
+                  <button type="button" class="thumb" aria-pressed={heatmap.id === selected?.id} onClick={() => setSelectedId(heatmap.id)}>
+                    <HeatmapImage heatmap={heatmap} thumbnail />
+                    <span>{formatUtcDay(heatmap.date)}</span>
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )}
+        </>
+      )}
+    </section>
+  );
+}

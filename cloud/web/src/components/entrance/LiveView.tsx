@@ -1,0 +1,222 @@
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { isAbort, messageOf, request } from '../../api/graphql.ts';
+import {
+  KEEPALIVE_INTERVAL_MS,
+  KeepLiveAliveMutation,
+  LiveSessionChangedSubscription,
+  LiveSessionQuery,
+  StartLiveMutation,
+  STATUS_POLL_INTERVAL_MS,
+  StopLiveMutation,
+  type LiveSession,
+} from '../../api/live.ts';
+import { subscribe } from '../../api/subscriptions.ts';
+import { useInterval } from '../../hooks.ts';
+import { formatDateTime, formatRelative } from '../../lib/format.ts';
+import { describeLiveSession, isSessionOver, playlistIsPlayable } from '../../lib/live-status.ts';
+import { HlsPlayer } from '../HlsPlayer.tsx';
+import { Loading, Notice } from '../Notice.tsx';
+
+const PLAYLIST_CHECK_MS = 1000;
+
+/**
+ * Polls the session's signed playlist until it lists a segment (hls.js gives up on a 404), then stays ready for that
+ * session: the URL is re-signed on every read, which renews access but does not make the stream any less ready.
+ */
+function usePlaylistReady(sessionId: string | undefined, url: string | null | undefined, wanted: boolean): boolean {
+  const [readySession, setReadySession] = useState<string | undefined>();
+  const latestUrl = useRef(url);
+  latestUrl.current = url;
+  const hasUrl = Boolean(url);
+  useEffect(() => {
+    if (!wanted || !hasUrl || !sessionId || readySession === sessionId) return;
+    const controller = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const check = async () => {
+      try {
+        const response = await fetch(latestUrl.current!, { cache: 'no-store', signal: controller.signal });
+        if (response.ok && playlistIsPlayable(await response.text())) return setReadySession(sessionId);
+      } catch (err) {
+        if (isAbort(err)) return;
+      }
+      timer = setTimeout(check, PLAYLIST_CHECK_MS);
+    };
+    void check();
+    return () => {
+      controller.abort();
+      clearTimeout(timer);
+    };
+  }, [sessionId, hasUrl, wanted, readySession]);
+  return wanted && hasUrl && sessionId !== undefined && readySession === sessionId;
+}
+
+/**
+ * Start, watch and stop the entrance camera's live stream. While a session runs the page keeps it alive every 30 s,
+ * follows its status through the subscription (re-reading every 5 s when there is none), and shows the player once
+ * the session is ACTIVE and its playlist exists.
+ */
+export function LiveView({ boxId }: { boxId: string }) {
+  const [session, setSession] = useState<LiveSession | undefined>();
+  const [ended, setEnded] = useState(false);
+  const [loaded, setLoaded] = useState(false);
+  const [error, setError] = useState<string | undefined>();
+  const [busy, setBusy] = useState<'start' | 'stop' | undefined>();
+  const [subscribed, setSubscribed] = useState(false);
+  const sessionRef = useRef(session);
+  sessionRef.current = session;
+
+  /** A fresh read of the session: null means it is over (a session that ended in FAILED keeps showing why). */
+  const apply = useCallback((next: LiveSession | null | undefined) => {
+    if (next) {
+      setSession(next);
+      setEnded(false);
+      return;
+    }
+    const current = sessionRef.current;
+    if (current && isSessionOver(current.status)) return;
+    if (current) setEnded(true);
+    setSession(undefined);
+  }, []);
+
+  const fail = useCallback((err: unknown) => {
+    if (isAbort(err)) return;
+    setError(messageOf(err));
+  }, []);
+
+  const reread = useCallback(async () => {
+    try {
+      const data = await request(LiveSessionQuery, { boxId });
+      apply(data.entranceLiveStreamSession);
+      setError(undefined);
+    } catch (err) {
+      fail(err);
+    } finally {
+      setLoaded(true);
+    }
+  }, [boxId, apply, fail]);
+
+  useEffect(() => {
+    void reread();
+  }, [reread]);
+
+  const view = describeLiveSession(session);
+  const running = Boolean(session) && view.running;
+  const sessionId = session?.id;
+
+  // Status pushes while the session runs; when the subscription cannot open or drops, `subscribed` turns false and
+  // the 5-second re-read below takes over.
+  useEffect(() => {
+    if (!running || !sessionId) return;
+    const stop = subscribe(LiveSessionChangedSubscription, { boxId }, {
+      onOpen: () => setSubscribed(true),
+      onData: (data) => apply(data.entranceLiveStreamSessionChanged),
+      onClosed: () => setSubscribed(false),
+    });
+    return () => {
+      stop();
+      setSubscribed(false);
+    };
+  }, [running, sessionId, boxId, apply]);
+
+  useInterval(() => void reread(), STATUS_POLL_INTERVAL_MS, running && !subscribed);
+
+  useInterval(
+    () => {
+      if (!sessionId) return;
+      request(KeepLiveAliveMutation, { sessionId })
+        .then((data) => {
+          if (data.keepEntranceLiveStreamAlive) apply(data.keepEntranceLiveStreamAlive);
+        })
+        // The session may have ended between two keep-alives; the re-read tells what it is now.
+        .catch(() => void reread());
+    },
+    KEEPALIVE_INTERVAL_MS,
+    running && session?.status !== 'STOPPING',
+  );
+
+  const playlistReady = usePlaylistReady(sessionId, session?.playbackUrl, view.wantsPlayer);
+
+  const start = async () => {
+    setBusy('start');
+    setError(undefined);
+    try {
+      const data = await request(StartLiveMutation, { boxId, qualityProfile: null, recordingMode: null });
+      apply(data.startEntranceLiveStream);
+    } catch (err) {
+      fail(err);
+    } finally {
+      setBusy(undefined);
+    }
+  };
+
+  const stop = async () => {
+    if (!sessionId) return;
+    setBusy('stop');
+    setError(undefined);
+    try {
+      await request(StopLiveMutation, { sessionId });
+      await reread();
+    } catch (err) {
+      fail(err);
+    } finally {
+      setBusy(undefined);
+    }
+  };
+
+  const headline = !session && ended ? 'The live stream has ended.' : view.headline;
+
+  return (
+    <section class="card live-card" aria-labelledby="live-heading">
+      <h2 id="live-heading">Live view</h2>
+      {!loaded ? (
+        <Loading label="Checking for a live stream…" />
+      ) : (
+        <>
+          <div class={`live-status tone-${view.tone}`} role="status">
+            <span class="status-dot" aria-hidden="true" />
+            <div>
+              <p class="live-headline">{headline}</p>
+              {view.detail && <p class="live-detail">{view.detail}</p>}
+            </div>
+          </div>
+          {error && <Notice tone="error">{error}</Notice>}
+          {view.wantsPlayer && session?.playbackUrl && (playlistReady ? <HlsPlayer key={session.id} live src={session.playbackUrl} label={`Live video of box ${boxId}`} autoPlay /> : <Loading label="Waiting for the first video segment…" />)}
+          <div class="actions">
+            {view.canStart && (
+              <button type="button" class="button primary" onClick={start} disabled={busy !== undefined}>
+                {busy === 'start' ? 'Starting…' : session || ended ? 'Start again' : 'Start live view'}
+              </button>
+            )}
+            {view.canStop && (
+              <button type="button" class="button" onClick={stop} disabled={busy !== undefined}>
+                {busy === 'stop' ? 'Stopping…' : 'Stop'}
+              </button>
+            )}
+          </div>
+          {session && (
+            <dl class="meta">
+              {session.qualityProfile && (
+                <div>
+                  <dt>Quality</dt>
+                  <dd>{session.qualityProfile}</dd>
+                </div>
+              )}
+              {session.lastDeviceSeenAt && (
+                <div>
+                  <dt>Camera last seen</dt>
+                  <dd>{formatRelative(session.lastDeviceSeenAt)}</dd>
+                </div>
+              )}
+              {running && session.expiresAt && (
+                <div>
+                  <dt>Ends without viewers at</dt>
+                  <dd>{formatDateTime(session.expiresAt)}</dd>
+                </div>
+              )}
+            </dl>
+          )}
+        </>
+      )}
+    </section>
+  );
+}

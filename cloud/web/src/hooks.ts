@@ -1,0 +1,102 @@
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import type { RefObject } from 'preact';
+import { ApiError, isAbort, request, type Operation } from './api/graphql.ts';
+
+export interface QueryState<TData> {
+  data?: TData;
+  error?: Error;
+  loading: boolean;
+  reload: () => void;
+}
+
+export interface QueryOptions<TData> {
+  skip?: boolean;
+  /** Re-read this often (ms); a function picks the interval from the latest data (undefined: do not re-read). */
+  pollMs?: number | ((data: TData) => number | undefined);
+}
+
+/** Retrying after a failed read waits at least this long. */
+const MIN_RETRY_MS = 5_000;
+
+function pollInterval<TData>(pollMs: QueryOptions<TData>['pollMs'], data: TData | undefined): number | undefined {
+  if (typeof pollMs !== 'function') return pollMs;
+  return data === undefined ? undefined : pollMs(data);
+}
+
+/**
+ * Runs a query when its variables change (aborting the previous request), keeps the last data while re-reading so
+ * charts do not blink, and optionally re-reads on a timer.
+ */
+export function useQuery<TData, TVariables>(operation: Operation<TData, TVariables>, variables: TVariables, options: QueryOptions<TData> = {}): QueryState<TData> {
+  const [state, setState] = useState<Omit<QueryState<TData>, 'reload'>>({ loading: !options.skip });
+  const [generation, setGeneration] = useState(0);
+  const key = JSON.stringify(variables);
+  const optionsRef = useRef(options);
+  optionsRef.current = options;
+  const lastData = useRef<TData>();
+  const reload = useCallback(() => setGeneration((g) => g + 1), []);
+
+  useEffect(() => {
+    if (options.skip) {
+      setState({ loading: false });
+      return;
+    }
+    const controller = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    setState((previous) => ({ ...previous, loading: true }));
+    request(operation, JSON.parse(key) as TVariables, { signal: controller.signal })
+      .then((data) => {
+        lastData.current = data;
+        setState({ data, loading: false });
+        const every = pollInterval(optionsRef.current.pollMs, data);
+        if (every) timer = setTimeout(reload, every);
+      })
+      .catch((error: unknown) => {
+        if (isAbort(error)) return;
+        setState((previous) => ({ data: previous.data, error: error instanceof Error ? error : new ApiError(String(error)), loading: false }));
+        const every = pollInterval(optionsRef.current.pollMs, lastData.current);
+        if (every) timer = setTimeout(reload, Math.max(every, MIN_RETRY_MS));
+      });
+    return () => {
+      controller.abort();
+      clearTimeout(timer);
+    };
+  }, [operation, key, generation, options.skip, reload]);
+
+  return { ...state, reload };
+}
+
+/** The rendered width of an element, followed as the window resizes (charts draw at their real pixel width). */
+export function useElementWidth(ref: RefObject<HTMLElement>, fallback = 640): number {
+  const [width, setWidth] = useState(fallback);
+  // Measured before the first paint, so a chart never flashes at the fallback width.
+  useLayoutEffect(() => {
+    const element = ref.current;
+    if (!element) return;
+    setWidth(element.clientWidth || fallback);
+    const observer = new ResizeObserver((entries) => {
+      const entry = entries[0];
+      if (entry) setWidth(Math.max(200, Math.floor(entry.contentRect.width)));
+    });
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, [ref, fallback]);
+  return width;
+}
+
+export function useDocumentTitle(title: string): void {
+  useEffect(() => {
+    document.title = title ? `${title} · HiveGate` : 'HiveGate';
+  }, [title]);
+}
+
+/** Calls `callback` every `ms` while `active`; the latest callback is used, so it may close over fresh state. */
+export function useInterval(callback: () => void, ms: number, active = true): void {
+  const saved = useRef(callback);
+  saved.current = callback;
+  useEffect(() => {
+    if (!active) return;
+    const id = setInterval(() => saved.current(), ms);
+    return () => clearInterval(id);
+  }, [ms, active]);
+}

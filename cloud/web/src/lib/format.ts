@@ -1,0 +1,87 @@
+/** How numbers, instants and sizes read on screen. Locale-aware where the browser knows the reader's locale. */
+
+export function formatNumber(value: number | null | undefined, decimals = 1): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) return '—';
+  return value.toLocaleString(undefined, { minimumFractionDigits: 0, maximumFractionDigits: decimals });
+}
+
+/** A count of bees: whole numbers, with a sign when asked (net flow). */
+export function formatCount(value: number | null | undefined, signed = false): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) return '—';
+  const rounded = Math.round(value);
+  const text = Math.abs(rounded).toLocaleString();
+  if (!signed || rounded === 0) return rounded < 0 ? `−${text}` : text;
+  return rounded > 0 ? `+${text}` : `−${text}`;
+}
+
+export function formatDateTime(value: string | number | Date | null | undefined): string {
+  if (value === null || value === undefined) return '—';
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) return '—';
+  return date.toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+}
+
+export function formatDate(value: string | number | Date): string {
+  const date = new Date(value);
+  return date.toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
+}
+
+/** A UTC calendar date (YYYY-MM-DD, as heatmaps are keyed) in words, without shifting it into the local zone. */
+export function formatUtcDay(day: string): string {
+  const date = new Date(`${day}T12:00:00Z`);
+  if (Number.isNaN(date.getTime())) return day;
+  return date.toLocaleDateString(undefined, { weekday: 'short', year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' });
+}
+
+const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
+  ['year', 365 * 86_400],
+  ['month', 30 * 86_400],
+  ['day', 86_400],
+  ['hour', 3600],
+  ['minute', 60],
+];
+
+/** "5 minutes ago", "just now", "in 2 hours". */
+export function formatRelative(value: string | number | Date | null | undefined, now = Date.now()): string {
+  if (value === null || value === undefined) return 'never';
+  const time = new Date(value).getTime();
+  if (Number.isNaN(time)) return 'never';
+  const seconds = (time - now) / 1000;
+  if (Math.abs(seconds) < 45) return 'just now';
+  const format = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+  for (const [unit, size] of UNITS) {
+    if (Math.abs(seconds) >= size * 0.9 || unit === 'minute') return format.format(Math.round(seconds / size), unit);
+  }
+  return 'just now';
+}
+
+export function formatBytes(bytes: number | null | undefined): string {
+  if (bytes === null || bytes === undefined || !Number.isFinite(bytes)) return '—';
+  const units = ['B', 'kB', 'MB', 'GB', 'TB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit++;
+  }
+  return `${value.toLocaleString(undefined, { maximumFractionDigits: unit === 0 ? 0 : 1 })} ${units[unit]}`;
+}
+
+/** 75 → "1:15", 3725 → "1:02:05". */
+export function formatDuration(seconds: number | null | undefined): string {
+  if (seconds === null || seconds === undefined || !Number.isFinite(seconds) || seconds < 0) return '—';
+  const whole = Math.round(seconds);
+  const h = Math.floor(whole / 3600);
+  const m = Math.floor((whole % 3600) / 60);
+  const s = whole % 60;
+  const ss = String(s).padStart(2, '0');
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${ss}` : `${m}:${ss}`;
+}
+
+/** An axis label for a time tick: clock time within a day, the date at midnight and for day-sized steps. */
+export function formatTimeTick(t: number, stepMs: number): string {
+  const date = new Date(t);
+  const midnight = date.getHours() === 0 && date.getMinutes() === 0;
+  if (stepMs >= 86_400_000 || midnight) return date.toLocaleDateString(undefined, { month: 'short', day: 'numeric' });
+  return date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+}

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { checkCustomRange, fromLocalInput, presetRange, rangeFromQuery, rangeToQuery, toLocalInput, trafficBucketSeconds } from './time-range.ts';
+
+const NOW = new Date('2026-05-10T12:34:20Z');
+
+describe('time ranges', () => {
+  it('makes preset windows ending at the next whole minute', () => {
+    const range = presetRange('7d', NOW);
+    expect(range.to.toISOString()).toBe('2026-05-10T12:35:00.000Z');
+    expect(range.to.getTime() - range.from.getTime()).toBe(7 * 86_400_000);
+  });
+
+  it('round-trips through the URL query', () => {
+    expect(rangeFromQuery(rangeToQuery(presetRange('30d', NOW)), NOW).preset).toBe('30d');
+    const custom = { preset: 'custom' as const, from: new Date('2026-04-01T00:00:00Z'), to: new Date('2026-04-03T00:00:00Z') };
+    expect(rangeFromQuery(rangeToQuery(custom), NOW)).toEqual(custom);
+  });
+
+  it('falls back to 24 h for anything unreadable', () => {
+    for (const search of ['', '?range=1y', '?from=yesterday&to=today', '?from=2026-04-03T00:00:00Z&to=2026-04-01T00:00:00Z', '?range=constructor']) {
+      const range = rangeFromQuery(search, NOW);
+      expect(range.preset, search).toBe('24h');
+    }
+  });
+
+  it('checks custom ranges with messages naming the field', () => {
+    expect(checkCustomRange(undefined, NOW)).toMatch(/From/);
+    expect(checkCustomRange(NOW, undefined)).toMatch(/To/);
+    expect(checkCustomRange(NOW, new Date(NOW.getTime() - 1))).toMatch(/after/);
+    expect(checkCustomRange(new Date('2020-01-01'), NOW)).toMatch(/two years/);
+    expect(checkCustomRange(new Date(NOW.getTime() - 3600_000), NOW)).toBeUndefined();
+  });
+
+  it('keeps traffic charts at or under about 120 bars on round widths', () => {
+    expect(trafficBucketSeconds(new Date(0), new Date(24 * 3600_000))).toBe(900);
+    expect(trafficBucketSeconds(new Date(0), new Date(7 * 86_400_000))).toBe(7200);
+    expect(trafficBucketSeconds(new Date(0), new Date(30 * 86_400_000))).toBe(21_600);
+    expect(trafficBucketSeconds(new Date(0), new Date(3600_000))).toBe(300);
+  });
+
+  it('reads and writes datetime-local values in local time', () => {
+    const date = fromLocalInput('2026-03-05T07:08');
+    expect(date?.getFullYear()).toBe(2026);
+    expect(date?.getMonth()).toBe(2);
+    expect(date?.getHours()).toBe(7);
+    expect(toLocalInput(date!)).toBe('2026-03-05T07:08');
+    expect(fromLocalInput('2026-02-31T10:00')).toBeUndefined();
+    expect(fromLocalInput('')).toBeUndefined();
+    expect(fromLocalInput('tomorrow')).toBeUndefined();
+  });
+});

@@ -1,0 +1,59 @@
+import { BoxTodayQuery } from '../api/telemetry.ts';
+import { ClipsSection } from '../components/entrance/ClipsSection.tsx';
+import { HeatmapGallery } from '../components/entrance/HeatmapGallery.tsx';
+import { LiveView } from '../components/entrance/LiveView.tsx';
+import { Breadcrumbs, PageTitle } from '../components/Layout.tsx';
+import { Notice } from '../components/Notice.tsx';
+import { useDocumentTitle, useQuery } from '../hooks.ts';
+import { formatCount, formatRelative } from '../lib/format.ts';
+import { paths } from '../lib/routes.ts';
+import { Link } from '../router.tsx';
+
+const REFRESH_MS = 30_000;
+
+/** One entrance box: today's counts, the live view, daily heatmaps and stored clips. */
+export function EntrancePage({ boxId }: { boxId: string }) {
+  useDocumentTitle(`Box ${boxId}`);
+  const today = useQuery(BoxTodayQuery, { boxId }, { pollMs: REFRESH_MS });
+  const totals = today.data?.entranceTotals[0];
+  const hiveId = totals?.hiveId ?? undefined;
+
+  return (
+    <>
+      <Breadcrumbs
+        items={[{ href: paths.overview(), label: 'Apiary' }, ...(hiveId ? [{ href: paths.hive(hiveId), label: `Hive ${hiveId}` }] : []), { label: `Box ${boxId}` }]}
+      />
+      <div class="page-head">
+        <PageTitle>Entrance · box {boxId}</PageTitle>
+        {hiveId && <Link href={paths.hive(hiveId)}>Traffic and climate charts</Link>}
+      </div>
+      {today.error && <Notice tone="error">{today.error.message}</Notice>}
+      {totals ? (
+        <section class="card today-strip" aria-label="Entrance traffic today">
+          <dl class="traffic-today large">
+            <div>
+              <dt>In today</dt>
+              <dd class="value-in">{formatCount(totals.beesIn)}</dd>
+            </div>
+            <div>
+              <dt>Out today</dt>
+              <dd class="value-out">{formatCount(totals.beesOut)}</dd>
+            </div>
+            <div>
+              <dt>Net</dt>
+              <dd class="value-net">{formatCount(totals.netFlow, true)}</dd>
+            </div>
+          </dl>
+          <p class="muted small">{totals.lastSampleAt ? `Last count ${formatRelative(totals.lastSampleAt)}` : 'No counts yet today'}</p>
+        </section>
+      ) : (
+        today.data && <p class="muted">This box has not reported entrance traffic yet.</p>
+      )}
+      <div class="entrance-grid">
+        <LiveView boxId={boxId} />
+        <HeatmapGallery boxId={boxId} />
+      </div>
+      <ClipsSection boxId={boxId} />
+    </>
+  );
+}

@@ -1,0 +1,131 @@
+import { useMemo, useState } from 'preact/hooks';
+import { EntranceMovementQuery, HiveMetricsQuery, HiveQuery } from '../api/telemetry.ts';
+import { LineChart } from '../components/charts/LineChart.tsx';
+import { TrafficChart } from '../components/charts/TrafficChart.tsx';
+import { Breadcrumbs, PageTitle } from '../components/Layout.tsx';
+import { Loading, Notice } from '../components/Notice.tsx';
+import { RangePicker } from '../components/RangePicker.tsx';
+import { useDocumentTitle, useInterval, useQuery } from '../hooks.ts';
+import { formatDateTime } from '../lib/format.ts';
+import { paths } from '../lib/routes.ts';
+import { rangeFromQuery, rangeToQuery, trafficBucketSeconds, type TimeRange } from '../lib/time-range.ts';
+import { Link, navigate, useLocation } from '../router.tsx';
+
+/** A preset range ("last 24 h") moves along with the clock. */
+const PRESET_REFRESH_MS = 60_000;
+
+/** Lines break across gaps of more than three reporting intervals, measured from the data itself. */
+function gapThreshold(times: number[]): number {
+  let smallest = Infinity;
+  for (let i = 1; i < times.length; i++) smallest = Math.min(smallest, times[i]! - times[i - 1]!);
+  return Number.isFinite(smallest) ? smallest * 3 : Infinity;
+}
+
+function ClimateCharts({ hiveId, range }: { hiveId: string; range: TimeRange }) {
+  const metrics = useQuery(HiveMetricsQuery, { hiveId, from: range.from.toISOString(), to: range.to.toISOString(), bucketSeconds: null });
+  const buckets = metrics.data?.hiveMetrics ?? [];
+  const times = buckets.map((b) => Date.parse(b.time));
+  const gap = gapThreshold(times);
+  const common = { times, from: range.from.getTime(), to: range.to.getTime(), maxGapMs: gap };
+  return (
+    <section aria-labelledby="climate-heading" class="section" aria-busy={metrics.loading}>
+      <h2 id="climate-heading">Climate and weight</h2>
+      {metrics.error && <Notice tone="error">{metrics.error.message}</Notice>}
+      {metrics.loading && !metrics.data ? (
+        <Loading label="Loading readings…" />
+      ) : (
+        <div class="chart-grid">
+          <LineChart title="Temperature" unit="°C" series={[{ key: 't', label: 'Temperature', className: 'series-temp' }]} values={{ t: buckets.map((b) => b.temperatureCelsius) }} {...common} />
+          <LineChart title="Humidity" unit="%" decimals={0} series={[{ key: 'h', label: 'Humidity', className: 'series-humidity' }]} values={{ h: buckets.map((b) => b.humidityPercent) }} {...common} />
+          <LineChart title="Weight" unit="kg" decimals={2} series={[{ key: 'w', label: 'Weight', className: 'series-weight' }]} values={{ w: buckets.map((b) => b.weightKg) }} {...common} />
+        </div>
+      )}
+    </section>
+  );
+}
+
+function BoxTraffic({ boxId, range }: { boxId: string; range: TimeRange }) {
+  const bucketSeconds = trafficBucketSeconds(range.from, range.to);
+  const movement = useQuery(EntranceMovementQuery, { boxId, from: range.from.toISOString(), to: range.to.toISOString(), bucketSeconds });
+  const buckets = movement.data?.entranceMovement ?? [];
+  const times = buckets.map((b) => Date.parse(b.time));
+  const headingId = `box-${boxId}-traffic`;
+  return (
+    <section aria-labelledby={headingId} class="section" aria-busy={movement.loading}>
+      <div class="section-head">
+        <h2 id={headingId}>Entrance · box {boxId}</h2>
+        <Link href={paths.box(boxId)}>Live view, heatmaps and clips</Link>
+      </div>
+      {movement.error && <Notice tone="error">{movement.error.message}</Notice>}
+      {movement.loading && !movement.data ? (
+        <Loading label="Loading entrance traffic…" />
+      ) : (
+        <div class="chart-grid two">
+          <TrafficChart
+            title={`Traffic per ${bucketSeconds >= 3600 ? `${bucketSeconds / 3600} h` : `${bucketSeconds / 60} min`}`}
+            times={times}
+            beesIn={buckets.map((b) => b.beesIn)}
+            beesOut={buckets.map((b) => b.beesOut)}
+            netFlow={buckets.map((b) => b.netFlow)}
+            bucketMs={bucketSeconds * 1000}
+            from={range.from.getTime()}
+            to={range.to.getTime()}
+          />
+          <LineChart
+            title="Bee speed"
+            unit="px/frame"
+            series={[
+              { key: 'avg', label: 'Average', className: 'series-speed' },
+              { key: 'p95', label: '95th percentile', className: 'series-speed-p95', dashed: true },
+            ]}
+            times={times}
+            values={{ avg: buckets.map((b) => b.avgSpeed), p95: buckets.map((b) => b.p95Speed) }}
+            from={range.from.getTime()}
+            to={range.to.getTime()}
+            maxGapMs={bucketSeconds * 1000 * 1.5}
+          />
+        </div>
+      )}
+    </section>
+  );
+}
+
+/** One hive over a chosen range: temperature, humidity and weight, and each entrance box's traffic and speed. */
+export function HivePage({ hiveId }: { hiveId: string }) {
+  useDocumentTitle(`Hive ${hiveId}`);
+  const { pathname, search } = useLocation();
+  const [now, setNow] = useState(() => Date.now());
+  const range = useMemo(() => rangeFromQuery(search, new Date(now)), [search, now]);
+  useInterval(() => setNow(Date.now()), PRESET_REFRESH_MS, range.preset !== 'custom');
+  const hive = useQuery(HiveQuery, { hiveId });
+
+  if (hive.data && !hive.data.hive) {
+    return (
+      <>
+        <Breadcrumbs items={[{ href: paths.overview(), label: 'Apiary' }, { label: `Hive ${hiveId}` }]} />
+        <PageTitle>Hive {hiveId}</PageTitle>
+        <Notice tone="warn" title="There is no such hive in your apiary.">
+          <p>
+            Hives appear once a device reports for them. <Link href={paths.overview()}>Back to the apiary</Link>
+          </p>
+        </Notice>
+      </>
+    );
+  }
+
+  return (
+    <>
+      <Breadcrumbs items={[{ href: paths.overview(), label: 'Apiary' }, { label: `Hive ${hiveId}` }]} />
+      <div class="page-head">
+        <PageTitle>Hive {hiveId}</PageTitle>
+        <p class="muted">
+          {formatDateTime(range.from)} – {formatDateTime(range.to)}
+        </p>
+      </div>
+      <RangePicker range={range} onChange={(next) => navigate(`${pathname}${rangeToQuery(next)}`, { replace: true })} />
+      {hive.error && <Notice tone="error">{hive.error.message}</Notice>}
+      <ClimateCharts hiveId={hiveId} range={range} />
+      {hive.loading && !hive.data ? <Loading /> : hive.data?.hive?.boxes.map((box) => <BoxTraffic key={box.id} boxId={box.id} range={range} />)}
+    </>
+  );
+}

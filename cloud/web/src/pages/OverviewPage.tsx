@@ -1,0 +1,155 @@
+import { ApiaryQuery, type DeviceState, type OverviewBox, type OverviewHive } from '../api/telemetry.ts';
+import { PageTitle } from '../components/Layout.tsx';
+import { Loading, Notice } from '../components/Notice.tsx';
+import { useDocumentTitle, useQuery } from '../hooks.ts';
+import { formatCount, formatNumber, formatRelative } from '../lib/format.ts';
+import { paths } from '../lib/routes.ts';
+import { Link } from '../router.tsx';
+
+const REFRESH_MS = 30_000;
+
+function DeviceBadge({ device }: { device: DeviceState | null }) {
+  if (device === null) return <span class="badge badge-muted">Camera not seen yet</span>;
+  return device.online ? (
+    <span class="badge badge-ok">Camera online</span>
+  ) : (
+    <span class="badge badge-warn">Camera offline · seen {formatRelative(device.lastSeenAt)}</span>
+  );
+}
+
+function BoxRow({ box }: { box: OverviewBox }) {
+  const { today } = box;
+  return (
+    <li class="box-row">
+      <div class="box-row-head">
+        <Link href={paths.box(box.id)} class="box-link">
+          Box {box.id}
+        </Link>
+        <DeviceBadge device={box.device} />
+      </div>
+      <dl class="traffic-today" aria-label={`Box ${box.id} entrance traffic today`}>
+        <div>
+          <dt>In</dt>
+          <dd class="value-in">{formatCount(today.beesIn)}</dd>
+        </div>
+        <div>
+          <dt>Out</dt>
+          <dd class="value-out">{formatCount(today.beesOut)}</dd>
+        </div>
+        <div>
+          <dt>Net</dt>
+          <dd class="value-net">{formatCount(today.netFlow, true)}</dd>
+        </div>
+      </dl>
+      <p class="muted small">{today.lastSampleAt ? `Last count ${formatRelative(today.lastSampleAt)}` : 'No counts today'}</p>
+    </li>
+  );
+}
+
+function HiveCard({ hive }: { hive: OverviewHive }) {
+  const reading = hive.lastReading;
+  const headingId = `hive-${hive.id}-heading`;
+  return (
+    <article class="card hive-card" aria-labelledby={headingId}>
+      <h2 id={headingId} class="hive-title">
+        <Link href={paths.hive(hive.id)}>Hive {hive.id}</Link>
+      </h2>
+      {reading ? (
+        <>
+          <dl class="readings">
+            <div>
+              <dt>Temperature</dt>
+              <dd>
+                {formatNumber(reading.temperatureCelsius, 1)} <span class="unit">°C</span>
+              </dd>
+            </div>
+            <div>
+              <dt>Humidity</dt>
+              <dd>
+                {formatNumber(reading.humidityPercent, 0)} <span class="unit">%</span>
+              </dd>
+            </div>
+            <div>
+              <dt>Weight</dt>
+              <dd>
+                {formatNumber(reading.weightKg, 2)} <span class="unit">kg</span>
+              </dd>
+            </div>
+          </dl>
+          <p class="muted small">Last reading {formatRelative(reading.time)}</p>
+        </>
+      ) : (
+        <p class="muted">No sensor readings yet.</p>
+      )}
+      {hive.boxes.length > 0 && (
+        <>
+          <h3 class="boxes-title">Entrance today</h3>
+          <ul class="box-list">
+            {hive.boxes.map((box) => (
+              <BoxRow key={box.id} box={box} />
+            ))}
+          </ul>
+        </>
+      )}
+    </article>
+  );
+}
+
+function EmptyApiary() {
+  return (
+    <div class="card empty-state">
+      <h2>No hives yet</h2>
+      <p>Hives appear here as soon as a scale, sensor or entrance camera sends its first reading.</p>
+      <ol>
+        <li>
+          Create an API token on your <Link href={paths.profile()}>profile</Link>.
+        </li>
+        <li>
+          Give it to your device, or try it: <code>POST /iot/v1/metrics</code> with <code>Authorization: Bearer &lt;token&gt;</code> and a body such as{' '}
+          <code>{'{"hiveId":"1","fields":{"temperatureCelsius":34.5}}'}</code>.
+        </li>
+      </ol>
+    </div>
+  );
+}
+
+/** Every hive with its last readings and each entrance box's traffic today, re-read every 30 s. */
+export function OverviewPage() {
+  useDocumentTitle('Apiary');
+  const apiary = useQuery(ApiaryQuery, {}, { pollMs: REFRESH_MS });
+  const hives = apiary.data?.hives;
+
+  return (
+    <>
+      <div class="page-head">
+        <PageTitle>Apiary</PageTitle>
+        {hives && hives.length > 0 && (
+          <p class="muted">
+            {hives.length} {hives.length === 1 ? 'hive' : 'hives'} · updates every 30 seconds
+          </p>
+        )}
+      </div>
+      {apiary.error && (
+        <Notice tone="error" title="Could not load your apiary.">
+          <p>{apiary.error.message}</p>
+          <button type="button" class="button" onClick={apiary.reload}>
+            Try again
+          </button>
+        </Notice>
+      )}
+      {!hives ? (
+        apiary.loading && <Loading label="Loading your apiary…" />
+      ) : hives.length === 0 ? (
+        <EmptyApiary />
+      ) : (
+        <ul class="hive-grid" aria-label="Hives">
+          {hives.map((hive) => (
+            <li key={hive.id}>
+              <HiveCard hive={hive} />
+            </li>
+          ))}
+        </ul>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,252 @@
+import { SCOPES, type Scope } from '@hivegate/shared/auth';
+import { useId, useRef, useState } from 'preact/hooks';
+import { ApiTokensQuery, CreateApiTokenMutation, RevokeApiTokenMutation, type ApiToken, type User } from '../api/accounts.ts';
+import { messageOf, request } from '../api/graphql.ts';
+import { PageTitle } from '../components/Layout.tsx';
+import { Loading, Notice } from '../components/Notice.tsx';
+import { useDocumentTitle, useQuery } from '../hooks.ts';
+import { formatDate, formatDateTime, formatRelative } from '../lib/format.ts';
+
+const SCOPE_HELP: Record<Scope, string> = {
+  ingest: 'send sensor readings, entrance counts and bee trajectories',
+  device: 'act as an entrance camera (live streaming, commands)',
+  read: 'read data through the API',
+  control: 'start live streams and upload clips through the API',
+};
+const DEFAULT_SCOPES: Scope[] = ['ingest', 'device'];
+
+/** The new token, shown this once, with a copy button. */
+function TokenReveal({ token, name, onDone }: { token: string; name: string; onDone: () => void }) {
+  const [copied, setCopied] = useState<string | undefined>();
+  const input = useRef<HTMLInputElement>(null);
+  const id = useId();
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(token);
+      setCopied('Copied to the clipboard.');
+    } catch {
+      // No clipboard access (plain http on a LAN address): select the text so Ctrl+C / ⌘C copies it.
+      input.current?.focus();
+      input.current?.select();
+      setCopied('Selected: press Ctrl+C (⌘C on a Mac) to copy.');
+    }
+  };
+  return (
+    <div class="card token-reveal" role="region" aria-labelledby={`${id}-title`}>
+      <h3 id={`${id}-title`}>Token “{name}” created</h3>
+      <p>
+        <strong>Copy it now:</strong> it is shown only once. Devices send it as <code>Authorization: Bearer &lt;token&gt;</code>.
+      </p>
+      <div class="copy-row">
+        <label for={`${id}-value`} class="visually-hidden">
+          New API token
+        </label>
+        <input id={`${id}-value`} ref={input} class="token-value" readOnly value={token} onFocus={(e) => e.currentTarget.select()} spellcheck={false} />
+        <button type="button" class="button primary" onClick={copy}>
+          Copy
+        </button>
+      </div>
+      <p class="small" role="status">
+        {copied}
+      </p>
+      <button type="button" class="button" onClick={onDone}>
+        Done, I have stored it
+      </button>
+    </div>
+  );
+}
+
+function CreateTokenForm({ onCreated }: { onCreated: (token: string, apiToken: ApiToken) => void }) {
+  const [name, setName] = useState('');
+  const [scopes, setScopes] = useState<Scope[]>(DEFAULT_SCOPES);
+  const [boxes, setBoxes] = useState('');
+  const [error, setError] = useState<string | undefined>();
+  const [busy, setBusy] = useState(false);
+  const id = useId();
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setError(undefined);
+    if (name.trim() === '') return setError('Give the token a name, such as the device that will use it.');
+    if (scopes.length === 0) return setError('Choose at least one permission.');
+    const boxIds = boxes
+      .split(/[\s,]+/)
+      .map((b) => b.trim())
+      .filter(Boolean);
+    setBusy(true);
+    try {
+      const { createApiToken } = await request(CreateApiTokenMutation, { name: name.trim(), scopes, boxIds: boxIds.length > 0 ? boxIds : null });
+      setName('');
+      setBoxes('');
+      setScopes(DEFAULT_SCOPES);
+      onCreated(createApiToken.token, createApiToken.apiToken);
+    } catch (err) {
+      setError(messageOf(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form class="card stack token-form" onSubmit={submit} aria-labelledby={`${id}-title`} noValidate>
+      <h3 id={`${id}-title`}>Create an API token</h3>
+      <div class="field">
+        <label for={`${id}-name`}>Name</label>
+        <input id={`${id}-name`} value={name} maxLength={100} onInput={(e) => setName(e.currentTarget.value)} aria-describedby={`${id}-name-hint`} />
+        <p class="hint" id={`${id}-name-hint`}>
+          For example “scale hive 3” or “entrance camera”.
+        </p>
+      </div>
+      <fieldset class="field checks">
+        <legend>Permissions</legend>
+        {SCOPES.map((scope) => (
+          <label key={scope} class="check">
+            <input
+              type="checkbox"
+              name="scopes"
+              value={scope}
+              checked={scopes.includes(scope)}
+              onChange={(e) => setScopes((current) => (e.currentTarget.checked ? [...current, scope] : current.filter((s) => s !== scope)))}
+            />
+            <span>
+              <strong>{scope}</strong> — {SCOPE_HELP[scope]}
+            </span>
+          </label>
+        ))}
+      </fieldset>
+      <div class="field">
+        <label for={`${id}-boxes`}>Only for boxes (optional)</label>
+        <input id={`${id}-boxes`} value={boxes} onInput={(e) => setBoxes(e.currentTarget.value)} aria-describedby={`${id}-boxes-hint`} />
+        <p class="hint" id={`${id}-boxes-hint`}>
+          Box ids separated by commas. Leave empty to allow every box.
+        </p>
+      </div>
+      {error && <Notice tone="error">{error}</Notice>}
+      <div class="actions">
+        <button type="submit" class="button primary" disabled={busy}>
+          {busy ? 'Creating…' : 'Create token'}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function TokenRow({ token, onRevoked }: { token: ApiToken; onRevoked: () => void }) {
+  const [confirming, setConfirming] = useState(false);
+  const [error, setError] = useState<string | undefined>();
+  const expired = token.expiresAt !== null && Date.parse(token.expiresAt) < Date.now();
+  const status = token.revokedAt ? `Revoked ${formatDate(token.revokedAt)}` : expired ? 'Expired' : 'Active';
+  const revoke = async () => {
+    try {
+      await request(RevokeApiTokenMutation, { id: token.id });
+      onRevoked();
+    } catch (err) {
+      setError(messageOf(err));
+    }
+  };
+  return (
+    <tr class={token.revokedAt || expired ? 'inactive' : undefined}>
+      <th scope="row">{token.name}</th>
+      <td>{token.scopes.join(', ')}</td>
+      <td>{token.boxIds && token.boxIds.length > 0 ? token.boxIds.join(', ') : 'all'}</td>
+      <td>{formatDate(token.createdAt)}</td>
+      <td title={token.lastUsedAt ? formatDateTime(token.lastUsedAt) : undefined}>{token.lastUsedAt ? formatRelative(token.lastUsedAt) : 'never'}</td>
+      <td>{status}</td>
+      <td class="row-actions">
+        {!token.revokedAt &&
+          (confirming ? (
+            <span class="confirm">
+              <button type="button" class="button danger small" onClick={revoke}>
+                Revoke <span class="visually-hidden">{token.name}</span> now
+              </button>
+              <button type="button" class="button small" onClick={() => setConfirming(false)}>
+                Keep
+              </button>
+            </span>
+          ) : (
+            <button type="button" class="button small" onClick={() => setConfirming(true)}>
+              Revoke <span class="visually-hidden">{token.name}</span>
+            </button>
+          ))}
+        {error && (
+          <span class="field-error" role="alert">
+            {error}
+          </span>
+        )}
+      </td>
+    </tr>
+  );
+}
+
+/** The account and its API tokens: create (shown once), list, revoke. */
+export function ProfilePage({ user }: { user: User }) {
+  useDocumentTitle('Profile');
+  const tokens = useQuery(ApiTokensQuery, {});
+  const [created, setCreated] = useState<{ token: string; name: string } | undefined>();
+  const list = tokens.data?.apiTokens ?? [];
+  const ordered = [...list].sort((a, b) => Number(Boolean(a.revokedAt)) - Number(Boolean(b.revokedAt)) || Date.parse(b.createdAt) - Date.parse(a.createdAt));
+
+  return (
+    <>
+      <PageTitle>Profile</PageTitle>
+      <section class="card" aria-labelledby="account-heading">
+        <h2 id="account-heading">Account</h2>
+        <dl class="meta">
+          <div>
+            <dt>Login</dt>
+            <dd>{user.login}</dd>
+          </div>
+          <div>
+            <dt>Member since</dt>
+            <dd>{formatDate(user.createdAt)}</dd>
+          </div>
+        </dl>
+      </section>
+      <section aria-labelledby="tokens-heading" class="section">
+        <h2 id="tokens-heading">API tokens</h2>
+        <p class="muted">Scales, sensors and entrance cameras authenticate with a token. Revoke a token when a device is lost or retired.</p>
+        {created && <TokenReveal token={created.token} name={created.name} onDone={() => setCreated(undefined)} />}
+        <div class="token-layout">
+          <CreateTokenForm
+            onCreated={(token, apiToken) => {
+              setCreated({ token, name: apiToken.name });
+              tokens.reload();
+            }}
+          />
+          <div class="card">
+            <h3>Your tokens</h3>
+            {tokens.error && <Notice tone="error">{tokens.error.message}</Notice>}
+            {tokens.loading && !tokens.data ? (
+              <Loading label="Loading tokens…" />
+            ) : ordered.length === 0 ? (
+              <p class="empty">No tokens yet.</p>
+            ) : (
+              <div class="table-wrap" role="region" aria-label="API tokens" tabIndex={0}>
+                <table class="data-table tokens-table">
+                  <thead>
+                    <tr>
+                      <th scope="col">Name</th>
+                      <th scope="col">Permissions</th>
+                      <th scope="col">Boxes</th>
+                      <th scope="col">Created</th>
+                      <th scope="col">Last used</th>
+                      <th scope="col">Status</th>
+                      <th scope="col">
+                        <span class="visually-hidden">Actions</span>
+                      </th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {ordered.map((token) => (
+                      <TokenRow key={token.id} token={token} onRevoked={tokens.reload} />
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )}
+          </div>
+        </div>
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,95 @@
+import { useId, useState } from 'preact/hooks';
+import { SignInMutation, SignUpMutation, type User } from '../api/accounts.ts';
+import { messageOf, request } from '../api/graphql.ts';
+import { PageTitle } from '../components/Layout.tsx';
+import { Notice } from '../components/Notice.tsx';
+import { useDocumentTitle } from '../hooks.ts';
+import { paths } from '../lib/routes.ts';
+import { Link } from '../router.tsx';
+
+/** Must match the server's rule; the server checks again and its message is shown if they ever disagree. */
+const MIN_PASSWORD_LENGTH = 10;
+
+export function SignInPage({ mode, next, onSignedIn }: { mode: 'sign-in' | 'sign-up'; next: string; onSignedIn: (user: User) => void }) {
+  const signUp = mode === 'sign-up';
+  const title = signUp ? 'Create your account' : 'Sign in';
+  useDocumentTitle(title);
+  const [login, setLogin] = useState('');
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState<string | undefined>();
+  const [busy, setBusy] = useState(false);
+  const id = useId();
+  const otherHref = `${signUp ? paths.signIn() : paths.signUp()}${next !== paths.overview() ? `?next=${encodeURIComponent(next)}` : ''}`;
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setError(undefined);
+    setBusy(true);
+    try {
+      const user = signUp ? (await request(SignUpMutation, { login, password })).signUp.user : (await request(SignInMutation, { login, password })).signIn.user;
+      onSignedIn(user);
+    } catch (err) {
+      setError(messageOf(err));
+      setBusy(false);
+    }
+  };
+
+  return (
+    <div class="auth-page">
+      <div class="auth-card">
+        <PageTitle>{title}</PageTitle>
+        <p class="muted">{signUp ? 'Watch your hive entrances, readings and heatmaps in one place.' : 'Welcome back. Sign in to see your apiary.'}</p>
+        <form onSubmit={submit} class="stack" noValidate>
+          <div class="field">
+            <label for={`${id}-login`}>Login</label>
+            <input
+              id={`${id}-login`}
+              name="login"
+              autocomplete="username"
+              autocapitalize="none"
+              spellcheck={false}
+              required
+              value={login}
+              onInput={(e) => setLogin(e.currentTarget.value)}
+              aria-describedby={signUp ? `${id}-login-hint` : undefined}
+              aria-invalid={error ? true : undefined}
+            />
+            {signUp && (
+              <p class="hint" id={`${id}-login-hint`}>
+                3–100 letters, digits or . _ @ + -
+              </p>
+            )}
+          </div>
+          <div class="field">
+            <label for={`${id}-password`}>Password</label>
+            <input
+              id={`${id}-password`}
+              name="password"
+              type="password"
+              autocomplete={signUp ? 'new-password' : 'current-password'}
+              required
+              minLength={signUp ? MIN_PASSWORD_LENGTH : undefined}
+              value={password}
+              onInput={(e) => setPassword(e.currentTarget.value)}
+              aria-describedby={signUp ? `${id}-password-hint` : undefined}
+              aria-invalid={error ? true : undefined}
+            />
+            {signUp && (
+              <p class="hint" id={`${id}-password-hint`}>
+                At least {MIN_PASSWORD_LENGTH} characters.
+              </p>
+            )}
+          </div>
+          {error && <Notice tone="error">{error}</Notice>}
+          <button type="submit" class="button primary wide" disabled={busy}>
+            {busy ? (signUp ? 'Creating account…' : 'Signing in…') : signUp ? 'Create account' : 'Sign in'}
+          </button>
+        </form>
+        <p class="auth-switch">
+          {signUp ? 'Already have an account? ' : 'New to HiveGate? '}
+          <Link href={otherHref}>{signUp ? 'Sign in' : 'Create an account'}</Link>
+        </p>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,139 @@
+/**
+ * The demo: the cloud on its embedded database, a synthetic entrance clip with known ground truth, the edge agent
+ * counting it against the cloud, and what arrived printed next to the truth. Then it keeps serving the web app.
+ *   pnpm demo [--scenario busy-afternoon] [--seconds 120] [--port 8600] [--no-serve]
+ */
+import { spawn } from 'node:child_process';
+import { createReadStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { buildApp } from '../cloud/src/app.ts';
+import { loadConfig } from '../cloud/src/config.ts';
+import { LoginTakenError } from '../cloud/src/auth/users-repository.ts';
+import { hashPassword } from '../cloud/src/auth/passwords.ts';
+import { ensureWebBuild } from '../cloud/src/web/build.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const { values } = parseArgs({
+  options: {
+    scenario: { type: 'string', default: 'busy-afternoon' },
+    seconds: { type: 'string', default: '120' },
+    port: { type: 'string', default: process.env.PORT ?? '8600' },
+    'data-dir': { type: 'string', default: path.join(ROOT, '.data', 'demo') },
+    detector: { type: 'string' },
+    'no-serve': { type: 'boolean', default: false },
+  },
+});
+
+const DEMO_LOGIN = 'demo';
+const DEMO_PASSWORD = 'hivegate-demo';
+const HIVE = 'demo-hive';
+const BOX = 'demo-box';
+
+function step(message: string) {
+  console.log(`\n▸ ${message}`);
+}
+
+/** Runs a workspace script, streaming its stderr (progress) and returning its stdout. */
+function pnpm(args: string[], env: Record<string, string> = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('pnpm', ['--silent', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`pnpm ${args.join(' ')} exited ${code}`))));
+  });
+}
+
+interface TruthInterval {
+  timestamp: number;
+  beesIn: number;
+  beesOut: number;
+  detectedBees?: number;
+  avgSpeed?: number;
+}
+
+async function main() {
+  const dataDir = path.resolve(values['data-dir']);
+  mkdirSync(dataDir, { recursive: true });
+  const config = { ...loadConfig({ ...process.env, DATABASE_URL: '', DATA_DIR: dataDir, PORT: values.port, LOG_LEVEL: 'warn' }) };
+
+  step('Building the web app (skipped when it is current)');
+  await ensureWebBuild();
+
+  step(`Starting the cloud on port ${config.port} (embedded database in ${dataDir})`);
+  const app = await buildApp(config);
+  await app.listen({ port: config.port, host: config.host });
+  const cloudUrl = `http://127.0.0.1:${config.port}`;
+
+  const user = await app.ctx.users.create(DEMO_LOGIN, await hashPassword(DEMO_PASSWORD)).catch(async (err: unknown) => {
+    if (err instanceof LoginTakenError) return (await app.ctx.users.findByLogin(DEMO_LOGIN))!;
+    throw err;
+  });
+  const { token } = await app.ctx.tokens.issue({ userId: user.id, name: 'demo observer', scopes: ['ingest', 'device'] });
+
+  const clipDir = path.join(dataDir, `clip-${values.scenario}-${values.seconds}s`);
+  if (existsSync(path.join(clipDir, 'truth.json'))) {
+    step(`Reusing the synthetic clip in ${clipDir}`);
+  } else {
+    step(`Rendering ${values.seconds} s of the "${values.scenario}" scenario with ground truth`);
+    await pnpm(['sim', 'render', '--scenario', values.scenario, '--seconds', values.seconds, '--out', clipDir, '--hive', HIVE, '--box', BOX]);
+  }
+  const truth = JSON.parse(readFileSync(path.join(clipDir, 'truth.json'), 'utf8')) as { intervals: TruthInterval[]; entranceZone: number[][]; fps: number };
+
+  step('Running the edge agent on the clip against the cloud');
+  const zone = truth.entranceZone.map(([x, y]) => `${x},${y}`).join(' ');
+  const agentArgs = ['agent', 'run', '--source', path.join(clipDir, 'clip.mp4'), '--cloud', cloudUrl, '--token', token, '--hive', HIVE, '--box', BOX, '--zone', zone, '--fps', String(truth.fps), '--once', '--state-dir', path.join(dataDir, 'agent')];
+  if (values.detector) agentArgs.push('--detector', values.detector);
+  await pnpm(agentArgs);
+
+  step('Storing the clip as entrance video (transcoded to HLS in the background)');
+  const existing = await app.ctx.videos.list(user.id, BOX, { limit: 1 });
+  if (existing.length === 0) {
+    const clip = path.join(clipDir, 'clip.mp4');
+    await app.ctx.videoService.upload({
+      ownerId: user.id,
+      boxId: BOX,
+      file: { filename: 'entrance.mp4', mimetype: 'video/mp4', encoding: '7bit', createReadStream: () => createReadStream(clip) } as never,
+    });
+  }
+
+  step('What arrived in the cloud, next to the ground truth');
+  const { rows } = await app.ctx.db.query<{ ts: number; beesIn: number; beesOut: number; detectedBees: number | null; avgSpeed: number | null }>(
+    `SELECT extract(epoch FROM ts)::bigint AS ts, bees_in AS "beesIn", bees_out AS "beesOut", detected_bees AS "detectedBees", avg_speed AS "avgSpeed"
+     FROM movements WHERE owner_id = $1 AND box_id = $2 ORDER BY ts`,
+    [user.id, BOX],
+  );
+  const arrived = new Map(rows.map((r) => [Number(r.ts), r]));
+  const line = (cells: (string | number)[]) => cells.map((c, i) => String(c).padStart(i === 0 ? 20 : 9)).join(' ');
+  console.log(line(['interval end (UTC)', 'in', 'in truth', 'out', 'out truth', 'bees', 'truth', 'speed', 'truth']));
+  let inSum = 0, outSum = 0, inTruth = 0, outTruth = 0;
+  for (const t of truth.intervals) {
+    const got = arrived.get(t.timestamp);
+    inSum += got?.beesIn ?? 0; outSum += got?.beesOut ?? 0; inTruth += t.beesIn; outTruth += t.beesOut;
+    console.log(line([new Date(t.timestamp * 1000).toISOString().slice(0, 19), got?.beesIn ?? '-', t.beesIn, got?.beesOut ?? '-', t.beesOut, got?.detectedBees ?? '-', t.detectedBees ?? '-', got?.avgSpeed?.toFixed(2) ?? '-', t.avgSpeed?.toFixed(2) ?? '-']));
+  }
+  console.log(line(['total', inSum, inTruth, outSum, outTruth, '', '', '', '']));
+
+  const webUrl = config.publicUrl ?? `http://localhost:${config.port}`;
+  console.log(`\nThe web app: ${webUrl}/  (sign in as "${DEMO_LOGIN}" with password "${DEMO_PASSWORD}"): movement, the`);
+  console.log('heatmap of the trajectories the agent sent, and the clip as stored video once it is transcoded.');
+  console.log(`Device token for your own experiments: ${token}`);
+  if (values['no-serve']) {
+    await app.close();
+    return;
+  }
+  console.log('The cloud keeps serving; press Ctrl-C to stop.');
+  const stop = async () => {
+    await app.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});

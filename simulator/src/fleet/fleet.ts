@@ -1,0 +1,100 @@
+import { LatencyStats, type OperationReport } from './latency-stats.ts';
+import { VirtualDevice, type DeviceTiming } from './virtual-device.ts';
+
+export interface FleetOptions {
+  cloudUrl: string;
+  /** An owner's token with the ingest, device and control scopes (the driver starts live sessions with it). */
+  token: string;
+  devices: number;
+  seconds: number;
+  timing?: Partial<DeviceTiming>;
+  /** Devices come online spread over this many seconds (0: all at once, as after a cloud outage without jitter). */
+  rampSeconds?: number;
+  /** Live sessions to start (and stop) through GraphQL while the fleet runs, to time command delivery. */
+  commands?: number;
+  boxPrefix?: string;
+  log?: (line: string) => void;
+}
+
+export interface FleetReport {
+  devices: number;
+  seconds: number;
+  operations: Record<string, OperationReport>;
+  /** Mutation sent → the device's long-poll returned the command. */
+  commandDelivery: OperationReport;
+  errors: number;
+}
+
+const DEFAULT_TIMING: DeviceTiming = { statusEverySeconds: 30, telemetryEverySeconds: 60, pollWaitSeconds: 20 };
+
+/** Runs N virtual entrance observers against a cloud for a while and reports errors and latencies. */
+export async function runFleet(options: FleetOptions): Promise<FleetReport> {
+  const stats = new LatencyStats();
+  const delivery = new LatencyStats();
+  const prefix = options.boxPrefix ?? 'fleet-box-';
+  const pendingCommands = new Map<string, number>();
+  const devices = Array.from(
+    { length: options.devices },
+    (_, i) =>
+      new VirtualDevice({
+        cloudUrl: options.cloudUrl,
+        token: options.token,
+        hiveId: `fleet-hive-${Math.floor(i / 4)}`,
+        boxId: `${prefix}${i}`,
+        timing: { ...DEFAULT_TIMING, ...definedOnly(options.timing ?? {}) },
+        stats,
+        onCommand: (command, receivedAt) => {
+          const sentAt = pendingCommands.get(`${command.sessionId}:${command.commandType}`);
+          if (sentAt !== undefined) delivery.record('command', receivedAt - sentAt);
+        },
+      }),
+  );
+  const rampMs = Math.min(options.rampSeconds ?? 0, options.seconds) * 1000;
+  options.log?.(`starting ${devices.length} virtual devices against ${options.cloudUrl} for ${options.seconds} s${rampMs ? ` (coming online over ${rampMs / 1000} s)` : ''}`);
+  const starts = devices.map((device, i) => setTimeout(() => device.start(), (i / devices.length) * rampMs));
+
+  const driver = options.commands ? driveLiveSessions(options, pendingCommands, delivery) : Promise.resolve();
+  await new Promise((resolve) => setTimeout(resolve, options.seconds * 1000));
+  await driver;
+  for (const start of starts) clearTimeout(start);
+  await Promise.all(devices.map((d) => d.stop()));
+  const commandDelivery = delivery.report().command ?? { count: 0, errors: 0, errorsByReason: {}, p50Ms: null, p95Ms: null, p99Ms: null, maxMs: null };
+  return { devices: options.devices, seconds: options.seconds, operations: stats.report(), commandDelivery, errors: stats.totalErrors() + delivery.totalErrors() };
+}
+
+async function graphql(options: FleetOptions, query: string, variables: Record<string, unknown>) {
+  const response = await fetch(new URL('/graphql', options.cloudUrl), {
+    method: 'POST',
+    headers: { authorization: `Bearer ${options.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ query, variables }),
+  });
+  const body = (await response.json()) as { data?: Record<string, { id: string } | null>; errors?: { message: string }[] };
+  if (body.errors?.length) throw new Error(body.errors[0]!.message);
+  return body.data!;
+}
+
+/** Starts and stops live sessions on boxes spread over the fleet, timing how fast each command reaches its device. */
+async function driveLiveSessions(options: FleetOptions, pending: Map<string, number>, delivery: LatencyStats): Promise<void> {
+  const count = options.commands!;
+  const spacingMs = (options.seconds * 1000 * 0.8) / count;
+  await new Promise((resolve) => setTimeout(resolve, Math.min(3000, spacingMs))); // let the first polls arrive
+  for (let i = 0; i < count; i++) {
+    const boxId = `${options.boxPrefix ?? 'fleet-box-'}${(i * 7) % options.devices}`;
+    try {
+      const sentAt = performance.now();
+      const started = await graphql(options, 'mutation($boxId: ID!) { startEntranceLiveStream(boxId: $boxId) { id } }', { boxId });
+      const sessionId = started.startEntranceLiveStream!.id;
+      pending.set(`${sessionId}:START_STREAM`, sentAt);
+      await new Promise((resolve) => setTimeout(resolve, spacingMs / 2));
+      pending.set(`${sessionId}:STOP_STREAM`, performance.now());
+      await graphql(options, 'mutation($id: ID!) { stopEntranceLiveStream(sessionId: $id) }', { id: sessionId });
+    } catch (error) {
+      delivery.fail('command', (error as Error).message);
+    }
+    await new Promise((resolve) => setTimeout(resolve, spacingMs / 2));
+  }
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
