@@ -260,6 +260,52 @@ describe('entrance page on the real gateways', () => {
     }
   }, 120_000);
 
+  it('shows a camera that pushes JPEG frames as a live MJPEG picture', async () => {
+    // A camera of the existing kind (simulated: no Pi camera here) that can only push JPEG frames.
+    const jpegBox = `jpeg-${suffix}`;
+    const report = { boxId: jpegBox, deviceId: `jpeg-${suffix}`, appVersion: 'test', cameraStatus: 'ready', publisherState: 'idle', status: { relayProtocols: ['http-jpeg-push'] } };
+    await device('/api/entrance-live/device/status', report);
+    const frames = [0, 1].map((i) => execFileSync(FFMPEG, ['-v', 'error', '-f', 'lavfi', '-i', `testsrc=size=320x240:rate=1:decimals=${i}`, '-frames:v', '1', '-f', 'mjpeg', 'pipe:1']));
+    await page.goto(`/boxes/${jpegBox}`);
+    await page.getByRole('button', { name: 'Start live view' }).click();
+    let start: { id: string; sessionId: string; payload: { publisherUrl: string; publishToken: string } } | undefined;
+    await expect
+      .poll(
+        async () => {
+          const polled = (await device('/api/entrance-live/device/poll', { ...report, limit: 5 })) as { commands: { id: string; sessionId: string; commandType: string; payload: never }[] };
+          start = polled.commands.find((c) => c.commandType === 'START_STREAM');
+          return Boolean(start);
+        },
+        { timeout: 15_000, interval: 500 },
+      )
+      .toBe(true);
+    const sessionId = start!.sessionId;
+    expect(start!.payload.publisherUrl).toMatch(/\/frame$/);
+    await device('/api/entrance-live/device/command-ack', { boxId: jpegBox, commandId: start!.id, status: 'accepted', payload: { sessionId, relayProtocol: 'http-jpeg-push' } });
+    await device('/api/entrance-live/device/event', { boxId: jpegBox, sessionId, eventType: 'STREAM_ACTIVE', payload: {} });
+    let pushing = true;
+    const pusher = (async () => {
+      for (let i = 0; pushing; i++) {
+        const answer = await fetch(start!.payload.publisherUrl, { method: 'POST', headers: { 'content-type': 'image/jpeg', 'x-publish-token': start!.payload.publishToken }, body: frames[i % 2] });
+        expect(answer.status).toBe(200);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    })();
+    try {
+      const picture = page.locator('.live-card img[alt^="Live picture of box"]');
+      await picture.waitFor({ timeout: 20_000 });
+      expect(new URL((await picture.getAttribute('src'))!).pathname).toMatch(/\/live\/[^/]+\/stream\.mjpeg$/);
+      await expect.poll(() => picture.evaluate((img: HTMLImageElement) => img.naturalWidth), { timeout: 15_000 }).toBe(320);
+      expect(await page.locator('.live-card video').count()).toBe(0);
+      await screenshot(page, 'entrance-live-mjpeg-desktop');
+      await page.getByRole('button', { name: 'Stop' }).click();
+    } finally {
+      pushing = false;
+      await pusher.catch(() => undefined);
+    }
+    expect(problems.list).toEqual([]);
+  }, 90_000);
+
   it('shows on the overview that the camera is online', async () => {
     await device('/api/entrance-live/device/status', { boxId, deviceId: `sim-${suffix}`, appVersion: 'test', cameraStatus: 'ready', publisherState: 'idle' });
     await page.goto('/');

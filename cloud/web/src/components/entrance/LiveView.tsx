@@ -15,6 +15,7 @@ import { useInterval } from '../../hooks.ts';
 import { formatDateTime, formatRelative } from '../../lib/format.ts';
 import { describeLiveSession, isSessionOver, playlistIsPlayable } from '../../lib/live-status.ts';
 import { HlsPlayer } from '../HlsPlayer.tsx';
+import { MjpegPlayer } from '../MjpegPlayer.tsx';
 import { Loading, Notice } from '../Notice.tsx';
 
 const PLAYLIST_CHECK_MS = 1000;
@@ -134,7 +135,9 @@ export function LiveView({ boxId }: { boxId: string }) {
     running && session?.status !== 'STOPPING',
   );
 
-  const playlistReady = usePlaylistReady(sessionId, session?.playbackUrl, view.wantsPlayer);
+  // Cameras that push JPEG frames are watched as MJPEG: no playlist to wait for, the relay holds the last frame.
+  const mjpeg = session?.relayProtocol === 'http-jpeg-push';
+  const playlistReady = usePlaylistReady(sessionId, session?.playbackUrl, view.wantsPlayer && !mjpeg);
 
   const start = async () => {
     setBusy('start');
@@ -180,7 +183,15 @@ export function LiveView({ boxId }: { boxId: string }) {
             </div>
           </div>
           {error && <Notice tone="error">{error}</Notice>}
-          {view.wantsPlayer && session?.playbackUrl && (playlistReady ? <HlsPlayer key={session.id} live src={session.playbackUrl} label={`Live video of box ${boxId}`} autoPlay /> : <Loading label="Waiting for the first video segment…" />)}
+          {view.wantsPlayer &&
+            session?.playbackUrl &&
+            (mjpeg ? (
+              <MjpegPlayer key={session.id} src={session.playbackUrl} label={`Live picture of box ${boxId}`} />
+            ) : playlistReady ? (
+              <HlsPlayer key={session.id} live src={session.playbackUrl} label={`Live video of box ${boxId}`} autoPlay />
+            ) : (
+              <Loading label="Waiting for the first video segment…" />
+            ))}
           <div class="actions">
             {view.canStart && (
               <button type="button" class="button primary" onClick={start} disabled={busy !== undefined}>
