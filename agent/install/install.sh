@@ -239,7 +239,7 @@ ensure_native_modules() {
     die "better-sqlite3 did not build: see the output above"
   (cd "$dir" && node -e "new (require('better-sqlite3'))(':memory:').close()") || die "better-sqlite3 still does not load"
   if ! (cd "$dir" && node -e "require('onnxruntime-node')") 2>/dev/null; then
-    warn "onnxruntime-node does not load on $(uname -m): the motion detector works, ONNX models will not"
+    warn "onnxruntime-node does not load on $(uname -m): set detector.kind: motion in agent.yaml (the bee model needs it)"
   fi
 }
 

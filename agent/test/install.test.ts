@@ -121,7 +121,7 @@ describe('config template', () => {
     expect(result.code).toBe(0);
     const config = resolveConfig({ file: readConfigFile(out), env: { HIVEGATE_TOKEN: 'from-env' } });
     expect(config).toMatchObject({
-      hiveId: '7', boxId: 'box "north" \\ 3 & co', source: { url: '/dev/video0', pixelFormat: 'gray' }, cloud: { url: 'https://hives.example', token: 'from-env' },
+      hiveId: '7', boxId: 'box "north" \\ 3 & co', source: { url: '/dev/video0', pixelFormat: 'rgb24' }, detector: { kind: 'onnx' }, cloud: { url: 'https://hives.example', token: 'from-env' },
       live: { enabled: true }, stateDir: '/var/lib/hivegate-agent',
     });
     expect(readFileSync(out, 'utf8')).not.toMatch(/@[A-Z_]+@/);
@@ -195,6 +195,8 @@ describe('pack.sh', () => {
     const help = await exec(process.execPath, [join(bundle, 'bin', 'hivegate-agent.mjs'), '--help']);
     expect(help.stdout).toContain('hivegate-agent check-config --config FILE');
     expect(existsSync(join(bundle, 'install', 'install.sh'))).toBe(true);
+    // The bundle lacked the bee model the config template selects, so a fresh install could not start.
+    expect(existsSync(join(bundle, 'models', 'bee-centernet.onnx'))).toBe(true);
     expect(existsSync(join(bundle, 'test'))).toBe(false);
     const store = readdirSync(join(bundle, 'node_modules', '.pnpm'));
     expect(store).toEqual(expect.arrayContaining([expect.stringMatching(/^@esbuild\+linux-arm64@/), expect.stringMatching(/^@esbuild\+linux-x64@/)]));
