@@ -2,23 +2,25 @@
 // simulator's held-out scenarios, scored against their ground truth, for the shipped ONNX model and, as the
 // baseline measured in the same run, the classical motion detector.
 //   pnpm bench:accuracy [-- --seconds 60 --scenarios a,b --detectors onnx,motion --model FILE --cache DIR --json FILE]
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { writeFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { EntranceMovementInput } from '@hivegate/shared';
-import { findScenario, renderClip, SCENARIOS, withOverrides, type GroundTruth } from '@hivegate/simulator';
+import { findScenario, SCENARIOS } from '@hivegate/simulator';
 import { createCapture, createVision } from '../src/agent.ts';
-import { resolveConfig } from '../src/config/config.ts';
 import { compareIntervals, INTERVAL_FIELDS, type IntervalComparison } from '../src/eval/intervals.ts';
 import { DetectionAccumulator, MotAccumulator, type MotSummary } from '../src/eval/mot.ts';
 import { Outbox } from '../src/outbox/outbox.ts';
 import { Pipeline } from '../src/pipeline.ts';
+import { agentConfigFor, cachedClip, gateFor, type CachedClip } from './clips.ts';
 
 type DetectorKind = 'onnx' | 'motion';
 
 const { values } = parseArgs({
+  // `pnpm x -- --flag` hands the separator on; it separates nothing here.
+  args: process.argv.slice(2).filter((arg) => arg !== '--'),
   options: {
     seconds: { type: 'string', default: '60' },
     scenarios: { type: 'string' },
@@ -56,36 +58,9 @@ interface RunResult {
   agentRecords: EntranceMovementInput[];
 }
 
-/** Renders a held-out clip once; later runs with the same scenario and length reuse it. */
-async function clipFor(name: string): Promise<{ clip: string; truth: GroundTruth }> {
-  const scenario = withOverrides(findScenario(name)!, { durationSeconds: seconds });
-  const dir = join(cacheDir, `${scenario.name}-${scenario.seed}-${seconds}s`);
-  if (!existsSync(join(dir, 'complete'))) {
-    await rm(dir, { recursive: true, force: true });
-    await renderClip({ scenario, outDir: dir, ids: { hiveId: 'sim-hive', boxId: 'sim-box' }, progress: process.stderr });
-    await writeFile(join(dir, 'complete'), '');
-  }
-  return { clip: join(dir, 'clip.mp4'), truth: JSON.parse(readFileSync(join(dir, 'truth.json'), 'utf8')) as GroundTruth };
-}
-
-/** The gate for "this hypothesis is that bee": half a bee length, at least 10 px. */
-function gateFor(truth: GroundTruth): number {
-  return Math.max(10, 0.5 * truth.beeLengthPx);
-}
-
-async function runPipeline(name: string, clip: string, truth: GroundTruth, kind: DetectorKind): Promise<RunResult> {
-  const config = resolveConfig({
-    flags: {
-      hiveId: 'sim-hive',
-      boxId: 'sim-box',
-      source: { url: clip, width: truth.width, height: truth.height, fps: truth.fps },
-      cloud: { url: 'http://127.0.0.1:9', token: 'bench' },
-      detector: { kind, ...(kind === 'onnx' && model ? { model } : {}), motion: { beeLengthPx: truth.beeLengthPx } },
-      counting: { zone: truth.entranceZone, hysteresisPx: truth.counting.hysteresisPx, intervalSeconds: truth.counting.intervalSeconds },
-      stateDir: join(tmpdir(), 'hivegate-accuracy-state'),
-    },
-    env: {},
-  });
+async function runPipeline(name: string, clip: CachedClip, kind: DetectorKind): Promise<RunResult> {
+  const { truth } = clip;
+  const config = agentConfigFor(clip, { detector: kind, model });
   const capture = createCapture(config);
   const { detector, tracker, counter } = await createVision(config);
   const outbox = new Outbox({ path: ':memory:' });
@@ -172,10 +147,10 @@ async function main(): Promise<void> {
   const results: RunResult[] = [];
   const started = performance.now();
   for (const name of scenarioNames) {
-    const { clip, truth } = await clipFor(name);
+    const clip = await cachedClip(name, seconds, cacheDir);
     for (const kind of detectors) {
       console.error(`${name}: running the pipeline with the ${kind} detector…`);
-      const result = await runPipeline(name, clip, truth, kind);
+      const result = await runPipeline(name, clip, kind);
       console.error(`${name} / ${kind}: MOTA ${num(result.mot.mota)}, IDF1 ${num(result.mot.idf1)}, count error ${pct(result.intervals.countError)}, ${result.fps.toFixed(0)} fps`);
       results.push(result);
     }

@@ -226,7 +226,11 @@ export function createCapture(config: AgentConfig, onStatus?: (status: CaptureSt
 
 /** Detector, tracker and counter as the config describes them (the accuracy benchmark builds the very same). */
 export async function createVision(config: AgentConfig): Promise<{ detector: ConfiguredDetector; tracker: BeeTracker; counter: EntranceCounter }> {
-  const detector = await createDetector(config);
+  return { detector: await createDetector(config), ...createTracking(config) };
+}
+
+/** The detector-independent half of the vision pipeline: tracker and counter (also replayed on cached detections). */
+export function createTracking(config: AgentConfig): { tracker: BeeTracker; counter: EntranceCounter } {
   const { zone, maxLatenessSeconds, ...counting } = config.counting;
   const counter = new EntranceCounter({
     counting: { ...counting, zone: zone.map(([x, y]) => [x!, y!] as const), fps: config.source.fps },
@@ -238,7 +242,7 @@ export async function createVision(config: AgentConfig): Promise<{ detector: Con
     trajectories: config.trajectories,
   });
   const tracker = new BeeTracker({ ...config.tracker, beeLengthPx: config.detector.motion.beeLengthPx });
-  return { detector, tracker, counter };
+  return { tracker, counter };
 }
 
 function pendingAfterStop(config: AgentConfig): number {

@@ -1,0 +1,57 @@
+// Simulator clips for the benchmarks, rendered once per scenario, seed and length and reused from a cache.
+import { existsSync, readFileSync } from 'node:fs';
+import { rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { findScenario, renderClip, withOverrides, type GroundTruth } from '@hivegate/simulator';
+import { resolveConfig, type AgentConfig, type PartialAgentConfig } from '../src/config/config.ts';
+
+export interface CachedClip {
+  dir: string;
+  clip: string;
+  truth: GroundTruth;
+}
+
+export async function cachedClip(name: string, seconds: number, cacheDir: string): Promise<CachedClip> {
+  const found = findScenario(name);
+  if (!found) throw new Error(`unknown scenario "${name}"`);
+  const scenario = withOverrides(found, { durationSeconds: seconds });
+  const dir = join(cacheDir, `${scenario.name}-${scenario.seed}-${seconds}s`);
+  if (!existsSync(join(dir, 'complete'))) {
+    await rm(dir, { recursive: true, force: true });
+    await renderClip({ scenario, outDir: dir, ids: { hiveId: 'sim-hive', boxId: 'sim-box' }, progress: process.stderr });
+    await writeFile(join(dir, 'complete'), '');
+  }
+  return { dir, clip: join(dir, 'clip.mp4'), truth: JSON.parse(readFileSync(join(dir, 'truth.json'), 'utf8')) as GroundTruth };
+}
+
+/** The gate for "this hypothesis is that bee": half a bee length, at least 10 px. */
+export function gateFor(truth: GroundTruth): number {
+  return Math.max(10, 0.5 * truth.beeLengthPx);
+}
+
+/** The agent's configuration for a clip, as the accuracy benchmark runs it: zone and counting from the truth. */
+export function agentConfigFor(
+  clip: CachedClip,
+  options: { detector: 'onnx' | 'motion'; model?: string | undefined; tracker?: PartialAgentConfig['tracker']; counting?: PartialAgentConfig['counting'] },
+): AgentConfig {
+  const { truth } = clip;
+  return resolveConfig({
+    flags: {
+      hiveId: 'sim-hive',
+      boxId: 'sim-box',
+      source: { url: clip.clip, width: truth.width, height: truth.height, fps: truth.fps },
+      cloud: { url: 'http://127.0.0.1:9', token: 'bench' },
+      detector: { kind: options.detector, ...(options.detector === 'onnx' && options.model ? { model: options.model } : {}), motion: { beeLengthPx: truth.beeLengthPx } },
+      tracker: options.tracker ?? {},
+      counting: {
+        zone: truth.entranceZone,
+        hysteresisPx: truth.counting.hysteresisPx,
+        intervalSeconds: truth.counting.intervalSeconds,
+        ...options.counting,
+      },
+      stateDir: join(tmpdir(), 'hivegate-accuracy-state'),
+    },
+    env: {},
+  });
+}

@@ -1,0 +1,246 @@
+// Tracker and counter tuning without the detector's cost: runs the detector once per clip and model (cached next
+// to the clip), then replays those detections through the tracker and counting rules with the settings given,
+// and scores them like the accuracy benchmark. With --explain it lists every true crossing the agent missed or
+// invented, with what the tracker made of that bee. Tune on training scenes; score held-out ones with
+// `pnpm bench:accuracy`.
+//   pnpm --filter @hivegate/agent bench:tracking [-- --split train --tracker '{"lostGateLengths":1.5}' --explain]
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { signedDistanceToPolygon, type Crossing, type EntranceMovementInput, type Point } from '@hivegate/shared';
+import { SCENARIOS, type GroundTruth } from '@hivegate/simulator';
+import { createCapture, createTracking } from '../src/agent.ts';
+import { createDetector } from '../src/detect/factory.ts';
+import type { PartialAgentConfig } from '../src/config/config.ts';
+import type { Detection } from '../src/detect/types.ts';
+import { compareIntervals } from '../src/eval/intervals.ts';
+import { DetectionAccumulator, matchByDistance, MotAccumulator } from '../src/eval/mot.ts';
+import { agentConfigFor, cachedClip, gateFor, type CachedClip } from './clips.ts';
+
+const { values } = parseArgs({
+  // `pnpm x -- --flag` hands the separator on; it separates nothing here.
+  args: process.argv.slice(2).filter((arg) => arg !== '--'),
+  options: {
+    split: { type: 'string', default: 'train' },
+    scenarios: { type: 'string' },
+    seconds: { type: 'string', default: '60' },
+    model: { type: 'string' },
+    tracker: { type: 'string', default: '{}' },
+    counting: { type: 'string', default: '{}' },
+    threshold: { type: 'string', description: 'detector score threshold (default: the agent default)' },
+    cache: { type: 'string', default: join(tmpdir(), 'hivegate-accuracy-clips') },
+    explain: { type: 'boolean', default: false },
+    trace: { type: 'string' },
+  },
+});
+const callerDir = process.env.INIT_CWD ?? process.cwd();
+const seconds = Number(values.seconds);
+const names = values.scenarios ? values.scenarios.split(',') : SCENARIOS.filter((s) => s.split === values.split).map((s) => s.name);
+const model = values.model ? resolve(callerDir, values.model) : undefined;
+const trackerOverrides = JSON.parse(values.tracker) as PartialAgentConfig['tracker'];
+const countingOverrides = JSON.parse(values.counting) as PartialAgentConfig['counting'];
+const cacheDir = resolve(callerDir, values.cache);
+/** --trace scenario:bee prints that bee's frames: its true centre, the detections and tracks near it. */
+const traced = values.trace ? { scenario: values.trace.split(':')[0]!, bee: Number(values.trace.split(':')[1]) } : undefined;
+
+interface FrameDetections {
+  timestampMs: number;
+  /** [x, y, w, h, score] per detection. */
+  detections: number[][];
+}
+
+/** Peaks below this are not cached; a replay can use any threshold above it (peak finding ignores the threshold). */
+const CACHED_THRESHOLD = 0.1;
+
+/** Runs capture and detector over the clip once; later runs with the same model file read the cached result. */
+async function detectionsFor(clip: CachedClip): Promise<FrameDetections[]> {
+  const config = agentConfigFor(clip, { detector: 'onnx', model });
+  config.detector.scoreThreshold = CACHED_THRESHOLD;
+  const modelHash = createHash('sha256').update(readFileSync(config.detector.model!)).digest('hex').slice(0, 12);
+  const file = join(clip.dir, `detections-${modelHash}-${CACHED_THRESHOLD}.json`);
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as FrameDetections[];
+  console.error(`${clip.truth.scenario.name}: detecting (once per model)…`);
+  const capture = createCapture(config);
+  const detector = await createDetector(config);
+  const frames: FrameDetections[] = [];
+  await capture.start();
+  for await (const frame of capture) {
+    const found = await detector.detect(frame);
+    frames.push({ timestampMs: frame.timestampMs, detections: found.map((d) => [d.x, d.y, d.w, d.h, d.score].map((v) => Math.round(v * 1000) / 1000)) });
+  }
+  await capture.stop();
+  await writeFile(file, JSON.stringify(frames));
+  return frames;
+}
+
+interface Hypothesis {
+  frames: number;
+  first: Point;
+  last: Point;
+  /** Frames matched to each true bee. */
+  bees: Map<number, number>;
+}
+
+interface Replay {
+  name: string;
+  truth: GroundTruth;
+  mot: ReturnType<MotAccumulator['summary']>;
+  /** Of the detections the tracker's first pass takes (score ≥ highScore). */
+  precision: number;
+  recall: number;
+  truthIn: number;
+  truthOut: number;
+  agentIn: number;
+  agentOut: number;
+  crossings: Crossing[];
+  /** Per true bee, the hypothesis matched in each frame it was visible (0 = missed). */
+  beeFrames: Map<number, { t: number; h: number }[]>;
+  hypotheses: Map<number, Hypothesis>;
+}
+
+function replay(clip: CachedClip, frames: FrameDetections[]): Replay {
+  const { truth } = clip;
+  const config = agentConfigFor(clip, { detector: 'onnx', model, tracker: trackerOverrides, counting: countingOverrides });
+  const { tracker, counter } = createTracking(config);
+  const threshold = values.threshold ? Number(values.threshold) : config.detector.scoreThreshold;
+  if (!(threshold >= CACHED_THRESHOLD)) throw new Error(`--threshold must be at least ${CACHED_THRESHOLD}`);
+  const gate = gateFor(truth);
+  const mot = new MotAccumulator(gate);
+  const detection = new DetectionAccumulator(gate);
+  const records: EntranceMovementInput[] = [];
+  const crossings: Crossing[] = [];
+  const beeFrames = new Map<number, { t: number; h: number }[]>();
+  const hypotheses = new Map<number, Hypothesis>();
+  frames.forEach((frame, index) => {
+    const detections: Detection[] = frame.detections
+      .filter((d) => d[4]! >= threshold)
+      .map(([x, y, w, h, score]) => ({ x: x!, y: y!, w: w!, h: h!, score: score! }));
+    const update = tracker.update(frame.timestampMs, detections);
+    const output = counter.onFrame(frame.timestampMs, update.tracks, update.ended);
+    records.push(...output.movements);
+    crossings.push(...output.crossings);
+    const expected = truth.frames[index];
+    if (!expected) throw new Error(`${truth.scenario.name}: more frames than the ground truth has`);
+    const boxes = expected.boxes.map((b) => ({ id: b.trackId, x: b.x, y: b.y }));
+    const found = update.tracks.map((t) => ({ id: t.id, x: t.x, y: t.y }));
+    mot.update(boxes, found);
+    detection.update(boxes, detections.filter((d) => d.score >= config.tracker.highScore));
+    for (const track of update.tracks) {
+      const h = hypotheses.get(track.id);
+      if (h) {
+        h.frames++;
+        h.last = [track.x, track.y];
+      } else hypotheses.set(track.id, { frames: 1, first: [track.x, track.y], last: [track.x, track.y], bees: new Map() });
+    }
+    const partner = new Map<number, number>();
+    for (const [i, j] of matchByDistance(boxes, found, gate)) {
+      partner.set(boxes[i]!.id, found[j]!.id);
+      const bees = hypotheses.get(found[j]!.id)!.bees;
+      bees.set(boxes[i]!.id, (bees.get(boxes[i]!.id) ?? 0) + 1);
+    }
+    if (traced && traced.scenario === truth.scenario.name) {
+      const bee = boxes.find((b) => b.id === traced.bee);
+      if (bee) {
+        const near = (p: { x: number; y: number }) => Math.hypot(p.x - bee.x, p.y - bee.y) < 3 * truth.beeLengthPx;
+        const fmt = (p: { x: number; y: number }) => `${p.x.toFixed(0)},${p.y.toFixed(0)}`;
+        const side = signedDistanceToPolygon([bee.x, bee.y], truth.entranceZone as Point[]).toFixed(0);
+        console.log(
+          `f${index} bee ${fmt(bee)} (zone ${side}) → h${partner.get(bee.id) ?? '-'} | dets ${detections.filter(near).map((d) => `${fmt(d)}@${d.score.toFixed(2)}`).join(' ')} | tracks ${update.tracks.filter(near).map((t) => `h${t.id}:${fmt(t)}`).join(' ')} | ended ${update.ended.map((e) => `h${e.id}`).join(' ')}`,
+        );
+      }
+    }
+    for (const box of boxes) {
+      let list = beeFrames.get(box.id);
+      if (!list) beeFrames.set(box.id, (list = []));
+      list.push({ t: expected.t, h: partner.get(box.id) ?? 0 });
+    }
+  });
+  const last = counter.flush(tracker.flush());
+  records.push(...last.movements);
+  crossings.push(...last.crossings);
+  const c = compareIntervals(truth.intervals, records);
+  return { name: truth.scenario.name, truth, mot: mot.summary(), precision: detection.precision, recall: detection.recall, truthIn: c.truthIn, truthOut: c.truthOut, agentIn: c.agentIn, agentOut: c.agentOut, crossings, beeFrames, hypotheses };
+}
+
+/** The true bee a hypothesis followed for most of its life. */
+function dominantBee(h: Hypothesis | undefined): number | undefined {
+  let best: number | undefined;
+  let most = 0;
+  for (const [bee, n] of h?.bees ?? []) if (n > most) [best, most] = [bee, n];
+  return best;
+}
+
+function explain(r: Replay): string[] {
+  const zone = r.truth.entranceZone as Point[];
+  const side = (p: Point) => {
+    const d = signedDistanceToPolygon(p, zone);
+    return d <= -r.truth.counting.hysteresisPx ? 'in' : d >= r.truth.counting.hysteresisPx ? 'out' : 'edge';
+  };
+  const unclaimed = r.truth.crossings.map((c) => ({ ...c, claimed: false }));
+  const invented: string[] = [];
+  for (const crossing of r.crossings) {
+    const h = r.hypotheses.get(Number(crossing.trackId));
+    const bee = dominantBee(h);
+    const match = unclaimed.find((c) => !c.claimed && c.trackId === bee && c.direction === crossing.direction);
+    if (match) match.claimed = true;
+    else invented.push(`  extra ${crossing.direction.padEnd(3)} t=${(crossing.t - r.truth.startTime).toFixed(1)}s h${crossing.trackId} (mostly bee ${bee ?? 'none'}, ${h?.frames ?? 0} frames)`);
+  }
+  const lines: string[] = [];
+  for (const c of unclaimed.filter((c) => !c.claimed)) {
+    const seen = r.beeFrames.get(c.trackId) ?? [];
+    const runs: { h: number; n: number }[] = [];
+    for (const f of seen) {
+      const run = runs.at(-1);
+      if (run && run.h === f.h) run.n++;
+      else runs.push({ h: f.h, n: 1 });
+    }
+    const path = runs.map((run) => (run.h ? `h${run.h}×${run.n}` : `–×${run.n}`)).join(' ');
+    const ids = [...new Set(runs.filter((run) => run.h).map((run) => run.h))];
+    const fates = ids.map((id) => {
+      const h = r.hypotheses.get(id)!;
+      return `h${id}: ${side(h.first)}→${side(h.last)}${dominantBee(h) === c.trackId ? '' : ` (mostly bee ${dominantBee(h)})`}`;
+    });
+    const role = r.truth.tracks.find((t) => t.trackId === c.trackId)?.role ?? '?';
+    lines.push(`  missed ${c.direction.padEnd(3)} t=${(c.t - r.truth.startTime).toFixed(1)}s bee ${c.trackId} (${role}): ${path} | ${fates.join(', ')}`);
+  }
+  return [...lines, ...invented];
+}
+
+async function main(): Promise<void> {
+  await mkdir(cacheDir, { recursive: true });
+  const replays: Replay[] = [];
+  for (const name of names) {
+    const clip = await cachedClip(name, seconds, cacheDir);
+    replays.push(replay(clip, await detectionsFor(clip)));
+  }
+  console.log(`tracker ${JSON.stringify(trackerOverrides)} counting ${JSON.stringify(countingOverrides)}`);
+  console.log('| scenario | det. precision | det. recall | MOTA | IDF1 | switches | in true/agent | out true/agent | count error |');
+  console.log('|---|---|---|---|---|---|---|---|---|');
+  let wrong = 0;
+  let traffic = 0;
+  let switches = 0;
+  let idtp = 0;
+  let idMistakes = 0;
+  for (const r of replays) {
+    const rowWrong = Math.abs(r.agentIn - r.truthIn) + Math.abs(r.agentOut - r.truthOut);
+    const rowTraffic = r.truthIn + r.truthOut;
+    wrong += rowWrong;
+    traffic += rowTraffic;
+    switches += r.mot.switches;
+    idtp += r.mot.idtp;
+    idMistakes += r.mot.idfp + r.mot.idfn;
+    console.log(`| ${r.name} | ${r.precision.toFixed(3)} | ${r.recall.toFixed(3)} | ${r.mot.mota.toFixed(3)} | ${r.mot.idf1.toFixed(3)} | ${r.mot.switches} | ${r.truthIn}/${r.agentIn} | ${r.truthOut}/${r.agentOut} | ${((rowWrong / Math.max(1, rowTraffic)) * 100).toFixed(1)} % |`);
+  }
+  console.log(`| **all** | | | | ${((2 * idtp) / Math.max(1, 2 * idtp + idMistakes)).toFixed(3)} | ${switches} | | | ${((wrong / Math.max(1, traffic)) * 100).toFixed(1)} % |`);
+  if (values.explain) {
+    for (const r of replays) {
+      console.log(`\n${r.name}:`);
+      for (const line of explain(r)) console.log(line);
+    }
+  }
+}
+
+await main();
