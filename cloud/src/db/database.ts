@@ -27,6 +27,18 @@ export interface Database extends Queryable {
 
 export class DatabaseTimeoutError extends Error {}
 
+/**
+ * The database could not take the query: every pooled connection stayed busy past the connect timeout, or the
+ * server refused, dropped or is shutting down the connection. Not the client's fault and usually brief: requests
+ * that meet it are answered 503 with Retry-After, so devices back off instead of seeing a server error.
+ */
+export class DatabaseUnavailableError extends Error {
+  readonly statusCode = 503;
+  constructor(override readonly cause: Error) {
+    super(`database unavailable: ${cause.message}`);
+  }
+}
+
 export function withTimeout<T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { withTimeout, type Database, type Queryable, type QueryResult } from './database.ts';
+import { DatabaseUnavailableError, withTimeout, type Database, type Queryable, type QueryResult } from './database.ts';
 
 const { Pool, Client } = pg;
 
@@ -10,6 +10,27 @@ const typeParsers = {
     return pg.types.getTypeParser(oid, format);
   },
 } as pg.CustomTypesConfig;
+
+/** Network failures, and the server saying it shuts down, cannot take connections now, or has too many. */
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '53300']);
+
+/** Connection-level failures become DatabaseUnavailableError; query errors (constraints, syntax) pass unchanged. */
+function classify(err: unknown): unknown {
+  if (!(err instanceof Error) || err instanceof DatabaseUnavailableError) return err;
+  const code = (err as { code?: unknown }).code;
+  if ((typeof code === 'string' && UNAVAILABLE_CODES.has(code)) || /timeout exceeded when trying to connect|Connection terminated/i.test(err.message)) {
+    return new DatabaseUnavailableError(err);
+  }
+  return err;
+}
+
+async function classified<T>(promise: Promise<T>): Promise<T> {
+  try {
+    return await promise;
+  } catch (err) {
+    throw classify(err);
+  }
+}
 
 export interface PostgresOptions {
   url: string;
@@ -37,16 +58,16 @@ export class PostgresDatabase implements Database {
   }
 
   async query<R>(text: string, params?: unknown[]): Promise<QueryResult<R>> {
-    const result = await this.pool.query(text, params);
+    const result = await classified(this.pool.query(text, params));
     return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
   }
 
   async exec(sql: string): Promise<void> {
-    await this.pool.query(sql);
+    await classified(this.pool.query(sql));
   }
 
   async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
+    const client = await classified(this.pool.connect());
     try {
       await client.query('BEGIN');
       const result = await fn({
@@ -62,7 +83,7 @@ export class PostgresDatabase implements Database {
       return result;
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
+      throw classify(err);
     } finally {
       client.release();
     }
@@ -74,7 +95,7 @@ export class PostgresDatabase implements Database {
   }
 
   async notify(channel: string, payload: string): Promise<void> {
-    await this.pool.query('SELECT pg_notify($1, $2)', [channel, payload]);
+    await classified(this.pool.query('SELECT pg_notify($1, $2)', [channel, payload]));
   }
 
   async ping(timeoutMs: number): Promise<void> {

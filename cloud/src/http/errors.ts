@@ -1,4 +1,8 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
+import { DatabaseUnavailableError } from '../db/database.ts';
+
+/** Seconds a client is asked to wait when the database is saturated or away; jittered so retries spread out. */
+const UNAVAILABLE_RETRY_SECONDS = 2;
 
 /** A client mistake with a status and a message the client may read. */
 export class HttpError extends Error {
@@ -45,6 +49,11 @@ export function installErrorHandling(app: FastifyInstance, onRejected: (reason: 
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
     onRejected(reasonFor(status, err.code));
+    if (err instanceof DatabaseUnavailableError) {
+      request.log.warn({ err: err.cause }, 'database unavailable');
+      const retryAfter = UNAVAILABLE_RETRY_SECONDS + Math.floor(Math.random() * (UNAVAILABLE_RETRY_SECONDS + 1));
+      return reply.status(503).header('retry-after', String(retryAfter)).send({ error: 'the service is busy: retry shortly' });
+    }
     if (status >= 500) {
       request.log.error({ err }, 'request failed');
       return reply.status(status).send({ error: 'internal server error' });
