@@ -47,6 +47,28 @@ async function device(pathname: string, body: Record<string, unknown>) {
   return answer.body as Record<string, unknown>;
 }
 
+interface StartCommand {
+  id: string;
+  sessionId: string;
+  payload: { publisherUrl: string; publishToken: string };
+}
+
+/** Polls as the camera does until the cloud hands it START_STREAM. */
+async function pollForStart(report: Record<string, unknown>): Promise<StartCommand> {
+  let start: StartCommand | undefined;
+  await expect
+    .poll(
+      async () => {
+        const polled = (await device('/api/entrance-live/device/poll', { ...report, limit: 5 })) as { commands: (StartCommand & { commandType: string })[] };
+        start = polled.commands.find((c) => c.commandType === 'START_STREAM');
+        return Boolean(start);
+      },
+      { timeout: 15_000, interval: 500 },
+    )
+    .toBe(true);
+  return start!;
+}
+
 async function openEntrancePage() {
   await page.goto(`/boxes/${boxId}`);
   await page.getByRole('heading', { level: 1, name: `Entrance · box ${boxId}` }).waitFor();
@@ -217,19 +239,9 @@ describe('entrance page on the real gateways', () => {
 
     let publisher: ChildProcess | undefined;
     try {
-      let start: { id: string; sessionId: string; payload: { publisherUrl: string; publishToken: string } } | undefined;
-      await expect
-        .poll(
-          async () => {
-            const polled = (await device('/api/entrance-live/device/poll', { ...report, limit: 5 })) as { commands: { id: string; sessionId: string; commandType: string; payload: never }[] };
-            start = polled.commands.find((c) => c.commandType === 'START_STREAM');
-            return Boolean(start);
-          },
-          { timeout: 15_000, interval: 500 },
-        )
-        .toBe(true);
-      const sessionId = start!.sessionId;
-      await device('/api/entrance-live/device/command-ack', { boxId, commandId: start!.id, status: 'accepted', payload: { sessionId, relayProtocol: 'hls' } });
+      const start = await pollForStart(report);
+      const sessionId = start.sessionId;
+      await device('/api/entrance-live/device/command-ack', { boxId, commandId: start.id, status: 'accepted', payload: { sessionId, relayProtocol: 'hls' } });
       await device('/api/entrance-live/device/event', { boxId, sessionId, eventType: 'STREAM_STARTING', payload: {} });
       // STREAM_ACTIVE before the first playlist, as a device may well report it: the playback URL comes later.
       await device('/api/entrance-live/device/event', { boxId, sessionId, eventType: 'STREAM_ACTIVE', payload: {} });
@@ -238,7 +250,7 @@ describe('entrance page on the real gateways', () => {
       publisher = spawn(FFMPEG, [
         '-v', 'error', '-re', '-f', 'lavfi', '-i', 'testsrc=size=320x240:rate=15', '-t', '60', '-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency',
         '-g', '15', '-pix_fmt', 'yuv420p', '-f', 'hls', '-method', 'PUT', '-http_persistent', '1', '-hls_time', '1', '-hls_list_size', '6',
-        '-hls_flags', 'delete_segments+program_date_time', '-headers', `Authorization: Bearer ${start!.payload.publishToken}\r\n`, start!.payload.publisherUrl,
+        '-hls_flags', 'delete_segments+program_date_time', '-headers', `Authorization: Bearer ${start.payload.publishToken}\r\n`, start.payload.publisherUrl,
       ], { stdio: 'ignore' });
 
       const video = page.locator('.live-card video');
@@ -268,25 +280,15 @@ describe('entrance page on the real gateways', () => {
     const frames = [0, 1].map((i) => execFileSync(FFMPEG, ['-v', 'error', '-f', 'lavfi', '-i', `testsrc=size=320x240:rate=1:decimals=${i}`, '-frames:v', '1', '-f', 'mjpeg', 'pipe:1']));
     await page.goto(`/boxes/${jpegBox}`);
     await page.getByRole('button', { name: 'Start live view' }).click();
-    let start: { id: string; sessionId: string; payload: { publisherUrl: string; publishToken: string } } | undefined;
-    await expect
-      .poll(
-        async () => {
-          const polled = (await device('/api/entrance-live/device/poll', { ...report, limit: 5 })) as { commands: { id: string; sessionId: string; commandType: string; payload: never }[] };
-          start = polled.commands.find((c) => c.commandType === 'START_STREAM');
-          return Boolean(start);
-        },
-        { timeout: 15_000, interval: 500 },
-      )
-      .toBe(true);
-    const sessionId = start!.sessionId;
-    expect(start!.payload.publisherUrl).toMatch(/\/frame$/);
-    await device('/api/entrance-live/device/command-ack', { boxId: jpegBox, commandId: start!.id, status: 'accepted', payload: { sessionId, relayProtocol: 'http-jpeg-push' } });
+    const start = await pollForStart(report);
+    const sessionId = start.sessionId;
+    expect(start.payload.publisherUrl).toMatch(/\/frame$/);
+    await device('/api/entrance-live/device/command-ack', { boxId: jpegBox, commandId: start.id, status: 'accepted', payload: { sessionId, relayProtocol: 'http-jpeg-push' } });
     await device('/api/entrance-live/device/event', { boxId: jpegBox, sessionId, eventType: 'STREAM_ACTIVE', payload: {} });
     let pushing = true;
     const pusher = (async () => {
       for (let i = 0; pushing; i++) {
-        const answer = await fetch(start!.payload.publisherUrl, { method: 'POST', headers: { 'content-type': 'image/jpeg', 'x-publish-token': start!.payload.publishToken }, body: frames[i % 2] });
+        const answer = await fetch(start.payload.publisherUrl, { method: 'POST', headers: { 'content-type': 'image/jpeg', 'x-publish-token': start.payload.publishToken }, body: frames[i % 2] });
         expect(answer.status).toBe(200);
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
