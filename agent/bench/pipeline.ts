@@ -1,44 +1,20 @@
-// Frames per second of the agent's vision pipeline (capture → motion detector → tracker → counting) on a
-// generated 640×480 clip, against decoding the same clip with ffmpeg alone in the same run.
-//   pnpm bench:agent [-- --seconds 20 --fps 30]
+// Frames per second of the agent's vision pipeline (capture → detector → tracker → counting) on a 640×480
+// simulator clip, as the agent ships it (the bee model, motion-gated, inference on one thread) and with the
+// motion detector, against decoding the same clip with ffmpeg alone in the same run. Peak RSS of this process.
+//   pnpm bench:agent [-- --seconds 20]
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
-import { FfmpegCapture } from '../src/capture/capture.ts';
+import { createCapture, createVision } from '../src/agent.ts';
 import { resolveFfmpeg } from '../src/capture/ffmpeg-binary.ts';
-import { defaultZone } from '../src/config/config.ts';
-import { EntranceCounter } from '../src/count/entrance-counter.ts';
-import { MotionDetector } from '../src/detect/motion.ts';
-import { BeeTracker } from '../src/track/tracker.ts';
+import { agentConfigFor, cachedClip, type CachedClip } from './clips.ts';
 
 const run = promisify(execFile);
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '20' }, fps: { type: 'string', default: '30' } } });
-const seconds = Number(values.seconds);
-const fps = Number(values.fps);
-const width = 640;
-const height = 480;
-
-/** Eight dark bees crossing a textured board in different directions and speeds. */
-function scene(): string {
-  const bees = [
-    [100, 'y', -40, 90], [220, 'y', 520, -120], [340, 'y', -40, 150], [460, 'y', 520, -70],
-    [560, 'y', -40, 200], [150, 'x', -40, 160], [300, 'x', 680, -110], [400, 'x', -40, 60],
-  ] as const;
-  let graph = `color=c=0xb4a078:s=${width}x${height}:r=${fps},format=yuv420p,noise=alls=10:allf=t[bg];`;
-  bees.forEach((_, i) => (graph += `color=c=0x302010:s=16x40:r=${fps}[b${i}];`));
-  let last = 'bg';
-  bees.forEach(([fixed, axis, start, speed], i) => {
-    // Each bee loops across the frame every few seconds so the scene stays busy for the whole clip.
-    const span = axis === 'y' ? height + 80 : width + 80;
-    const moving = `mod(${start}+t*${speed}+${span * 10},${span})-40`;
-    const [x, y] = axis === 'y' ? [String(fixed), moving] : [moving, String(fixed)];
-    graph += `[${last}][b${i}]overlay=x='${x}':y='${y}':shortest=1[s${i}];`;
-    last = `s${i}`;
-  });
-  return graph.replace(/\[s7\];$/, '');
-}
+const { values } = parseArgs({
+  args: process.argv.slice(2).filter((arg) => arg !== '--'),
+  options: { seconds: { type: 'string', default: '20' }, scenario: { type: 'string', default: 'busy-afternoon' }, cache: { type: 'string', default: join(tmpdir(), 'hivegate-accuracy-clips') } },
+});
 
 async function timeIt<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }> {
   const start = performance.now();
@@ -46,66 +22,72 @@ async function timeIt<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }
   return { ms: performance.now() - start, value };
 }
 
+interface PipelineRun {
+  frames: number;
+  ms: number;
+  detectMs: number;
+  inferenceSkipped: number;
+  crossings: number;
+  describe: string;
+}
+
+async function pipeline(clip: CachedClip, kind: 'onnx' | 'motion'): Promise<PipelineRun> {
+  const config = agentConfigFor(clip, { detector: kind });
+  config.detector.threads = 1;
+  const capture = createCapture(config);
+  const { detector, tracker, counter } = await createVision(config);
+  let detectMs = 0;
+  let crossings = 0;
+  const { ms, value: frames } = await timeIt(async () => {
+    await capture.start();
+    let n = 0;
+    for await (const frame of capture) {
+      const t0 = performance.now();
+      const detections = await detector.detect(frame);
+      detectMs += performance.now() - t0;
+      const update = tracker.update(frame.timestampMs, detections);
+      crossings += counter.onFrame(frame.timestampMs, update.tracks, update.ended).crossings.length;
+      n++;
+    }
+    crossings += counter.flush(tracker.flush()).crossings.length;
+    return n;
+  });
+  return { frames, ms, detectMs, inferenceSkipped: detector.skippedFrames ?? 0, crossings, describe: detector.describe() };
+}
+
 async function main(): Promise<void> {
+  const seconds = Number(values.seconds);
+  const clip = await cachedClip(values.scenario, seconds, values.cache);
+  const { width, height, fps, frameCount } = clip.truth;
   const ffmpeg = resolveFfmpeg();
-  const dir = mkdtempSync(join(tmpdir(), 'hivegate-bench-'));
-  try {
-    const clip = join(dir, 'bench.mp4');
-    await run(ffmpeg, ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', scene(), '-t', String(seconds), '-c:v', 'libx264', '-preset', 'ultrafast', '-g', String(fps * 2), '-pix_fmt', 'yuv420p', clip]);
-    const frames = seconds * fps;
 
-    // Baseline: ffmpeg decoding, resampling and converting to gray, writing nowhere.
-    const decode = await timeIt(() => run(ffmpeg, ['-hide_banner', '-loglevel', 'error', '-i', clip, '-vf', `fps=${fps},scale=${width}:${height},format=gray`, '-f', 'null', '-']));
+  // Baseline: ffmpeg decoding and converting to RGB at the capture size, writing nowhere.
+  const decode = await timeIt(() => run(ffmpeg, ['-hide_banner', '-loglevel', 'error', '-i', clip.clip, '-vf', `fps=${fps},scale=${width}:${height},format=rgb24`, '-f', 'null', '-']));
+  // Capture alone: the same decode plus the pipe into Node and frame splitting.
+  const captureOnly = await timeIt(async () => {
+    const capture = createCapture(agentConfigFor(clip, { detector: 'motion' }));
+    await capture.start();
+    let n = 0;
+    for await (const _frame of capture) n++;
+    return n;
+  });
+  const model = await pipeline(clip, 'onnx');
+  const motion = await pipeline(clip, 'motion');
 
-    // Capture alone: the same decode plus the pipe into Node and frame splitting.
-    const captureOnly = await timeIt(async () => {
-      const capture = new FfmpegCapture({ source: clip, width, height, fps, pixelFormat: 'gray' });
-      await capture.start();
-      let n = 0;
-      for await (const _frame of capture) n++;
-      return n;
-    });
-
-    // The whole vision pipeline.
-    const detector = new MotionDetector({ beeLengthPx: 40 });
-    const tracker = new BeeTracker();
-    const counter = new EntranceCounter({ counting: { zone: defaultZone(width, height), fps }, hiveId: 'bench', boxId: 'bench', frameWidth: width, frameHeight: height });
-    let detectMs = 0;
-    let crossings = 0;
-    let tracksReported = 0;
-    const full = await timeIt(async () => {
-      const capture = new FfmpegCapture({ source: clip, width, height, fps, pixelFormat: 'gray', startTime: new Date('2026-05-01T10:00:00Z') });
-      await capture.start();
-      let n = 0;
-      for await (const frame of capture) {
-        const t0 = performance.now();
-        const detections = await detector.detect(frame);
-        detectMs += performance.now() - t0;
-        const update = tracker.update(frame.timestampMs, detections);
-        tracksReported += update.tracks.length;
-        crossings += counter.onFrame(frame.timestampMs, update.tracks, update.ended).crossings.length;
-        n++;
-      }
-      crossings += counter.flush(tracker.flush()).crossings.length;
-      return n;
-    });
-
-    const fpsOf = (n: number, ms: number) => (n / ms) * 1000;
-    const decodeFps = fpsOf(frames, decode.ms);
-    const captureFps = fpsOf(captureOnly.value, captureOnly.ms);
-    const fullFps = fpsOf(full.value, full.ms);
-    const peakRssMb = process.resourceUsage().maxRSS / 1024;
-    console.log(`clip: ${width}x${height} @ ${fps} fps, ${seconds} s (${frames} frames), 8 moving bees`);
-    console.log(`ffmpeg decode only:              ${decodeFps.toFixed(1)} frames/s`);
-    console.log(`capture (ffmpeg → Node frames):  ${captureFps.toFixed(1)} frames/s`);
-    console.log(`full pipeline:                   ${fullFps.toFixed(1)} frames/s (motion detector ${(detectMs / full.value).toFixed(2)} ms/frame)`);
-    console.log(`ratio full pipeline / decode:    ${(fullFps / decodeFps).toFixed(2)}`);
-    console.log(`ratio full pipeline / capture:   ${(fullFps / captureFps).toFixed(2)}`);
-    console.log(`tracks reported per frame: ${(tracksReported / full.value).toFixed(2)}, crossings decided: ${crossings}`);
-    console.log(`peak RSS (agent process): ${peakRssMb.toFixed(0)} MB`);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+  const fpsOf = (n: number, ms: number) => (n / ms) * 1000;
+  const decodeFps = fpsOf(frameCount, decode.ms);
+  const captureFps = fpsOf(captureOnly.value, captureOnly.ms);
+  console.log(`clip: simulator scenario ${values.scenario}, ${width}x${height} @ ${fps} fps, ${seconds} s (${frameCount} frames); ${clip.truth.crossings.length} true crossings`);
+  console.log(`ffmpeg decode only:              ${decodeFps.toFixed(1)} frames/s`);
+  console.log(`capture (ffmpeg → Node frames):  ${captureFps.toFixed(1)} frames/s`);
+  for (const [label, r] of [['full pipeline, shipped model', model], ['full pipeline, motion detector', motion]] as const) {
+    const fullFps = fpsOf(r.frames, r.ms);
+    console.log(
+      `${`${label}:`.padEnd(33)}${fullFps.toFixed(1)} frames/s, ratio to decode ${(fullFps / decodeFps).toFixed(2)} ` +
+        `(detector ${(r.detectMs / r.frames).toFixed(2)} ms/frame, inference skipped on ${r.inferenceSkipped} frames, ${r.crossings} crossings; ${r.describe})`,
+    );
   }
+  console.log(`peak RSS (agent process, both pipelines): ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
 }
 
 await main();

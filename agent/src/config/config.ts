@@ -43,6 +43,7 @@ export const AgentConfigSchema = Type.Object(
         scoreThreshold: Type.Number({ minimum: 0, maximum: 1 }),
         iouThreshold: Type.Number({ minimum: 0, maximum: 1 }),
         classes: Type.Optional(Type.Array(Type.Integer({ minimum: 0 }))),
+        threads: Type.Optional(Type.Integer({ minimum: 1, maximum: 64, description: 'ONNX only: CPU threads for inference (default: onnxruntime picks, usually every core).' })),
         motionGate: Type.Boolean({ description: 'ONNX only: skip inference on frames where nothing moves.' }),
         minMotionFraction: Type.Number({ minimum: 0, maximum: 1 }),
         motion: Type.Object(

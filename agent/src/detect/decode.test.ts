@@ -47,6 +47,16 @@ describe('toInputTensor', () => {
     // Enlarging interpolates between the two nearest pixels.
     expect(axisTaps(2, 2, 0, 0, 4)).toEqual({ first: Int32Array.from([0, 1, 3, 5, 6]), index: Int32Array.from([0, 0, 1, 0, 1, 1]), weight: Float32Array.from([1, 0.75, 0.25, 0.25, 0.75, 1]) });
   });
+  it('takes a shortcut for whole-block shrinks that gives the same values as the general path', () => {
+    const random = (n: number) => Uint8Array.from({ length: n }, (_, i) => (i * 7919 + ((i * i) % 251)) % 256);
+    for (const [width, height, format] of [[8, 6, 'rgb24'], [16, 6, 'rgb24'], [8, 6, 'gray']] as const) {
+      const frame: Frame = { data: random(width * height * (format === 'gray' ? 1 : 3)), width, height, format, index: 0, timestampMs: 0 };
+      const fast = toInputTensor(frame, 4, 2, stretch(width, height, 4, 2));
+      // A negligible pad rules the shortcut out: the general path on the same pixels.
+      const general = toInputTensor(frame, 4, 2, { ...stretch(width, height, 4, 2), padX: 1e-12 });
+      expect(Array.from(fast).map((v) => v.toFixed(5))).toEqual(Array.from(general).map((v) => v.toFixed(5)));
+    }
+  });
   it('treats an RGB frame channel by channel', () => {
     const data = new Uint8Array(2 * 2 * 3);
     for (let i = 0; i < 4; i++) data.set([i * 60, 255, 0], i * 3);

@@ -16,6 +16,7 @@ export async function createDetector(config: AgentConfig): Promise<ConfiguredDet
     scoreThreshold: config.detector.scoreThreshold,
     iouThreshold: config.detector.iouThreshold,
     ...(config.detector.classes ? { classes: config.detector.classes } : {}),
+    ...(config.detector.threads ? { threads: config.detector.threads } : {}),
   });
   const description = `onnx ${model.layout} (${config.detector.model})`;
   if (!config.detector.motionGate) return Object.assign(model, { describe: () => description });

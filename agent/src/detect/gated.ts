@@ -19,7 +19,7 @@ export class MotionGatedDetector implements Detector {
   ) {}
 
   async detect(frame: Frame): Promise<Detection[]> {
-    const { foregroundFraction } = this.motion.analyse(frame);
+    const { foregroundFraction } = this.motion.measure(frame);
     if (this.last !== undefined && foregroundFraction < this.minMotionFraction) {
       this.skippedFrames++;
       return this.last;

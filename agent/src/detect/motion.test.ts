@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Frame } from '../capture/frame.ts';
 import { labelComponents } from './components.ts';
-import { MotionDetector } from './motion.ts';
+import { MotionDetector, shrinkToGray } from './motion.ts';
 
 const W = 640;
 const H = 480;
@@ -126,5 +126,35 @@ describe('MotionDetector', () => {
 
   it('rejects a negative option by name', () => {
     expect(() => new MotionDetector({ threshold: -1 })).toThrow('motion.threshold must be a non-negative number');
+  });
+});
+
+describe('shrinkToGray', () => {
+  const pixels = (n: number) => Uint8Array.from({ length: n }, (_, i) => (i * 37 + ((i * i) % 97)) % 256);
+  /** Luma of the block mean, in the detector's fixed-point weights. */
+  const expected = (frame: Frame, factor: number, ox: number, oy: number) => {
+    let sum = 0;
+    for (let dy = 0; dy < factor; dy++) {
+      for (let dx = 0; dx < factor; dx++) {
+        const p = ((oy * factor + dy) * frame.width + ox * factor + dx) * 3;
+        sum += 77 * frame.data[p]! + 150 * frame.data[p + 1]! + 29 * frame.data[p + 2]!;
+      }
+    }
+    return Math.floor(sum / (factor * factor * 256));
+  };
+
+  it.each([2, 3])('averages %i×%i colour blocks to luma', (factor) => {
+    const frame: Frame = { data: pixels(12 * 6 * 3), width: 12, height: 6, format: 'rgb24', index: 0, timestampMs: 0 };
+    const out = new Uint8Array((12 / factor) * (6 / factor));
+    shrinkToGray(frame, factor, out, 12 / factor, 6 / factor);
+    const want = Array.from(out, (_, i) => expected(frame, factor, i % (12 / factor), Math.floor(i / (12 / factor))));
+    expect(Array.from(out)).toEqual(want);
+  });
+
+  it('averages gray blocks', () => {
+    const frame: Frame = { data: Uint8Array.from([0, 10, 20, 30, 40, 50, 60, 70]), width: 4, height: 2, format: 'gray', index: 0, timestampMs: 0 };
+    const out = new Uint8Array(2);
+    shrinkToGray(frame, 2, out, 2, 1);
+    expect(Array.from(out)).toEqual([25, 45]);
   });
 });

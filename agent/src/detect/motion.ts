@@ -73,6 +73,23 @@ export class MotionDetector implements Detector {
   }
 
   analyse(frame: Frame): MotionResult {
+    const { foregroundFraction, settled } = this.measure(frame);
+    if (!settled) return { detections: [], foregroundFraction, recalibrated: this.framesSeen > 1 };
+    const { mask } = this;
+    // Opening removes speckle, closing fills the gaps between a bee's body and its blurred wings.
+    erode(mask, this.scratch, this.workWidth, this.workHeight);
+    dilate(mask, this.scratch, this.workWidth, this.workHeight);
+    dilate(mask, this.scratch, this.workWidth, this.workHeight);
+    erode(mask, this.scratch, this.workWidth, this.workHeight);
+    const components = labelComponents(mask, this.workWidth, this.workHeight);
+    return { detections: this.toDetections(components), foregroundFraction, recalibrated: false };
+  }
+
+  /**
+   * How much of the frame moved, updating the background, without finding blobs (all the motion gate needs).
+   * `settled` is false on the first frame and when a light change made the frame the new background.
+   */
+  measure(frame: Frame): { foregroundFraction: number; settled: boolean } {
     this.prepare(frame);
     this.framesSeen++;
     const { work, mask } = this;
@@ -80,7 +97,7 @@ export class MotionDetector implements Detector {
     const total = work.length;
     if (this.framesSeen === 1) {
       for (let i = 0; i < total; i++) background[i] = work[i]!;
-      return { detections: [], foregroundFraction: 0, recalibrated: false };
+      return { foregroundFraction: 0, settled: false };
     }
     const threshold = this.options.threshold;
     let foreground = 0;
@@ -94,7 +111,7 @@ export class MotionDetector implements Detector {
       // Frigate's trick: a sudden global change is lighting, not bees; adopt the new picture as background.
       for (let i = 0; i < total; i++) background[i] = work[i]!;
       this.recalibrations++;
-      return { detections: [], foregroundFraction, recalibrated: true };
+      return { foregroundFraction, settled: false };
     }
     const still = this.options.learningRate;
     const moving = this.options.foregroundLearningRate;
@@ -102,13 +119,7 @@ export class MotionDetector implements Detector {
       const rate = mask[i] === 1 ? moving : still;
       background[i] = background[i]! + rate * (work[i]! - background[i]!);
     }
-    // Opening removes speckle, closing fills the gaps between a bee's body and its blurred wings.
-    erode(mask, this.scratch, this.workWidth, this.workHeight);
-    dilate(mask, this.scratch, this.workWidth, this.workHeight);
-    dilate(mask, this.scratch, this.workWidth, this.workHeight);
-    erode(mask, this.scratch, this.workWidth, this.workHeight);
-    const components = labelComponents(mask, this.workWidth, this.workHeight);
-    return { detections: this.toDetections(components), foregroundFraction, recalibrated: false };
+    return { foregroundFraction, settled: true };
   }
 
   private toDetections(components: Component[]): Detection[] {
@@ -170,22 +181,36 @@ export function shrinkToGray(frame: Frame, factor: number, out: Uint8Array, outW
   const data = frame.data;
   const rowStride = frame.width * channels;
   const norm = factor * factor;
+  if (factor === 2 && channels === 3) {
+    // The common case (640×480 colour to a 320-wide work image), unrolled: a fifth of the generic loop's time.
+    for (let oy = 0; oy < outHeight; oy++) {
+      let p = oy * 2 * rowStride;
+      let q = p + rowStride;
+      const o = oy * outWidth;
+      for (let ox = 0; ox < outWidth; ox++, p += 6, q += 6) {
+        const red = data[p]! + data[p + 3]! + data[q]! + data[q + 3]!;
+        const green = data[p + 1]! + data[p + 4]! + data[q + 1]! + data[q + 4]!;
+        const blue = data[p + 2]! + data[p + 5]! + data[q + 2]! + data[q + 5]!;
+        out[o + ox] = (77 * red + 150 * green + 29 * blue) >> 10;
+      }
+    }
+    return;
+  }
   for (let oy = 0; oy < outHeight; oy++) {
+    const top = oy * factor * rowStride;
     for (let ox = 0; ox < outWidth; ox++) {
       let sum = 0;
       for (let dy = 0; dy < factor; dy++) {
-        let p = (oy * factor + dy) * rowStride + ox * factor * channels;
-        for (let dx = 0; dx < factor; dx++) {
-          if (channels === 1) {
-            sum += data[p]!;
-            p += 1;
-          } else {
-            sum += (77 * data[p]! + 150 * data[p + 1]! + 29 * data[p + 2]!) >> 8;
-            p += 3;
-          }
+        let p = top + dy * rowStride + ox * factor * channels;
+        if (channels === 1) {
+          for (let dx = 0; dx < factor; dx++) sum += data[p++]!;
+        } else {
+          // Summing the weighted channels of the block and shifting once rounds a little differently from
+          // converting each pixel first; both are luma to within one level.
+          for (let dx = 0; dx < factor; dx++, p += 3) sum += 77 * data[p]! + 150 * data[p + 1]! + 29 * data[p + 2]!;
         }
       }
-      out[oy * outWidth + ox] = factor === 1 ? sum : (sum / norm) | 0;
+      out[oy * outWidth + ox] = channels === 1 ? (sum / norm) | 0 : (sum / norm) >> 8;
     }
   }
 }

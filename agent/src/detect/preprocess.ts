@@ -116,6 +116,9 @@ export function resamplerFor(frameWidth: number, frameHeight: number, inputWidth
 export function toInputTensor(frame: Frame, inputWidth: number, inputHeight: number, mapping: InputMapping, out?: Float32Array, resampler?: Resampler): Float32Array {
   const plane = inputWidth * inputHeight;
   const tensor = out ?? new Float32Array(plane * 3);
+  const kx = frame.width / inputWidth;
+  const ky = frame.height / inputHeight;
+  if (mapping.padX === 0 && mapping.padY === 0 && Number.isInteger(kx) && Number.isInteger(ky)) return shrinkByBlocks(frame, kx, ky, inputWidth, inputHeight, tensor);
   tensor.fill(114 / 255);
   const r = resampler ?? resamplerFor(frame.width, frame.height, inputWidth, inputHeight, mapping);
   const channels = channelsOf(frame.format);
@@ -138,6 +141,45 @@ export function toInputTensor(frame: Frame, inputWidth: number, inputHeight: num
       tensor[o + x] = sum[x * 3]! * inv;
       tensor[plane + o + x] = sum[x * 3 + 1]! * inv;
       tensor[2 * plane + o + x] = sum[x * 3 + 2]! * inv;
+    }
+  }
+  return tensor;
+}
+
+/**
+ * The common case (640×480 or 1280×720 into 320×240): whole kx×ky blocks of the frame per input pixel, averaged
+ * with integer sums. Same values as the general separable path, at a fraction of its cost.
+ */
+function shrinkByBlocks(frame: Frame, kx: number, ky: number, inputWidth: number, inputHeight: number, tensor: Float32Array): Float32Array {
+  const plane = inputWidth * inputHeight;
+  const channels = channelsOf(frame.format);
+  const { data, width } = frame;
+  const scale = 1 / (255 * kx * ky);
+  const rowStride = width * channels;
+  for (let y = 0; y < inputHeight; y++) {
+    const top = y * ky * rowStride;
+    for (let x = 0; x < inputWidth; x++) {
+      let red = 0;
+      let green = 0;
+      let blue = 0;
+      for (let dy = 0; dy < ky; dy++) {
+        let p = top + dy * rowStride + x * kx * channels;
+        for (let dx = 0; dx < kx; dx++) {
+          if (channels === 1) {
+            red += data[p]!;
+            p += 1;
+          } else {
+            red += data[p]!;
+            green += data[p + 1]!;
+            blue += data[p + 2]!;
+            p += 3;
+          }
+        }
+      }
+      const o = y * inputWidth + x;
+      tensor[o] = red * scale;
+      tensor[plane + o] = (channels === 1 ? red : green) * scale;
+      tensor[2 * plane + o] = (channels === 1 ? red : blue) * scale;
     }
   }
   return tensor;
