@@ -50,6 +50,7 @@ const Env = Type.Object({
   LIVE_PLAYBACK_URL_TTL_SECONDS: Type.Integer({ minimum: 60, maximum: 86_400, default: 900 }),
   LIVE_MAX_SEGMENT_BYTES: Type.Integer({ minimum: 64 * 1024, maximum: 256 * 1024 * 1024, default: 16 * 1024 * 1024 }),
   LIVE_CLIP_MAX_SEGMENTS: Type.Integer({ minimum: 1, maximum: 100_000, default: 1800 }),
+  LIVE_HISTORY_DAYS: Type.Number({ minimum: 1, maximum: 3650, default: 30 }),
   LIVE_MAX_FRAME_BYTES: Type.Integer({ minimum: 1024, maximum: 64 * 1024 * 1024, default: 2 * 1024 * 1024 }),
   LIVE_DEFAULT_RELAY_PROTOCOL: Type.Union([Type.Literal('hls'), Type.Literal('http-jpeg-push')], { default: 'hls' }),
   LOG_LEVEL: Type.Union(
@@ -121,6 +122,8 @@ export interface LiveConfig {
   maxSegmentBytes: number;
   /** Segments kept for clip hand-off (at 1 s per segment: the longest clip). */
   clipMaxSegments: number;
+  /** Ended sessions (and their commands) are deleted this long after they ended. */
+  historyDays: number;
   /** Largest JPEG frame an http-jpeg-push publisher may POST. */
   maxFrameBytes: number;
   /** The relay offered first to a device that does not say which ones it speaks (see live/relay-choice.ts). */
@@ -181,6 +184,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       playbackUrlTtlSeconds: e.LIVE_PLAYBACK_URL_TTL_SECONDS,
       maxSegmentBytes: e.LIVE_MAX_SEGMENT_BYTES,
       clipMaxSegments: e.LIVE_CLIP_MAX_SEGMENTS,
+      historyDays: e.LIVE_HISTORY_DAYS,
       maxFrameBytes: e.LIVE_MAX_FRAME_BYTES,
       defaultRelayProtocol: e.LIVE_DEFAULT_RELAY_PROTOCOL,
     },

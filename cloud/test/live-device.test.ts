@@ -263,6 +263,31 @@ describe('device offline, events and the session lifecycle', () => {
     await eventually(() => statusOf(user.id, session.id), (s) => s === 'STOPPED', 4000);
   });
 
+  it('prunes history: a STOP_STREAM never picked up is withdrawn an hour after the session ended, the session goes after LIVE_HISTORY_DAYS', async () => {
+    const { device, web, user } = await owner();
+    const box = newBox();
+    await device.status(box);
+    const session = await web.start(box);
+    await device.poll(box);
+    await web.stop(session.id);
+    // The device never comes back: the session ends after the grace period with its STOP_STREAM still pending.
+    await eventually(() => statusOf(user.id, session.id), (s) => s === 'STOPPED', 4000);
+    await eventually(async () => (await t.app.ctx.live.sessions.findById(session.id))?.mediaReleasedAt, (at) => Boolean(at), 4000);
+    const pending = () => t.app.ctx.live.commands.pendingCount(user.id, box);
+    expect(await pending()).toBe(1);
+    const live = t.app.ctx.live;
+    const endedAt = (await live.sessions.findById(session.id))!.endedAt!.getTime();
+    expect(await live.pruneHistory(new Date(endedAt + 59 * 60_000))).toMatchObject({ deleted: 0 });
+    expect(await pending()).toBe(1);
+    expect((await live.pruneHistory(new Date(endedAt + 61 * 60_000))).withdrawn).toBeGreaterThanOrEqual(1);
+    expect(await pending()).toBe(0);
+    expect(await device.poll(box)).toEqual([]);
+    expect(await live.sessions.findById(session.id)).toBeDefined();
+    const days = t.config.live.historyDays;
+    expect((await live.pruneHistory(new Date(endedAt + (days + 1) * 86_400_000))).deleted).toBeGreaterThanOrEqual(1);
+    expect(await live.sessions.findById(session.id)).toBeUndefined();
+  });
+
   it('stopping before the device received START_STREAM withdraws it and ends at once', async () => {
     const { device, web, user } = await owner();
     const box = newBox();

@@ -51,6 +51,20 @@ export class LiveCommandsRepository {
   }
 
   /**
+   * Withdraws commands still waiting for a device whose session ended before `endedBefore`: a device that comes
+   * back after days has nothing to stop (its uploads to the ended session are refused anyway).
+   */
+  async withdrawForEndedSessions(endedBefore: Date): Promise<number> {
+    const { rowCount } = await this.db.query(
+      `UPDATE live_commands c SET cancelled_at = now()
+       FROM live_sessions s
+       WHERE c.session_id = s.id AND c.acked_at IS NULL AND c.cancelled_at IS NULL AND s.ended_at < $1`,
+      [endedBefore.toISOString()],
+    );
+    return rowCount;
+  }
+
+  /**
    * Hands out the box's due commands, oldest first, marking them delivered. Rows another poll is handing out at
    * this moment are skipped rather than waited for.
    */

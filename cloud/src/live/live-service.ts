@@ -41,6 +41,11 @@ const WINDOW_SEGMENT_CAP = 64;
 const SWEEP_BATCH = 50;
 /** A media release claimed this long ago by an instance that did not finish it may be taken over. */
 const RELEASE_RECLAIM_SECONDS = 600;
+/** How often an instance prunes old sessions and commands (each instance; the work is idempotent). */
+const PRUNE_INTERVAL_MS = 3600_000;
+const PRUNE_BATCH = 500;
+/** A command still pending this long after its session ended is withdrawn. */
+const COMMAND_AFTER_END_MS = 3600_000;
 
 export interface LiveServiceOptions {
   db: Database;
@@ -94,6 +99,7 @@ export class LiveService {
   private sweepTimer?: NodeJS.Timeout;
   private sweeping?: Promise<void>;
   private releaseTimer?: NodeJS.Timeout;
+  private lastPrune = 0;
   private releasing?: Promise<void>;
   private stopped = false;
   /** Emits a session id whenever one of its segments was stored here, for playlists waiting on it. */
@@ -562,7 +568,28 @@ export class LiveService {
       }
     });
     const released = await this.releaseEndedMedia();
+    if (Date.now() - this.lastPrune >= PRUNE_INTERVAL_MS) {
+      this.lastPrune = Date.now();
+      await this.pruneHistory();
+    }
     return { expired, stopped, released };
+  }
+
+  /**
+   * Old history goes: commands a device never picked up for sessions over for an hour are withdrawn, and sessions
+   * ended longer ago than the history period are deleted with their commands (in batches, oldest first).
+   */
+  async pruneHistory(now = new Date()): Promise<{ withdrawn: number; deleted: number }> {
+    const withdrawn = await this.commands.withdrawForEndedSessions(new Date(now.getTime() - COMMAND_AFTER_END_MS));
+    const cutoff = new Date(now.getTime() - this.config.historyDays * 86_400_000);
+    let deleted = 0;
+    for (;;) {
+      const batch = await this.sessions.deleteEndedBefore(cutoff, PRUNE_BATCH);
+      deleted += batch;
+      if (batch < PRUNE_BATCH || this.stopped) break;
+    }
+    if (withdrawn + deleted > 0) this.log.info({ withdrawn, deleted }, 'live: pruned history');
+    return { withdrawn, deleted };
   }
 
   private sweepInBackground(): void {

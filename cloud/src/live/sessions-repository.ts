@@ -178,6 +178,17 @@ export class LiveSessionsRepository {
     return claimed;
   }
 
+  /** Deletes up to `limit` sessions that ended before `cutoff` and whose media is gone; their commands go with them. */
+  async deleteEndedBefore(cutoff: Date, limit: number): Promise<number> {
+    const { rowCount } = await this.db.query(
+      `DELETE FROM live_sessions WHERE id IN (
+         SELECT id FROM live_sessions WHERE ended_at < $1 AND media_released_at IS NOT NULL
+         ORDER BY ended_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+      [cutoff.toISOString(), limit],
+    );
+    return rowCount;
+  }
+
   async markMediaReleased(id: string, handoffStreamId: string | null): Promise<void> {
     await this.db.query(
       `UPDATE live_sessions SET media_released_at = now(), segments = '{}', handoff_stream_id = COALESCE($2, handoff_stream_id) WHERE id = $1`,
