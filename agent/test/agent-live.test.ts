@@ -1,42 +1,20 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeCloud } from './helpers/fake-cloud.ts';
-import { generateClip, tempDir, twoBeesLavfi } from './helpers/media.ts';
+import { generateClip, startNetworkCamera, tempDir, twoBeesLavfi, type NetworkCamera } from './helpers/media.ts';
 
 const dir = tempDir('live');
 const cloud = new FakeCloud();
-let camera: Server;
-let cameraUrl = '';
+let camera: NetworkCamera;
 
 beforeAll(async () => {
   const clip = await generateClip(join(dir.path, 'live.ts'), { seconds: 6, fps: 15, width: 640, height: 480, lavfi: twoBeesLavfi(15), container: 'mpegts' });
-  const bytes = readFileSync(clip);
-  // A network camera: serves the stream at roughly real time, then hangs up (the agent reconnects).
-  camera = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'video/mp2t' });
-    const chunk = Math.ceil(bytes.length / 60);
-    let offset = 0;
-    const timer = setInterval(() => {
-      if (offset >= bytes.length || res.destroyed) {
-        clearInterval(timer);
-        res.end();
-        return;
-      }
-      res.write(bytes.subarray(offset, offset + chunk));
-      offset += chunk;
-    }, 100);
-  });
-  await new Promise<void>((resolve) => camera.listen(0, '127.0.0.1', resolve));
-  cameraUrl = `http://127.0.0.1:${(camera.address() as AddressInfo).port}/stream.ts`;
+  camera = await startNetworkCamera(clip, { loop: false });
   await cloud.start();
 }, 60_000);
 afterAll(async () => {
-  camera.closeAllConnections();
-  await new Promise<void>((resolve) => camera.close(() => resolve()));
+  await camera?.close();
   await cloud.stop();
   dir.cleanup();
 });
@@ -45,7 +23,7 @@ describe('agent on a live source', () => {
   it('counts from a network stream and, on SIGTERM, flushes what it has to the cloud and exits 0', async () => {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', 'src/cli.ts', 'run', '--source', cameraUrl, '--cloud', cloud.url, '--token', 'good-token', '--hive', 'h', '--box', 'b', '--state-dir', join(dir.path, 'state'), '--detector', 'motion'],
+      ['--import', 'tsx', 'src/cli.ts', 'run', '--source', camera.url, '--cloud', cloud.url, '--token', 'good-token', '--hive', 'h', '--box', 'b', '--state-dir', join(dir.path, 'state'), '--detector', 'motion'],
       { cwd: join(import.meta.dirname, '..'), stdio: ['ignore', 'ignore', 'pipe'] },
     );
     let stderr = '';

@@ -1,40 +1,21 @@
-import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAgent } from '../src/agent.ts';
 import { resolveConfig } from '../src/config/config.ts';
 import { FakeGateway } from './helpers/fake-gateway.ts';
-import { generateClip, tempDir, twoBeesLavfi } from './helpers/media.ts';
+import { generateClip, startNetworkCamera, tempDir, twoBeesLavfi, type NetworkCamera } from './helpers/media.ts';
 
 const dir = tempDir('agent-stream');
 const gateway = new FakeGateway();
-let camera: Server;
-let cameraUrl = '';
+let camera: NetworkCamera;
 
 beforeAll(async () => {
   const clip = await generateClip(join(dir.path, 'bees.ts'), { seconds: 6, fps: 15, width: 640, height: 480, lavfi: twoBeesLavfi(15), container: 'mpegts' });
-  const bytes = readFileSync(clip);
-  // A network camera that plays the clip over and over at about real time (stands in for the Pi camera).
-  camera = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'video/mp2t' });
-    const chunk = Math.ceil(bytes.length / 60);
-    let offset = 0;
-    const timer = setInterval(() => {
-      if (res.destroyed) return clearInterval(timer);
-      res.write(bytes.subarray(offset, offset + chunk));
-      offset += chunk;
-      if (offset >= bytes.length) offset = 0;
-    }, 100);
-  });
-  await new Promise<void>((resolve) => camera.listen(0, '127.0.0.1', resolve));
-  cameraUrl = `http://127.0.0.1:${(camera.address() as AddressInfo).port}/stream.ts`;
+  camera = await startNetworkCamera(clip, { loop: true });
   await gateway.start();
 }, 60_000);
 afterAll(async () => {
-  camera.closeAllConnections();
-  await new Promise<void>((resolve) => camera.close(() => resolve()));
+  await camera?.close();
   await gateway.stop();
   dir.cleanup();
 });
@@ -45,7 +26,7 @@ describe('agent streaming from the camera it counts with', () => {
   it('streams on START_STREAM and stops on STOP_STREAM while frames keep reaching the detector', async () => {
     const config = resolveConfig({
       file: {
-        hiveId: 'hive-1', boxId: 'box-1', deviceId: 'pi-e2e', source: { url: cameraUrl },
+        hiveId: 'hive-1', boxId: 'box-1', deviceId: 'pi-e2e', source: { url: camera.url },
         cloud: { url: gateway.url, token: gateway.deviceToken },
         live: { statusIntervalSeconds: 1, pollWaitSeconds: 1 },
         counting: { intervalSeconds: 5 },

@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -10,7 +9,7 @@ import { buildTestApp, createUser, graphql, type TestApp } from '../../cloud/tes
 import { eventually, SESSION_FIELDS, type SessionView } from '../../cloud/test/live-helpers.ts';
 import { runAgent } from '../src/agent.ts';
 import { resolveConfig } from '../src/config/config.ts';
-import { generateClip, tempDir, twoBeesLavfi } from './helpers/media.ts';
+import { generateClip, startNetworkCamera, tempDir, twoBeesLavfi, type NetworkCamera } from './helpers/media.ts';
 
 // The agent against the project's real live gateway (the cloud app on a test database of the local Postgres):
 // the browser side is GraphQL, as the web app calls it; the device side is the agent itself, over real HTTP.
@@ -18,34 +17,18 @@ const run = promisify(execFile);
 const dir = tempDir('cloud-live');
 let cloud: TestApp;
 let cloudUrl = '';
-let camera: Server;
-let cameraUrl = '';
+let camera: NetworkCamera;
 
 beforeAll(async () => {
   const clip = await generateClip(join(dir.path, 'bees.ts'), { seconds: 6, fps: 15, width: 640, height: 480, lavfi: twoBeesLavfi(15), container: 'mpegts' });
-  const bytes = readFileSync(clip);
-  // A network camera playing the clip over and over at about real time (the Pi camera cannot run here).
-  camera = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'video/mp2t' });
-    const chunk = Math.ceil(bytes.length / 60);
-    let offset = 0;
-    const timer = setInterval(() => {
-      if (res.destroyed) return clearInterval(timer);
-      res.write(bytes.subarray(offset, offset + chunk));
-      offset += chunk;
-      if (offset >= bytes.length) offset = 0;
-    }, 100);
-  });
-  await new Promise<void>((resolve) => camera.listen(0, '127.0.0.1', resolve));
-  cameraUrl = `http://127.0.0.1:${(camera.address() as AddressInfo).port}/stream.ts`;
+  camera = await startNetworkCamera(clip, { loop: true });
   // A long stop grace: the session can only reach STOPPED because the agent reported STREAM_STOPPED.
   cloud = await buildTestApp({ live: { ...defaultConfig().live, stopGraceSeconds: 600 } });
   await cloud.app.listen({ port: 0, host: '127.0.0.1' });
   cloudUrl = `http://127.0.0.1:${(cloud.app.server.address() as AddressInfo).port}`;
 }, 60_000);
 afterAll(async () => {
-  camera.closeAllConnections();
-  await new Promise<void>((resolve) => camera.close(() => resolve()));
+  await camera?.close();
   await cloud.close();
   dir.cleanup();
 });
@@ -75,7 +58,7 @@ describe('agent and the cloud live gateway', () => {
     const stateDir = join(dir.path, 'state');
     const config = resolveConfig({
       file: {
-        hiveId: 'hive-1', boxId: 'box-1', deviceId: 'pi-cloud', source: { url: cameraUrl }, cloud: { url: cloudUrl, token },
+        hiveId: 'hive-1', boxId: 'box-1', deviceId: 'pi-cloud', source: { url: camera.url }, cloud: { url: cloudUrl, token },
         live: { statusIntervalSeconds: 1, pollWaitSeconds: 2 }, counting: { intervalSeconds: 5 }, stateDir,
       },
       env: {},

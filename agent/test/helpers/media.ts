@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -46,4 +48,43 @@ export function twoBeesLavfi(fps: number): string {
     `color=c=0xb4a078:s=640x480:r=${fps}[bg];color=c=0x302010:s=16x40:r=${fps}[b1];color=c=0x302010:s=16x40:r=${fps}[b2];` +
     `[bg][b1]overlay=x=200:y='-40+t*110':shortest=1[s1];[s1][b2]overlay=x=420:y='500-t*110':shortest=1`
   );
+}
+
+export interface NetworkCamera {
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * A network camera on loopback (the Pi camera cannot run here): serves an MPEG-TS clip at about real time, over
+ * and over, or once and then hangs up (`loop: false`, to make the agent reconnect).
+ */
+export async function startNetworkCamera(clip: string, options: { loop: boolean }): Promise<NetworkCamera> {
+  const bytes = readFileSync(clip);
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'video/mp2t' });
+    const chunk = Math.ceil(bytes.length / 60);
+    let offset = 0;
+    const timer = setInterval(() => {
+      if (res.destroyed) return clearInterval(timer);
+      if (offset >= bytes.length) {
+        if (!options.loop) {
+          clearInterval(timer);
+          res.end();
+          return;
+        }
+        offset = 0;
+      }
+      res.write(bytes.subarray(offset, offset + chunk));
+      offset += chunk;
+    }, 100);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/stream.ts`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
 }
