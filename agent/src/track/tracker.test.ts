@@ -176,6 +176,51 @@ describe('BeeTracker', () => {
     expect(loose.idsOfSecond.has(loose.firstId!)).toBe(true);
   });
 
+  it('splits a track found again after a gap when the bee it found heads back the way the lost one came', () => {
+    // One bee walks up into the slot and vanishes at (300, 120); three frames later another comes out at the same
+    // spot and walks down. Within the lost gate, so the tracker takes it for the first bee at first.
+    const run = (splitAfterMissedFrames: number) => {
+      const tracker = new BeeTracker({ splitAfterMissedFrames });
+      const ended: { id: number; lastY: number }[] = [];
+      const idsOfSecond = new Set<number>();
+      let firstId: number | undefined;
+      const record = (update: TrackerUpdate) => ended.push(...update.ended.map((e) => ({ id: e.id, lastY: e.points.at(-1)!.y })));
+      for (let k = 0; k < 20; k++) {
+        const update = tracker.update(k * frameMs, [detection(300, 196 - 4 * k)]);
+        firstId ??= update.tracks[0]?.id;
+      }
+      for (let k = 20; k < 23; k++) record(tracker.update(k * frameMs, []));
+      for (let k = 23; k < 50; k++) {
+        const update = tracker.update(k * frameMs, [detection(300, 120 + 2 * (k - 23))]);
+        record(update);
+        for (const t of update.tracks) idsOfSecond.add(t.id);
+      }
+      record({ tracks: [], ended: tracker.flush() });
+      return { firstId: firstId!, ended, idsOfSecond };
+    };
+    const split = run(2);
+    // The first bee's track ends where it vanished, the second goes on under its own id.
+    expect(split.ended.find((e) => e.id === split.firstId)).toEqual({ id: split.firstId, lastY: 120 });
+    const secondIds = [...split.idsOfSecond].filter((id) => id !== split.firstId);
+    expect(secondIds).toHaveLength(1);
+    expect(split.ended.find((e) => e.id === secondIds[0])!.lastY).toBe(120 + 2 * 26);
+    // Without splitting, one id spans both bees.
+    const merged = run(0);
+    expect([...merged.idsOfSecond]).toEqual([merged.firstId]);
+  });
+
+  it('does not split a bee that goes on the same way after a gap', () => {
+    const tracker = new BeeTracker();
+    const ids = new Set<number>();
+    for (let k = 0; k < 40; k++) {
+      if (k >= 20 && k < 23) continue;
+      const update = tracker.update(k * frameMs, [detection(300, 300 - 3 * k)]);
+      for (const t of update.tracks) ids.add(t.id);
+      expect(update.ended).toEqual([]);
+    }
+    expect(ids.size).toBe(1);
+  });
+
   it('counts identity switches in a scripted scene of six bees with misses and noise', () => {
     const tracker = new BeeTracker();
     const audit = new IdentityAudit();

@@ -23,6 +23,12 @@ export interface TrackerOptions {
    * vanishing into the slot as another comes out), which costs both their counts.
    */
   lostGateLengths?: number;
+  /**
+   * A track found again after this many unseen frames is watched: if the bee it found then heads back the way the
+   * lost one came (a bee gone into the slot, another coming out where it vanished), the track is split at the gap
+   * into two bees. 0 turns this off.
+   */
+  splitAfterMissedFrames?: number;
   /** Bee length used before a track has its own size estimate, px. */
   beeLengthPx?: number;
   kalman?: Partial<KalmanOptions>;
@@ -37,6 +43,7 @@ const DEFAULTS: Required<Omit<TrackerOptions, 'kalman'>> = {
   gateLengths: 0.5,
   maxGateLengths: 4,
   lostGateLengths: 1,
+  splitAfterMissedFrames: 2,
   beeLengthPx: 40,
 };
 
@@ -90,6 +97,10 @@ interface Track {
   missed: number;
   confirmed: boolean;
   points: TrackPoint[];
+  /** Velocity when last seen, px/s (a lost track's filter keeps predicting from it). */
+  seenVelocity: { vx: number; vy: number };
+  /** Set when the track was found again after a gap: where its points resumed and how it was moving before. */
+  resumed?: { index: number; vx: number; vy: number };
 }
 
 /**
@@ -156,6 +167,10 @@ export class BeeTracker {
       survivors.push(track);
     }
     this.tracks = survivors;
+    for (const track of [...this.tracks]) {
+      const split = this.splitIfReversed(track);
+      if (split) ended.push(split);
+    }
 
     for (const index of third.freeDetections) {
       const d = detections[index]!;
@@ -170,6 +185,7 @@ export class BeeTracker {
         missed: 0,
         confirmed: this.options.minHits <= 1,
         points: [{ x: d.x, y: d.y, t: timestampMs }],
+        seenVelocity: { vx: 0, vy: 0 },
       };
       this.tracks.push(track);
       if (track.confirmed) matched.add(track);
@@ -189,6 +205,42 @@ export class BeeTracker {
     const ended = this.tracks.filter((t) => t.confirmed).map((t) => ({ id: t.id, points: t.points }));
     this.tracks = [];
     return ended;
+  }
+
+  /** How long after a resumption a reversal still splits the track, ms. */
+  private static readonly SPLIT_WINDOW_MS = 1000;
+
+  /**
+   * Watches a track found again after a gap: once the bee it found has moved half a bee length, a heading more
+   * than 120° from the lost bee's means two bees; the part before the gap ends (and is counted) as one track,
+   * the rest goes on under a new id.
+   */
+  private splitIfReversed(track: Track): EndedTrack | undefined {
+    const resumed = track.resumed;
+    if (!resumed) return undefined;
+    const from = track.points[resumed.index]!;
+    const to = track.points.at(-1)!;
+    if (to.t - from.t > BeeTracker.SPLIT_WINDOW_MS) {
+      track.resumed = undefined;
+      return undefined;
+    }
+    const length = Math.max(track.w, track.h) > 0 ? Math.max(track.w, track.h) : this.options.beeLengthPx;
+    const before = Math.hypot(resumed.vx, resumed.vy);
+    if (before < 0.5 * length) {
+      // Too slow before the gap for a heading to mean anything.
+      track.resumed = undefined;
+      return undefined;
+    }
+    const dx = to.x - from.x;
+    const dy = to.y - from.y;
+    const moved = Math.hypot(dx, dy);
+    if (moved < 0.5 * length) return undefined;
+    track.resumed = undefined;
+    if ((dx * resumed.vx + dy * resumed.vy) / (moved * before) > -0.5) return undefined;
+    const endedPart: EndedTrack = { id: track.id, points: track.points.slice(0, resumed.index) };
+    track.id = this.nextId++;
+    track.points = track.points.slice(resumed.index);
+    return endedPart;
   }
 
   private associate(tracks: Track[], candidates: number[], detections: readonly Detection[]) {
@@ -228,9 +280,14 @@ export class BeeTracker {
       track.h = 0.7 * track.h + 0.3 * d.h;
       track.score = d.score;
       track.hits++;
+      const { splitAfterMissedFrames } = this.options;
+      if (track.confirmed && splitAfterMissedFrames > 0 && track.missed >= splitAfterMissedFrames) {
+        track.resumed = { index: track.points.length, ...track.seenVelocity };
+      }
       track.missed = 0;
       if (!track.confirmed && track.hits >= this.options.minHits) track.confirmed = true;
       track.points.push({ x: d.x, y: d.y, t: timestampMs });
+      track.seenVelocity = { vx: track.filter.vx, vy: track.filter.vy };
       matched.add(track);
     }
   }
