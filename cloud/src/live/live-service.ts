@@ -44,6 +44,7 @@ const RELEASE_RECLAIM_SECONDS = 600;
 /** How often an instance prunes old sessions and commands (each instance; the work is idempotent). */
 const PRUNE_INTERVAL_MS = 3600_000;
 const PRUNE_BATCH = 500;
+const POLL_HOLD_JITTER = 0.2;
 /** A command still pending this long after its session ended is withdrawn. */
 const COMMAND_AFTER_END_MS = 3600_000;
 
@@ -262,7 +263,9 @@ export class LiveService {
    * ends. The wake-up is armed before each look, so a command queued in between is never slept through.
    */
   async pollCommands(ownerId: number, boxId: string, limit: number, waitMs: number, abort?: AbortSignal): Promise<CommandRecord[]> {
-    const deadline = Date.now() + waitMs;
+    // An empty poll ends somewhere in the last fifth of its wait: devices that started together (after an outage,
+    // a power cut) would otherwise poll in lockstep for ever, all at once every wait.
+    const deadline = Date.now() + waitMs * (1 - POLL_HOLD_JITTER * Math.random());
     for (;;) {
       const wakeUp = this.signals.armCommandWait(ownerId, boxId);
       const onAbort = () => wakeUp.cancel();
