@@ -49,7 +49,7 @@ describe('toInputTensor', () => {
   });
   it('takes a shortcut for whole-block shrinks that gives the same values as the general path', () => {
     const random = (n: number) => Uint8Array.from({ length: n }, (_, i) => (i * 7919 + ((i * i) % 251)) % 256);
-    for (const [width, height, format] of [[8, 6, 'rgb24'], [16, 6, 'rgb24'], [8, 6, 'gray']] as const) {
+    for (const [width, height, format] of [[8, 6, 'rgb24'], [8, 4, 'rgb24'], [16, 6, 'rgb24'], [8, 6, 'gray']] as const) {
       const frame: Frame = { data: random(width * height * (format === 'gray' ? 1 : 3)), width, height, format, index: 0, timestampMs: 0 };
       const fast = toInputTensor(frame, 4, 2, stretch(width, height, 4, 2));
       // A negligible pad rules the shortcut out: the general path on the same pixels.

@@ -156,6 +156,20 @@ function shrinkByBlocks(frame: Frame, kx: number, ky: number, inputWidth: number
   const { data, width } = frame;
   const scale = 1 / (255 * kx * ky);
   const rowStride = width * channels;
+  if (kx === 2 && ky === 2 && channels === 3) {
+    // 640×480 colour into 320×240, the shipped model's case: unrolled, about half the generic loop's time.
+    for (let y = 0; y < inputHeight; y++) {
+      let p = y * 2 * rowStride;
+      let q = p + rowStride;
+      let o = y * inputWidth;
+      for (let x = 0; x < inputWidth; x++, p += 6, q += 6, o++) {
+        tensor[o] = (data[p]! + data[p + 3]! + data[q]! + data[q + 3]!) * scale;
+        tensor[plane + o] = (data[p + 1]! + data[p + 4]! + data[q + 1]! + data[q + 4]!) * scale;
+        tensor[2 * plane + o] = (data[p + 2]! + data[p + 5]! + data[q + 2]! + data[q + 5]!) * scale;
+      }
+    }
+    return tensor;
+  }
   for (let y = 0; y < inputHeight; y++) {
     const top = y * ky * rowStride;
     for (let x = 0; x < inputWidth; x++) {
