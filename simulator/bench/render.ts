@@ -2,18 +2,16 @@
  * Rendering speed. Prints frames per second and the multiple of real time for:
  *   - the renderer alone (one core: scene, rasteriser, sensor noise, ground truth),
  *   - the whole `sim render` pipeline (renderer + ffmpeg H.264 encoding + truth.json),
- *   - the baseline measured in the same run: ffmpeg encoding the same number of flat frames piped from
- *     Node with the same settings, i.e. the cost of encoding alone with nothing to draw.
+ *   - the baseline measured in the same run: the same encoder (ffmpeg, same settings, same transport) fed the
+ *     same number of flat frames, i.e. the cost of encoding alone with nothing to draw.
  * Usage: pnpm bench:render [--scenario NAME] [--seconds S]
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { renderClip } from '../src/clip.ts';
-import { resolveTool } from '../src/io/ffmpeg.ts';
+import { Mp4Encoder } from '../src/io/encoder.ts';
 import { SceneRenderer } from '../src/render/renderer.ts';
 import { findScenario, withOverrides } from '../src/scenario/suite.ts';
 import { planPopulation } from '../src/scene/population.ts';
@@ -59,20 +57,20 @@ async function pipeline(dir: string): Promise<number> {
 
 async function flatBaseline(dir: string, frames: number): Promise<number> {
   const started = performance.now();
-  const ffmpeg = spawn(
-    resolveTool('ffmpeg'),
-    ['-hide_banner', '-loglevel', 'error', '-nostdin', '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-s', `${width}x${height}`, '-r', String(fps), '-i', 'pipe:0',
-      '-c:v', 'libx264', '-preset', 'superfast', '-crf', String(scenario.crf), '-pix_fmt', 'yuv420p', '-g', String(fps * 2), '-threads', '1', '-y', join(dir, 'flat.mp4')],
-    { stdio: ['pipe', 'ignore', 'inherit'] },
-  );
-  const flat = Buffer.alloc(width * height * 3, 128);
-  for (let i = 0; i < frames; i++) {
-    if (!ffmpeg.stdin.write(flat)) await once(ffmpeg.stdin, 'drain');
+  const encoder = new Mp4Encoder({ path: join(dir, 'flat.mp4'), width, height, fps, crf: scenario.crf, creationTime: new Date().toISOString() });
+  await encoder.start();
+  try {
+    for (let i = 0; i < frames; i++) {
+      const buffer = await encoder.acquire();
+      buffer.fill(128);
+      encoder.submit(buffer);
+    }
+    await encoder.finish();
+  } catch (error) {
+    await encoder.stop();
+    throw error;
   }
-  ffmpeg.stdin.end();
-  const [code] = (await once(ffmpeg, 'close')) as [number];
-  if (code !== 0) throw new Error(`baseline ffmpeg exited with ${code}`);
-  return report('baseline: ffmpeg on flat frames', frames, (performance.now() - started) / 1000);
+  return report('baseline: encoder on flat frames', frames, (performance.now() - started) / 1000);
 }
 
 const dir = await mkdtemp(join(tmpdir(), 'hivegate-render-bench-'));

@@ -50,7 +50,7 @@ export async function renderClip(options: RenderClipOptions): Promise<RenderedCl
   });
   const progress = options.progress ? new Progress(`render ${scenario.name}`, population.frameCount, options.progress) : undefined;
 
-  encoder.start();
+  await encoder.start();
   try {
     for (let frame = 0; frame < population.frameCount; frame++) {
       const states = timeline.statesAt(frame);

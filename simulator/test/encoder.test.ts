@@ -1,10 +1,13 @@
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Mp4Encoder } from '../src/io/encoder.ts';
 
 describe('Mp4Encoder', () => {
   it('reports why ffmpeg failed instead of hanging', async () => {
     const encoder = new Mp4Encoder({ path: '/nonexistent-directory/clip.mp4', width: 64, height: 48, fps: 10, crf: 23, creationTime: '2024-01-01T00:00:00.000Z' });
-    encoder.start();
+    await encoder.start();
     // Frames are refused once ffmpeg is gone; finishing then explains why, in ffmpeg's words.
     await expect(
       (async () => {
@@ -14,6 +17,24 @@ describe('Mp4Encoder', () => {
     await expect(encoder.finish()).rejects.toThrow(/ffmpeg exited with code 1: .*No such file or directory/s);
     await encoder.stop();
   }, 15_000);
+
+  it('explains an ffmpeg that ends before it connects for frames, instead of waiting for it', async () => {
+    // A stand-in for ffmpeg that passes the -version probe and then fails at once, as a broken build would.
+    const dir = await mkdtemp(join(tmpdir(), 'hivegate-encoder-'));
+    const fake = join(dir, 'ffmpeg');
+    await writeFile(fake, '#!/bin/sh\n[ "$1" = -version ] && exit 0\necho "Unknown encoder libx264" >&2\nexit 3\n');
+    await chmod(fake, 0o755);
+    const saved = process.env.FFMPEG_PATH;
+    process.env.FFMPEG_PATH = fake;
+    try {
+      const encoder = new Mp4Encoder({ path: join(dir, 'clip.mp4'), width: 64, height: 48, fps: 10, crf: 23, creationTime: '2024-01-01T00:00:00.000Z' });
+      await expect(encoder.start()).rejects.toThrow(/ffmpeg exited with code 3: Unknown encoder libx264/);
+    } finally {
+      if (saved === undefined) delete process.env.FFMPEG_PATH;
+      else process.env.FFMPEG_PATH = saved;
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 
   it('refuses frames of the wrong size and use before start', async () => {
     const encoder = new Mp4Encoder({ path: '/tmp/unused.mp4', width: 64, height: 48, fps: 10, crf: 23, creationTime: '2024-01-01T00:00:00.000Z' });
