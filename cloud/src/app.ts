@@ -115,6 +115,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
         .then(async (report) => (await ctx.accounts.pruneFailures(), report))
         .then((report) => app.log.info({ report }, 'partition maintenance'))
         .catch((err: unknown) => app.log.error({ err }, 'partition maintenance failed'));
+      ctx.videoService.sweepOrphanedFiles().catch((err: unknown) => app.log.error({ err }, 'sweep of orphaned video files failed'));
     }, PARTITION_MAINTENANCE_MS).unref();
     started.push(async () => clearInterval(maintenance));
 

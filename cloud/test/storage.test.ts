@@ -15,7 +15,7 @@ import {
   RangeNotSatisfiableError,
   S3BlobStore,
 } from '../src/storage/index.ts';
-import type { BlobStore, S3BlobStoreConfig } from '../src/storage/index.ts';
+import type { BlobListEntry, BlobStore, S3BlobStoreConfig } from '../src/storage/index.ts';
 
 const MiB = 1024 * 1024;
 
@@ -62,8 +62,8 @@ function sha256(data: Buffer): string {
   return createHash('sha256').update(data).digest('hex');
 }
 
-async function listAll(store: BlobStore, prefix: string): Promise<{ key: string; size: number }[]> {
-  const entries: { key: string; size: number }[] = [];
+async function listAll(store: BlobStore, prefix: string): Promise<BlobListEntry[]> {
+  const entries: BlobListEntry[] = [];
   for await (const entry of store.list(prefix)) entries.push(entry);
   return entries;
 }
@@ -302,6 +302,8 @@ describe.each(implementations)('%s blob store (shared behaviour)', (_name, setup
       ['other/z', 'video/10/a.ts', 'video/2/a.ts', 'video/2/b.ts', 'videos/1.ts', 'videoz.bin'].map((k) => `${ns}/${k}`),
     );
     expect(all.find((e) => e.key === `${ns}/video/2/b.ts`)?.size).toBe(1);
+    // Written just now, as the store's clock tells (S3 keeps whole seconds).
+    for (const entry of all) expect(Math.abs(entry.modifiedAt.getTime() - Date.now())).toBeLessThan(60_000);
     expect((await listAll(store, `${ns}/video/`)).map((e) => e.key)).toEqual(
       [`${ns}/video/10/a.ts`, `${ns}/video/2/a.ts`, `${ns}/video/2/b.ts`],
     );
@@ -515,7 +517,7 @@ describe('S3BlobStore specifics', () => {
     await two.put('same/key.txt', Buffer.from('from two'));
     expect((await readAll((await one.get('same/key.txt'))!.body)).toString()).toBe('from one');
     expect((await readAll((await two.get('same/key.txt'))!.body)).toString()).toBe('from two');
-    expect(await listAll(one, '')).toEqual([{ key: 'same/key.txt', size: 8 }]);
+    expect(await listAll(one, '')).toEqual([{ key: 'same/key.txt', size: 8, modifiedAt: expect.any(Date) }]);
     expect(await one.deletePrefix('same/')).toBe(1);
     expect(await two.head('same/key.txt')).not.toBeNull();
     await one.stop();

@@ -30,6 +30,8 @@ export interface BlobHeadResult {
 export interface BlobListEntry {
   key: string;
   size: number;
+  /** When the object was last written. */
+  modifiedAt: Date;
 }
 
 /**

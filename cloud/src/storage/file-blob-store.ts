@@ -191,7 +191,7 @@ export class FileBlobStore implements BlobStore {
         }
       } else if (entry.isFile() && key.startsWith(prefix)) {
         const info = await stat(path.join(dir, entry.name)).catch(() => null);
-        if (info) yield { key, size: info.size };
+        if (info) yield { key, size: info.size, modifiedAt: info.mtime };
       }
     }
   }

@@ -257,7 +257,7 @@ export class S3BlobStore implements BlobStore {
       );
       for (const object of page.Contents ?? []) {
         if (object.Key === undefined) continue;
-        yield { key: object.Key.slice(this.#keyPrefix.length), size: object.Size ?? 0 };
+        yield { key: object.Key.slice(this.#keyPrefix.length), size: object.Size ?? 0, modifiedAt: object.LastModified ?? new Date(0) };
       }
       continuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (continuationToken !== undefined);

@@ -72,6 +72,16 @@ export const videoResolvers: Resolvers = {
       }
       return true;
     },
+    deleteGateVideo: async (_root: unknown, args: { id: string | number }, ctx: GraphQLContext) => {
+      const user = requireUser(ctx, 'control');
+      const id = String(args.id);
+      if (user.boxIds) {
+        const video = await ctx.services.videos.get(user.userId, id);
+        if (video && !user.boxIds.includes(video.boxId)) throw clientError(`this token may not act for box "${video.boxId}"`, 'FORBIDDEN');
+      }
+      if (!(await ctx.services.videoService.delete(user.userId, id))) throw clientError(`no video with id "${id}"`);
+      return true;
+    },
   },
   GateVideo: {
     posterURL: (video: GateVideo, _args: unknown, ctx: GraphQLContext) => url(ctx, video, POSTER_JPEG),

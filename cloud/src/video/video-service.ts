@@ -25,6 +25,9 @@ export const POSTER_PNG = 'poster.png';
 const SEGMENT_SECONDS = 2;
 const POSTER_PNG_MAX_WIDTH = 640;
 const DETECTIONS_PARSE_LIMIT = 16 * 1024 * 1024;
+/** An upload's files are stored before its row is inserted; a folder this old without a row is left over. */
+const ORPHAN_GRACE_MS = 6 * 3600_000;
+const ORPHAN_CHECK_CHUNK = 500;
 /** Segments measured per ffprobe run: 500 names of ~17 bytes stay far below the 128 KB limit of one argument. */
 const PROBE_CHUNK = 500;
 
@@ -53,6 +56,8 @@ interface TranscodePayload {
 export class VideoService {
   /** Called when a video becomes READY (the heatmap renderer uses its poster as the entrance still). */
   onReady?: (video: GateVideo) => Promise<void>;
+  /** Called when a READY video is deleted (its poster may have been that still). */
+  onRemoved?: (video: GateVideo) => Promise<void>;
 
   constructor(
     private readonly deps: {
@@ -140,6 +145,54 @@ export class VideoService {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  }
+
+  /**
+   * Deletes an owner's video: the row first (from then on nobody can find it, and a transcode still running
+   * notices at its end and removes what it wrote), then every file under `videos/{id}/`. False when the owner
+   * has no such video.
+   */
+  async delete(ownerId: number, id: string): Promise<boolean> {
+    const { videos, blobs, log } = this.deps;
+    const video = await videos.delete(ownerId, id);
+    if (!video) return false;
+    const files = await blobs.deletePrefix(`videos/${video.id}/`);
+    log.info({ videoId: video.id, boxId: video.boxId, files }, 'video deleted');
+    if (video.state === 'READY' && this.onRemoved) {
+      await this.onRemoved(video).catch((err: unknown) => log.warn({ err, videoId: video.id }, 'after-delete hook failed'));
+    }
+    return true;
+  }
+
+  /**
+   * Removes the files of videos that have no row: left by a crash between storing an upload's files and inserting
+   * its row (or by a delete that could not finish). Only folders whose newest file is older than `graceMs` are
+   * touched, so an upload still being stored is never mistaken for one. Safe on several instances at once.
+   */
+  async sweepOrphanedFiles(graceMs = ORPHAN_GRACE_MS): Promise<{ videos: number; files: number }> {
+    const { db, blobs, log } = this.deps;
+    const newest = new Map<string, number>();
+    for await (const entry of blobs.list('videos/')) {
+      const id = entry.key.split('/')[1];
+      if (!id || !/^\d{1,18}$/.test(id)) continue;
+      newest.set(id, Math.max(newest.get(id) ?? 0, entry.modifiedAt.getTime()));
+    }
+    const cutoff = Date.now() - graceMs;
+    const old = [...newest].filter(([, modified]) => modified < cutoff).map(([id]) => id);
+    let videos = 0;
+    let files = 0;
+    for (let first = 0; first < old.length; first += ORPHAN_CHECK_CHUNK) {
+      const ids = old.slice(first, first + ORPHAN_CHECK_CHUNK);
+      const { rows } = await db.query<{ id: string }>('SELECT id::text AS id FROM gate_videos WHERE id = ANY($1::bigint[])', [ids]);
+      const known = new Set(rows.map((row) => row.id));
+      for (const id of ids) {
+        if (known.has(id)) continue;
+        files += await blobs.deletePrefix(`videos/${id}/`);
+        videos++;
+      }
+    }
+    if (videos > 0) log.warn({ videos, files }, 'removed the files of videos that have no row');
+    return { videos, files };
   }
 
   /** A live session recorded as a clip, stored like an upload; its id becomes the session's handoffStreamId. */
@@ -234,7 +287,12 @@ export class VideoService {
       await blobs.put(`videos/${video.id}/${POSTER_PNG}`, createReadStream(path.join(out, POSTER_PNG)));
       await blobs.put(`videos/${video.id}/${PLAYLIST_FILE}`, Buffer.from(playlist));
       const total = durations.reduce((a, b) => a + b, 0);
-      await videos.markReady(video.id, { segmentCount: listed.length, durationSeconds: total });
+      if (!(await videos.markReady(video.id, { segmentCount: listed.length, durationSeconds: total }))) {
+        // Deleted while transcoding: the delete removed the files it found, these came after it.
+        await blobs.deletePrefix(`videos/${video.id}/`);
+        log.info({ videoId: video.id }, 'video deleted during its transcode; its output removed');
+        return;
+      }
       log.info({ videoId: video.id, segments: listed.length, seconds: total, attempt: job.attempt }, 'video transcoded');
       const ready = await videos.getAnyOwner(video.id);
       if (ready && this.onReady) await this.onReady(ready).catch((err: unknown) => log.warn({ err, videoId: video.id }, 'after-ready hook failed'));

@@ -160,12 +160,21 @@ export class GateVideosRepository {
     await this.db.query(`UPDATE gate_videos SET progress = $2, updated_at = now() WHERE id = $1 AND state = 'PROCESSING'`, [id, percent]);
   }
 
-  async markReady(id: string, result: { segmentCount: number; durationSeconds: number }): Promise<void> {
-    await this.db.query(
+  /** Removes the owner's video row; null when there is none (another owner's counts as none). */
+  async delete(ownerId: number, id: string): Promise<GateVideo | null> {
+    if (!isVideoId(id)) return null;
+    const { rows } = await this.db.query<Row>('DELETE FROM gate_videos WHERE owner_id = $1 AND id = $2 RETURNING *', [ownerId, id]);
+    return rows[0] ? toVideo(rows[0]) : null;
+  }
+
+  /** False when the row is gone (deleted while it was being transcoded). */
+  async markReady(id: string, result: { segmentCount: number; durationSeconds: number }): Promise<boolean> {
+    const { rowCount } = await this.db.query(
       `UPDATE gate_videos SET state = 'READY', progress = 100, segment_count = $2, duration_seconds = $3, failure_reason = NULL, updated_at = now()
        WHERE id = $1`,
       [id, result.segmentCount, result.durationSeconds],
     );
+    return (rowCount ?? 0) > 0;
   }
 
   async markFailed(id: string, reason: string): Promise<void> {

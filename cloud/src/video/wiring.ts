@@ -28,6 +28,8 @@ export function buildVideoAndHeatmaps(config: Config, db: Database, blobs: BlobS
   const heatmapService = new HeatmapService({ heatmaps, videos, blobs, jobs, config: config.heatmaps, log });
   // A new poster is a newer still of the entrance: redraw the box's heatmaps from that video's day on.
   videoService.onReady = (video) => heatmapService.stillChanged(video.ownerId, video.boxId, video.startTime);
+  // A deleted poster may have been the still: redraw over whichever video is now the newest.
+  videoService.onRemoved = (video) => heatmapService.stillChanged(video.ownerId, video.boxId, video.startTime);
   videoService.defineJobs();
   heatmapService.defineJobs();
   return { jobs, videos, videoService, heatmaps, heatmapService };

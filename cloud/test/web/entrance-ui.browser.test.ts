@@ -151,7 +151,9 @@ describe('entrance page media (scripted gateway)', () => {
       const clips = page.getByRole('list', { name: 'Clips, newest first' });
       await clips.getByText('Ready').waitFor();
       expect(await clips.getByRole('listitem').nth(1).innerText()).toMatch(/Failed[\s\S]*the file is not a video ffmpeg can read/);
-      expect(await clips.getByRole('button').count()).toBe(1);
+      // Only the ready clip plays; every clip, the failed one too, can be deleted.
+      expect(await clips.getByRole('button', { name: /^Play/ }).count()).toBe(1);
+      expect(await clips.getByRole('button', { name: /^Delete Clip from/ }).count()).toBe(2);
 
       await clips.getByRole('button', { name: /^Play Clip from/ }).click();
       const video = page.locator('.clip-player video');

@@ -136,6 +136,26 @@ describe('entrance page on the real gateways', () => {
     expect(problems.list).toEqual([]);
   }, 120_000);
 
+  it('deletes a clip only after asking again, and stops playing it', async () => {
+    const clips = page.getByRole('list', { name: 'Clips, newest first' });
+    const items = clips.getByRole('listitem');
+    const before = await items.count();
+    expect(before).toBeGreaterThan(0);
+    const first = items.first();
+    const label = (await first.locator('.clip-title').textContent())!;
+    await first.getByRole('button', { name: `Delete ${label}`, exact: true }).click();
+    // The first press only asks; "Keep" takes it back and nothing is deleted.
+    await first.getByRole('button', { name: 'Keep' }).click();
+    expect(await items.count()).toBe(before);
+    await first.getByRole('button', { name: `Delete ${label}`, exact: true }).click();
+    await first.getByRole('button', { name: `Delete now ${label}` }).click();
+    await expect.poll(() => items.count(), { timeout: 10_000 }).toBe(before - 1);
+    expect(await page.locator('.clip-player video').count()).toBe(0);
+    const left = await graphqlInPage<{ gateVideos: unknown[] }>('query ($b: ID!) { gateVideos(boxId: $b) { id } }', { b: boxId });
+    expect(left.gateVideos).toHaveLength(before - 1);
+    expect(problems.list).toEqual([]);
+  }, 60_000);
+
   it('refuses what a page of another origin tries with the session cookie: a clip upload, a live subscription', async () => {
     // Another port of 127.0.0.1: another origin but the same site, so the SameSite=Lax session cookie still goes along
     // and only the server's CSRF check stands in the way.

@@ -1,4 +1,4 @@
-/** Stored entrance clips: the list with HLS playlists, and uploads (multipart, with progress). */
+/** Stored entrance clips: the list with HLS playlists, uploads (multipart, with progress) and deletion. */
 import { defineOperation } from './graphql.ts';
 import { uploadWithProgress, type UploadProgress } from './upload.ts';
 
@@ -37,6 +37,10 @@ export const UploadGateVideoMutation = defineOperation<{ uploadGateVideo: boolea
   `mutation UploadGateVideo($file: Upload!, $boxId: ID!, $startTime: DateTime) {
     uploadGateVideo(file: $file, boxId: $boxId, startTime: $startTime)
   }`,
+);
+
+export const DeleteGateVideoMutation = defineOperation<{ deleteGateVideo: boolean }, { id: string }>(
+  `mutation DeleteGateVideo($id: ID!) { deleteGateVideo(id: $id) }`,
 );
 
 /** Clips still being worked on: the list re-reads itself while there are any. */

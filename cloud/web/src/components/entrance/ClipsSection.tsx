@@ -1,7 +1,7 @@
 import { useId, useRef, useState } from 'preact/hooks';
-import { isAbort, messageOf } from '../../api/graphql.ts';
+import { isAbort, messageOf, request } from '../../api/graphql.ts';
 import type { UploadProgress } from '../../api/upload.ts';
-import { GateVideosQuery, isInProgress, progressPercent, uploadGateVideo, VIDEO_LIST_LIMIT, type GateVideo } from '../../api/videos.ts';
+import { DeleteGateVideoMutation, GateVideosQuery, isInProgress, progressPercent, uploadGateVideo, VIDEO_LIST_LIMIT, type GateVideo } from '../../api/videos.ts';
 import { useQuery } from '../../hooks.ts';
 import { formatBytes, formatDateTime, formatDuration } from '../../lib/format.ts';
 import { fromLocalInput } from '../../lib/time-range.ts';
@@ -16,7 +16,48 @@ function clipLabel(video: GateVideo): string {
   return `Clip from ${formatDateTime(video.startTime)}`;
 }
 
-function ClipItem({ video, playing, onPlay, playerId }: { video: GateVideo; playing: boolean; onPlay: () => void; playerId: string }) {
+/** Delete, then a second, explicit "Delete … now" or "Keep": a clip cannot be brought back. */
+function DeleteClip({ video, onDeleted }: { video: GateVideo; onDeleted: () => void }) {
+  const [confirming, setConfirming] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>();
+  const remove = async () => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await request(DeleteGateVideoMutation, { id: video.id });
+      onDeleted();
+    } catch (err) {
+      setError(messageOf(err));
+      setBusy(false);
+    }
+  };
+  return (
+    <div class="row-actions">
+      {confirming ? (
+        <span class="confirm">
+          <button type="button" class="button danger small" onClick={remove} disabled={busy}>
+            {busy ? 'Deleting…' : 'Delete now'} <span class="visually-hidden">{clipLabel(video)}</span>
+          </button>
+          <button type="button" class="button small" onClick={() => setConfirming(false)} disabled={busy}>
+            Keep
+          </button>
+        </span>
+      ) : (
+        <button type="button" class="button small" onClick={() => setConfirming(true)}>
+          Delete <span class="visually-hidden">{clipLabel(video)}</span>
+        </button>
+      )}
+      {error && (
+        <span class="field-error" role="alert">
+          {error}
+        </span>
+      )}
+    </div>
+  );
+}
+
+function ClipItem({ video, playing, onPlay, onDeleted, playerId }: { video: GateVideo; playing: boolean; onPlay: () => void; onDeleted: () => void; playerId: string }) {
   const percent = progressPercent(video.progress);
   return (
     <li class={`clip${playing ? ' playing' : ''}`}>
@@ -34,11 +75,14 @@ function ClipItem({ video, playing, onPlay, playerId }: { video: GateVideo; play
         {isInProgress(video) && percent !== undefined && <progress max={100} value={percent} aria-label={`${clipLabel(video)}: processing`} />}
         {video.state === 'FAILED' && video.failureReason && <p class="field-error">{video.failureReason}</p>}
       </div>
-      {video.state === 'READY' && video.playlistURL && (
-        <button type="button" class="button" onClick={onPlay} aria-controls={playerId} aria-pressed={playing}>
-          {playing ? 'Playing' : 'Play'} <span class="visually-hidden">{clipLabel(video)}</span>
-        </button>
-      )}
+      <div class="clip-actions">
+        {video.state === 'READY' && video.playlistURL && (
+          <button type="button" class="button" onClick={onPlay} aria-controls={playerId} aria-pressed={playing}>
+            {playing ? 'Playing' : 'Play'} <span class="visually-hidden">{clipLabel(video)}</span>
+          </button>
+        )}
+        <DeleteClip video={video} onDeleted={onDeleted} />
+      </div>
     </li>
   );
 }
@@ -183,7 +227,17 @@ export function ClipsSection({ boxId }: { boxId: string }) {
           ) : (
             <ul class="clip-list" aria-label="Clips, newest first">
               {list.map((video) => (
-                <ClipItem key={video.id} video={video} playing={video.id === playing?.id} onPlay={() => setPlayingId(video.id)} playerId={playerId} />
+                <ClipItem
+                  key={video.id}
+                  video={video}
+                  playing={video.id === playing?.id}
+                  onPlay={() => setPlayingId(video.id)}
+                  onDeleted={() => {
+                    if (video.id === playingId) setPlayingId(undefined);
+                    videos.reload();
+                  }}
+                  playerId={playerId}
+                />
               ))}
             </ul>
           )}
