@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Frame } from '../capture/frame.ts';
 import { labelComponents } from './components.ts';
-import { MotionDetector, shrinkToGray } from './motion.ts';
+import { dilate, erode, MotionDetector, shrinkToGray } from './motion.ts';
 
 const W = 640;
 const H = 480;
@@ -58,6 +58,45 @@ describe('labelComponents', () => {
   it('returns nothing for an empty mask', () => {
     expect(labelComponents(new Uint8Array(12), 4, 3)).toEqual([]);
   });
+});
+
+describe('erode and dilate', () => {
+  /** The 3×3 definition, pixel by pixel: outside the mask counts as empty. */
+  function reference(mask: Uint8Array, width: number, height: number, isErode: boolean): Uint8Array {
+    const at = (x: number, y: number) => (x < 0 || y < 0 || x >= width || y >= height ? 0 : mask[y * width + x]!);
+    const out = new Uint8Array(mask.length);
+    for (let y = 0; y < height; y++) {
+      for (let x = 0; x < width; x++) {
+        let all = 1;
+        let any = 0;
+        for (let dy = -1; dy <= 1; dy++) {
+          for (let dx = -1; dx <= 1; dx++) {
+            all &= at(x + dx, y + dy);
+            any |= at(x + dx, y + dy);
+          }
+        }
+        out[y * width + x] = isErode ? all : any;
+      }
+    }
+    return out;
+  }
+
+  // Widths that are a multiple of 4 take the four-pixels-at-a-time path, the others the pixel path.
+  for (const [width, height] of [[12, 7], [13, 7], [4, 1], [320, 240]] as const) {
+    it(`match the 3×3 definition on a ${width}×${height} mask, borders included`, () => {
+      let seed = width * 31 + height;
+      const random = () => ((seed = (seed * 1103515245 + 12345) >>> 0) >>> 16) % 100;
+      const mask = Uint8Array.from({ length: width * height }, () => (random() < 70 ? 1 : 0));
+      const scratch = new Uint8Array(mask.length);
+      const eroded = Uint8Array.from(mask);
+      erode(eroded, scratch, width, height);
+      expect(Array.from(eroded)).toEqual(Array.from(reference(mask, width, height, true)));
+      const dilated = Uint8Array.from({ length: width * height }, () => (random() < 10 ? 1 : 0));
+      const expected = reference(dilated, width, height, false);
+      dilate(dilated, scratch, width, height);
+      expect(Array.from(dilated)).toEqual(Array.from(expected));
+    });
+  }
 });
 
 describe('MotionDetector', () => {

@@ -225,7 +225,14 @@ export function dilate(mask: Uint8Array, scratch: Uint8Array, width: number, hei
   morph(mask, scratch, width, height, false);
 }
 
+/** Whether this machine stores the low byte of a word first (x86, arm64): the word path below relies on it. */
+const LITTLE_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
+
 function morph(mask: Uint8Array, scratch: Uint8Array, width: number, height: number, isErode: boolean): void {
+  if (LITTLE_ENDIAN && width % 4 === 0 && mask.byteOffset % 4 === 0 && scratch.byteOffset % 4 === 0) {
+    morphWords(new Uint32Array(mask.buffer, mask.byteOffset, (width * height) / 4), new Uint32Array(scratch.buffer, scratch.byteOffset, (width * height) / 4), width / 4, height, isErode);
+    return;
+  }
   for (let y = 0; y < height; y++) {
     const row = y * width;
     for (let x = 0; x < width; x++) {
@@ -243,5 +250,31 @@ function morph(mask: Uint8Array, scratch: Uint8Array, width: number, height: num
       const down = y < height - 1 ? scratch[row + width + x]! : 0;
       mask[row + x] = isErode ? up & centre & down : up | centre | down;
     }
+  }
+}
+
+/**
+ * The same 3×3 pass on four mask bytes (each 0 or 1) at a time, about four times faster: a byte's left neighbour
+ * is the word shifted up by one byte with the previous word's top byte shifted in, its right neighbour likewise.
+ */
+function morphWords(mask: Uint32Array, scratch: Uint32Array, words: number, height: number, isErode: boolean): void {
+  for (let y = 0; y < height; y++) {
+    const row = y * words;
+    let previous = 0;
+    let current = mask[row]!;
+    for (let x = 0; x < words; x++) {
+      const next = x + 1 < words ? mask[row + x + 1]! : 0;
+      const left = (current << 8) | (previous >>> 24);
+      const right = (current >>> 8) | (next << 24);
+      scratch[row + x] = isErode ? left & current & right : left | current | right;
+      previous = current;
+      current = next;
+    }
+  }
+  const last = (height - 1) * words;
+  for (let i = 0; i < height * words; i++) {
+    const up = i >= words ? scratch[i - words]! : 0;
+    const down = i < last ? scratch[i + words]! : 0;
+    mask[i] = isErode ? up & scratch[i]! & down : up | scratch[i]! | down;
   }
 }
