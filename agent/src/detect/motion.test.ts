@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Frame } from '../capture/frame.ts';
 import { labelComponents } from './components.ts';
-import { dilate, erode, MotionDetector, shrinkToGray } from './motion.ts';
+import { dilate, erode, MotionDetector, sampleToGray, shrinkToGray } from './motion.ts';
 
 const W = 640;
 const H = 480;
@@ -154,6 +154,18 @@ describe('MotionDetector', () => {
     expect(after.detections.map((d) => Math.round(d.x / 10))).toContain(40);
   });
 
+  it('measures a gray picture given by the caller like its own, restarting when its size changes', () => {
+    const detector = new MotionDetector();
+    const still = new Uint8Array(160 * 120).fill(90);
+    expect(detector.measureGray(still, 160, 120)).toEqual({ foregroundFraction: 0, settled: false });
+    expect(detector.measureGray(still, 160, 120)).toEqual({ foregroundFraction: 0, settled: true });
+    const moved = Uint8Array.from(still);
+    moved.fill(200, 0, 160 * 6);
+    expect(detector.measureGray(moved, 160, 120).foregroundFraction).toBeCloseTo(0.05, 5);
+    expect(detector.measureGray(new Uint8Array(80 * 60), 80, 60).settled).toBe(false);
+    expect(() => detector.measureGray(still, 80, 60)).toThrow('gray picture must be 80×60 bytes, got 19200');
+  });
+
   it('lets a still scene fade into the background', () => {
     const detector = new MotionDetector({ learningRate: 0.2, foregroundLearningRate: 0.2 });
     detector.analyse(scene([]));
@@ -188,6 +200,35 @@ describe('shrinkToGray', () => {
     shrinkToGray(frame, factor, out, 12 / factor, 6 / factor);
     const want = Array.from(out, (_, i) => expected(frame, factor, i % (12 / factor), Math.floor(i / (12 / factor))));
     expect(Array.from(out)).toEqual(want);
+  });
+
+  it('samples each 4×4 colour block by its centre 2×2 for the motion gate, and box-averages odd factors', () => {
+    const frame: Frame = { data: pixels(16 * 8 * 3), width: 16, height: 8, format: 'rgb24', index: 0, timestampMs: 0 };
+    const out = new Uint8Array(4 * 2);
+    sampleToGray(frame, 4, out, 4, 2);
+    const centre = (ox: number, oy: number) => {
+      let sum = 0;
+      for (const [dx, dy] of [[1, 1], [2, 1], [1, 2], [2, 2]] as const) {
+        const p = ((oy * 4 + dy) * 16 + ox * 4 + dx) * 3;
+        sum += 77 * frame.data[p]! + 150 * frame.data[p + 1]! + 29 * frame.data[p + 2]!;
+      }
+      return sum >> 10;
+    };
+    expect(Array.from(out)).toEqual(Array.from(out, (_, i) => centre(i % 4, Math.floor(i / 4))));
+    const odd = new Uint8Array(4 * 2);
+    const box = new Uint8Array(4 * 2);
+    const wide: Frame = { ...frame, data: pixels(12 * 6 * 3), width: 12, height: 6 };
+    sampleToGray(wide, 3, odd, 4, 2);
+    shrinkToGray(wide, 3, box, 4, 2);
+    expect(odd).toEqual(box);
+  });
+
+  it('samples gray frames too', () => {
+    const frame: Frame = { data: Uint8Array.from({ length: 8 * 4 }, (_, i) => i), width: 8, height: 4, format: 'gray', index: 0, timestampMs: 0 };
+    const out = new Uint8Array(2);
+    sampleToGray(frame, 4, out, 2, 1);
+    // Centre 2×2 of the first block: pixels 9, 10, 17, 18.
+    expect(Array.from(out)).toEqual([(9 + 10 + 17 + 18) >> 2, (13 + 14 + 21 + 22) >> 2]);
   });
 
   it('averages gray blocks', () => {

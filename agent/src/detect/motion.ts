@@ -91,6 +91,21 @@ export class MotionDetector implements Detector {
    */
   measure(frame: Frame): { foregroundFraction: number; settled: boolean } {
     this.prepare(frame);
+    return this.update();
+  }
+
+  /**
+   * measure() on a gray work picture the caller made itself: the motion gate samples a coarser one than blob
+   * finding needs. The background restarts when the picture's size changes.
+   */
+  measureGray(gray: Uint8Array, width: number, height: number): { foregroundFraction: number; settled: boolean } {
+    if (gray.length !== width * height) throw new Error(`gray picture must be ${width}×${height} bytes, got ${gray.length}`);
+    this.resize(`${width}x${height}:work`, 1, width, height);
+    this.work.set(gray);
+    return this.update();
+  }
+
+  private update(): { foregroundFraction: number; settled: boolean } {
     this.framesSeen++;
     const { work, mask } = this;
     const background = this.background!;
@@ -158,20 +173,23 @@ export class MotionDetector implements Detector {
   }
 
   private prepare(frame: Frame): void {
-    const key = `${frame.width}x${frame.height}:${frame.format}`;
-    if (key !== this.frameKey) {
-      this.frameKey = key;
-      this.factor = Math.max(1, Math.round(frame.width / this.options.workWidth));
-      this.workWidth = Math.floor(frame.width / this.factor);
-      this.workHeight = Math.floor(frame.height / this.factor);
-      const n = this.workWidth * this.workHeight;
-      this.work = new Uint8Array(n);
-      this.mask = new Uint8Array(n);
-      this.scratch = new Uint8Array(n);
-      this.background = new Float32Array(n);
-      this.framesSeen = 0;
-    }
+    const factor = Math.max(1, Math.round(frame.width / this.options.workWidth));
+    this.resize(`${frame.width}x${frame.height}:${frame.format}`, factor, Math.floor(frame.width / factor), Math.floor(frame.height / factor));
     shrinkToGray(frame, this.factor, this.work, this.workWidth, this.workHeight);
+  }
+
+  private resize(key: string, factor: number, workWidth: number, workHeight: number): void {
+    if (key === this.frameKey) return;
+    this.frameKey = key;
+    this.factor = factor;
+    this.workWidth = workWidth;
+    this.workHeight = workHeight;
+    const n = workWidth * workHeight;
+    this.work = new Uint8Array(n);
+    this.mask = new Uint8Array(n);
+    this.scratch = new Uint8Array(n);
+    this.background = new Float32Array(n);
+    this.framesSeen = 0;
   }
 }
 
@@ -211,6 +229,38 @@ export function shrinkToGray(frame: Frame, factor: number, out: Uint8Array, outW
         }
       }
       out[oy * outWidth + ox] = channels === 1 ? (sum / norm) | 0 : (sum / norm) >> 8;
+    }
+  }
+}
+
+/**
+ * A coarse luma picture for the motion gate: each factor×factor block (factor even) is stood for by the mean of its
+ * centre 2×2 pixels, which reads a quarter of the frame at factor 4. Enough to tell whether anything moved, and
+ * cheaper than the full box average that blob finding needs.
+ */
+export function sampleToGray(frame: Frame, factor: number, out: Uint8Array, outWidth: number, outHeight: number): void {
+  if (factor < 2 || factor % 2 !== 0) {
+    shrinkToGray(frame, factor, out, outWidth, outHeight);
+    return;
+  }
+  const channels = channelsOf(frame.format);
+  const data = frame.data;
+  const rowStride = frame.width * channels;
+  const centre = factor / 2 - 1;
+  for (let oy = 0; oy < outHeight; oy++) {
+    let p = (oy * factor + centre) * rowStride + centre * channels;
+    let q = p + rowStride;
+    const o = oy * outWidth;
+    const step = factor * channels;
+    if (channels === 3) {
+      for (let ox = 0; ox < outWidth; ox++, p += step, q += step) {
+        const red = data[p]! + data[p + 3]! + data[q]! + data[q + 3]!;
+        const green = data[p + 1]! + data[p + 4]! + data[q + 1]! + data[q + 4]!;
+        const blue = data[p + 2]! + data[p + 5]! + data[q + 2]! + data[q + 5]!;
+        out[o + ox] = (77 * red + 150 * green + 29 * blue) >> 10;
+      }
+    } else {
+      for (let ox = 0; ox < outWidth; ox++, p += step, q += step) out[o + ox] = (data[p]! + data[p + 1]! + data[q]! + data[q + 1]!) >> 2;
     }
   }
 }
