@@ -24,6 +24,13 @@ export interface CountingConfig {
   interactionMinFrames?: number;
   /** Consecutive observations further apart than this give no speed sample (the track was lost and re-found). */
   maxSpeedGapSeconds?: number;
+  /**
+   * A track first seen this close to the zone's edge, that then walks at least as far again away from the edge
+   * and ends on that side, is taken to have come from the other side (0, the default: off). Bees seldom appear
+   * beside the edge out of nothing: such a track is usually a bee whose own track was lost, or taken over by a
+   * neighbour, as it crossed. Still counted at most once per track.
+   */
+  bornAtEdgePx?: number;
 }
 
 export type TrackId = string | number;
@@ -59,7 +66,13 @@ export interface IntervalSummary {
 type Side = 'inside' | 'outside';
 
 interface TrackState {
+  /** Signed distance to the zone's edge where the track was first seen. */
+  bornDistance?: number;
+  /** The furthest it has been from the edge. */
+  farthest: number;
   startSide?: Side;
+  /** When the first side was decided. */
+  startSideAt?: number;
   side?: Side;
   sideSince: number;
   last?: { t: number; x: number; y: number };
@@ -86,6 +99,7 @@ const DEFAULTS = {
   interactionPx: 40,
   interactionMinFrames: 3,
   maxSpeedGapSeconds: 1,
+  bornAtEdgePx: 0,
 };
 
 export function intervalStartOf(t: number, intervalSeconds: number): number {
@@ -129,14 +143,19 @@ export class MovementAggregator {
     const { zone, hysteresisPx, fps, maxSpeedGapSeconds } = this.config;
     let track = this.tracks.get(bee.trackId);
     if (!track) {
-      track = { sideSince: t, touchedZone: false };
+      track = { sideSince: t, touchedZone: false, farthest: 0 };
       this.tracks.set(bee.trackId, track);
     }
     const distance = signedDistanceToPolygon([bee.x, bee.y], zone);
+    track.bornDistance ??= distance;
+    track.farthest = Math.max(track.farthest, Math.abs(distance));
     if (distance <= 0) track.touchedZone = true;
     const side: Side | undefined = distance <= -hysteresisPx ? 'inside' : distance >= hysteresisPx ? 'outside' : undefined;
     if (side) {
-      track.startSide ??= side;
+      if (!track.startSide) {
+        track.startSide = side;
+        track.startSideAt = t;
+      }
       if (track.side !== side) {
         track.side = side;
         track.sideSince = t;
@@ -195,9 +214,16 @@ export class MovementAggregator {
     this.tracks.delete(trackId);
     for (const key of this.pairs.keys()) if (pairHas(key, trackId)) this.pairs.delete(key);
 
-    const direction: Direction | null =
+    let direction: Direction | null =
       track.startSide === 'outside' && track.side === 'inside' ? 'in' : track.startSide === 'inside' && track.side === 'outside' ? 'out' : null;
-    const t = direction ? track.sideSince : (track.last?.t ?? track.sideSince);
+    let t = direction ? track.sideSince : (track.last?.t ?? track.sideSince);
+    const bornAtEdge = this.config.bornAtEdgePx > 0 && track.bornDistance !== undefined && Math.abs(track.bornDistance) < this.config.bornAtEdgePx;
+    // ...and walked off at least as far again: a fanner or a guard standing at the edge decides nothing.
+    const leftEdge = track.farthest - Math.abs(track.bornDistance ?? 0) >= this.config.bornAtEdgePx;
+    if (!direction && bornAtEdge && leftEdge && track.side && track.startSide === track.side) {
+      direction = track.side === 'inside' ? 'in' : 'out';
+      t = track.startSideAt ?? t;
+    }
     const interval = this.intervalFor(Math.max(t, this.closedBefore));
     if (!direction) {
       if (track.touchedZone) interval.unknownDirection++;
