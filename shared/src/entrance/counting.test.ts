@@ -84,23 +84,27 @@ describe('MovementAggregator', () => {
   it('can count a track first seen at the zone edge as coming from the other side, once it has walked off', () => {
     // The edge is y = 60. Track b takes over a bee 10 px past the edge (its own track was lost as it crossed).
     const tracks = {
-      b: { from: 0, path: walk([[320, 70], [320, 300]], 20) },
+      b: { from: 20, path: walk([[320, 70], [320, 300]], 20) },
       // Born as deep inside and walking out: a normal crossing, counted once.
-      c: { from: 0, path: walk([[300, 50], [300, 300]], 20) },
+      c: { from: 20, path: walk([[300, 50], [300, 300]], 20) },
       // A fanner standing just outside the edge: never walks off, decides nothing.
-      f: { from: 0, path: walk([[360, 70], [362, 72]], 20) },
+      f: { from: 20, path: walk([[360, 70], [362, 72]], 20) },
     };
     const on = new MovementAggregator({ zone, fps, bornAtEdgePx: 16 });
-    const crossings = play(on, tracks, 25);
+    const crossings = play(on, tracks, 45);
     expect(crossings.filter(Boolean).map((c) => [c!.trackId, c!.direction])).toEqual([['b', 'out'], ['c', 'out']]);
     expect(on.flush()[0]).toMatchObject({ beesIn: 0, beesOut: 2 });
     const off = new MovementAggregator({ zone, fps });
-    play(off, tracks, 25);
+    play(off, tracks, 45);
     expect(off.flush()[0]).toMatchObject({ beesIn: 0, beesOut: 1 });
     // First seen further than bornAtEdgePx from the edge: a bee that landed there, not one that crossed.
     const landed = new MovementAggregator({ zone, fps, bornAtEdgePx: 16 });
-    play(landed, { l: { from: 0, path: walk([[320, 80], [320, 300]], 20) } }, 25);
+    play(landed, { l: { from: 20, path: walk([[320, 80], [320, 300]], 20) } }, 45);
     expect(landed.flush()[0]).toMatchObject({ beesIn: 0, beesOut: 0 });
+    // Regression: bees already at the edge when the video starts were counted as crossings.
+    const atStart = new MovementAggregator({ zone, fps, bornAtEdgePx: 16 });
+    play(atStart, { s: { from: 0, path: walk([[320, 70], [320, 300]], 20) } }, 25);
+    expect(atStart.flush()[0]).toMatchObject({ beesIn: 0, beesOut: 0 });
   });
 
   it('attributes a crossing to the interval in which it happened, across a boundary', () => {

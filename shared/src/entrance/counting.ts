@@ -68,6 +68,7 @@ type Side = 'inside' | 'outside';
 interface TrackState {
   /** Signed distance to the zone's edge where the track was first seen. */
   bornDistance?: number;
+  bornAt: number;
   /** The furthest it has been from the edge. */
   farthest: number;
   startSide?: Side;
@@ -121,6 +122,7 @@ export class MovementAggregator {
   /** Consecutive close frames per pair of tracks, and whether the current episode was already counted. */
   private readonly pairs = new Map<string, { closeFrames: number; counted: boolean }>();
   private lastFrameT = -Infinity;
+  private firstFrameT: number | undefined;
   private closedBefore = -Infinity;
 
   constructor(config: CountingConfig) {
@@ -133,6 +135,7 @@ export class MovementAggregator {
   observeFrame(t: number, bees: readonly BeeObservation[]): void {
     if (t < this.lastFrameT) throw new Error(`frames must come in time order (got ${t} after ${this.lastFrameT})`);
     this.lastFrameT = t;
+    this.firstFrameT ??= t;
     const interval = this.intervalFor(t);
     interval.frames++;
     for (const bee of bees) this.observeBee(interval, t, bee);
@@ -143,7 +146,7 @@ export class MovementAggregator {
     const { zone, hysteresisPx, fps, maxSpeedGapSeconds } = this.config;
     let track = this.tracks.get(bee.trackId);
     if (!track) {
-      track = { sideSince: t, touchedZone: false, farthest: 0 };
+      track = { sideSince: t, touchedZone: false, farthest: 0, bornAt: t };
       this.tracks.set(bee.trackId, track);
     }
     const distance = signedDistanceToPolygon([bee.x, bee.y], zone);
@@ -217,7 +220,12 @@ export class MovementAggregator {
     let direction: Direction | null =
       track.startSide === 'outside' && track.side === 'inside' ? 'in' : track.startSide === 'inside' && track.side === 'outside' ? 'out' : null;
     let t = direction ? track.sideSince : (track.last?.t ?? track.sideSince);
-    const bornAtEdge = this.config.bornAtEdgePx > 0 && track.bornDistance !== undefined && Math.abs(track.bornDistance) < this.config.bornAtEdgePx;
+    // Not in the first second of the video: bees already there when it started were not lost by any track.
+    const bornAtEdge =
+      this.config.bornAtEdgePx > 0 &&
+      track.bornDistance !== undefined &&
+      Math.abs(track.bornDistance) < this.config.bornAtEdgePx &&
+      track.bornAt - (this.firstFrameT ?? track.bornAt) >= 1;
     // ...and walked off at least as far again: a fanner or a guard standing at the edge decides nothing.
     const leftEdge = track.farthest - Math.abs(track.bornDistance ?? 0) >= this.config.bornAtEdgePx;
     if (!direction && bornAtEdge && leftEdge && track.side && track.startSide === track.side) {
