@@ -260,7 +260,8 @@ describe('device offline, events and the session lifecycle', () => {
     expect((await web.start(box)).id).not.toBe(session.id);
   });
 
-  it('a STOPPING session becomes STOPPED after the grace period without the device', async () => {
+  /** A session stopped while its device is away: STOPPED once the grace period is over (waited for here). */
+  async function stoppedWhileDeviceAway() {
     const { device, web, user } = await owner();
     const box = newBox();
     await device.status(box);
@@ -268,17 +269,17 @@ describe('device offline, events and the session lifecycle', () => {
     await device.poll(box);
     await web.stop(session.id);
     await eventually(() => statusOf(user.id, session.id), (s) => s === 'STOPPED', 4000);
+    return { device, user, box, session };
+  }
+
+  it('a STOPPING session becomes STOPPED after the grace period without the device', async () => {
+    const { user, session } = await stoppedWhileDeviceAway();
+    expect(await statusOf(user.id, session.id)).toBe('STOPPED');
   });
 
   it('prunes history: a STOP_STREAM never picked up is withdrawn an hour after the session ended, the session goes after LIVE_HISTORY_DAYS', async () => {
-    const { device, web, user } = await owner();
-    const box = newBox();
-    await device.status(box);
-    const session = await web.start(box);
-    await device.poll(box);
-    await web.stop(session.id);
     // The device never comes back: the session ends after the grace period with its STOP_STREAM still pending.
-    await eventually(() => statusOf(user.id, session.id), (s) => s === 'STOPPED', 4000);
+    const { device, user, box, session } = await stoppedWhileDeviceAway();
     await eventually(async () => (await t.app.ctx.live.sessions.findById(session.id))?.mediaReleasedAt, (at) => Boolean(at), 4000);
     const pending = () => t.app.ctx.live.commands.pendingCount(user.id, box);
     expect(await pending()).toBe(1);
