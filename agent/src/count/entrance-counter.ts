@@ -68,17 +68,18 @@ export class EntranceCounter {
 
   /** End of input (file done, shutdown): ends the remaining tracks and emits every interval and batch. */
   flush(remaining: readonly EndedTrack[]): CounterOutput {
-    const crossings = this.endTracks(remaining);
+    const crossings = this.endTracks(remaining, false);
     const summaries = this.aggregator.flush();
     const trajectories = [...this.batcher.add(remaining, Number.NEGATIVE_INFINITY), ...this.batcher.flush()];
     return this.output(summaries, trajectories, crossings);
   }
 
-  private endTracks(ended: readonly EndedTrack[]): Crossing[] {
+  /** `lost`: the tracker lost these bees (false when the input ended with them still in view). */
+  private endTracks(ended: readonly EndedTrack[], lost = true): Crossing[] {
     const crossings: Crossing[] = [];
     for (const track of ended) {
       this.firstSeen.delete(track.id);
-      const crossing = this.aggregator.endTrack(track.id);
+      const crossing = this.aggregator.endTrack(track.id, lost);
       if (crossing) crossings.push(crossing);
     }
     return crossings;

@@ -90,21 +90,51 @@ describe('MovementAggregator', () => {
       // A fanner standing just outside the edge: never walks off, decides nothing.
       f: { from: 20, path: walk([[360, 70], [362, 72]], 20) },
     };
-    const on = new MovementAggregator({ zone, fps, bornAtEdgePx: 16 });
+    const on = new MovementAggregator({ zone, fps, edgeBandPx: 16 });
     const crossings = play(on, tracks, 45);
     expect(crossings.filter(Boolean).map((c) => [c!.trackId, c!.direction])).toEqual([['b', 'out'], ['c', 'out']]);
     expect(on.flush()[0]).toMatchObject({ beesIn: 0, beesOut: 2 });
     const off = new MovementAggregator({ zone, fps });
     play(off, tracks, 45);
     expect(off.flush()[0]).toMatchObject({ beesIn: 0, beesOut: 1 });
-    // First seen further than bornAtEdgePx from the edge: a bee that landed there, not one that crossed.
-    const landed = new MovementAggregator({ zone, fps, bornAtEdgePx: 16 });
+    // First seen further than edgeBandPx from the edge: a bee that landed there, not one that crossed.
+    const landed = new MovementAggregator({ zone, fps, edgeBandPx: 16 });
     play(landed, { l: { from: 20, path: walk([[320, 80], [320, 300]], 20) } }, 45);
     expect(landed.flush()[0]).toMatchObject({ beesIn: 0, beesOut: 0 });
     // Regression: bees already at the edge when the video starts were counted as crossings.
-    const atStart = new MovementAggregator({ zone, fps, bornAtEdgePx: 16 });
+    const atStart = new MovementAggregator({ zone, fps, edgeBandPx: 16 });
     play(atStart, { s: { from: 0, path: walk([[320, 70], [320, 300]], 20) } }, 25);
     expect(atStart.flush()[0]).toMatchObject({ beesIn: 0, beesOut: 0 });
+  });
+
+  it('can count a track lost at the zone edge as gone across, unless a new track picks the bee up there', () => {
+    // The edge is y = 60. Track a walks up from the board and is lost 10 px short of the edge.
+    const lostAtEdge = { a: { from: 20, path: walk([[320, 300], [320, 70]], 20) } };
+    const alone = new MovementAggregator({ zone, fps, edgeBandPx: 16 });
+    expect(play(alone, lostAtEdge, 45).filter(Boolean).map((c) => c!.direction)).toEqual(['in']);
+    // Track p begins where a was lost and walks on into the entrance: one bee, counted once (by p). The tracker
+    // ends a lost track only after a while, so p has begun by the time a is ended.
+    const pickedUp = new MovementAggregator({ zone, fps, edgeBandPx: 16 });
+    const a = walk([[320, 300], [320, 70]], 20);
+    const p = walk([[320, 55], [320, 10]], 10);
+    for (let frame = 0; frame < 60; frame++) {
+      const bees: BeeObservation[] = [];
+      const at = a[frame - 20];
+      if (at) bees.push({ trackId: 'a', x: at[0], y: at[1] });
+      const pt = p[frame - 41];
+      if (pt) bees.push({ trackId: 'p', x: pt[0], y: pt[1] });
+      pickedUp.observeFrame(T0 + frame / fps, bees);
+    }
+    expect(pickedUp.endTrack('a')).toBeNull();
+    expect(pickedUp.endTrack('p')).toMatchObject({ direction: 'in' });
+    // Still in view when the video ends: not lost, so nothing is assumed.
+    const ended = new MovementAggregator({ zone, fps, edgeBandPx: 16 });
+    play(ended, { a: { from: 20, path: walk([[320, 300], [320, 70], [320, 70]], 20) } }, 45);
+    expect(ended.flush()[0]).toMatchObject({ beesIn: 0, beesOut: 0 });
+    // Lost at the edge after standing there since it was first seen: nothing to repair.
+    const guard = new MovementAggregator({ zone, fps, edgeBandPx: 16 });
+    play(guard, { g: { from: 20, path: walk([[330, 70], [332, 68]], 20) } }, 45);
+    expect(guard.flush()[0]).toMatchObject({ beesIn: 0, beesOut: 0 });
   });
 
   it('attributes a crossing to the interval in which it happened, across a boundary', () => {

@@ -25,12 +25,15 @@ export interface CountingConfig {
   /** Consecutive observations further apart than this give no speed sample (the track was lost and re-found). */
   maxSpeedGapSeconds?: number;
   /**
-   * A track first seen this close to the zone's edge, that then walks at least as far again away from the edge
-   * and ends on that side, is taken to have come from the other side (0, the default: off). Bees seldom appear
-   * beside the edge out of nothing: such a track is usually a bee whose own track was lost, or taken over by a
-   * neighbour, as it crossed. Still counted at most once per track.
+   * Repairs crossings broken at the zone's edge (0, the default: off). A track that begins within this distance of
+   * the edge and then walks at least as far again away from it counts as having come from the other side; a track
+   * that came from at least this far away and is lost within this distance of the edge, with no new track
+   * beginning near where it was lost, counts as having gone across. Bees seldom appear or vanish beside the edge
+   * (they land, take off and enter the hive elsewhere): such tracks are usually one bee whose track was lost, or
+   * taken over by a neighbour, as it crossed. Still at most one count per track; tracks of the video's first
+   * second, and tracks still running when the video ends, are left out.
    */
-  bornAtEdgePx?: number;
+  edgeBandPx?: number;
 }
 
 export type TrackId = string | number;
@@ -69,6 +72,8 @@ interface TrackState {
   /** Signed distance to the zone's edge where the track was first seen. */
   bornDistance?: number;
   bornAt: number;
+  /** Signed distance to the zone's edge where it was last seen. */
+  lastDistance: number;
   /** The furthest it has been from the edge. */
   farthest: number;
   startSide?: Side;
@@ -92,6 +97,11 @@ interface IntervalState {
   tracks: Map<TrackId, { x: number; y: number; firstT: number; lastT: number; maxDistance: number }>;
 }
 
+/** How long track births are remembered: longer than a tracker keeps a lost track before ending it. */
+const BIRTH_MEMORY_SECONDS = 10;
+/** A new track a moment before the old one's last sighting can still be the bee's (both saw it briefly). */
+const PICKUP_LEAD_SECONDS = 0.2;
+
 const DEFAULTS = {
   intervalSeconds: 60,
   hysteresisPx: 6,
@@ -100,7 +110,7 @@ const DEFAULTS = {
   interactionPx: 40,
   interactionMinFrames: 3,
   maxSpeedGapSeconds: 1,
-  bornAtEdgePx: 0,
+  edgeBandPx: 0,
 };
 
 export function intervalStartOf(t: number, intervalSeconds: number): number {
@@ -123,6 +133,8 @@ export class MovementAggregator {
   private readonly pairs = new Map<string, { closeFrames: number; counted: boolean }>();
   private lastFrameT = -Infinity;
   private firstFrameT: number | undefined;
+  /** Where and when recent tracks began, to tell a lost bee that was picked up again from one that was not. */
+  private births: { t: number; x: number; y: number }[] = [];
   private closedBefore = -Infinity;
 
   constructor(config: CountingConfig) {
@@ -146,12 +158,15 @@ export class MovementAggregator {
     const { zone, hysteresisPx, fps, maxSpeedGapSeconds } = this.config;
     let track = this.tracks.get(bee.trackId);
     if (!track) {
-      track = { sideSince: t, touchedZone: false, farthest: 0, bornAt: t };
+      track = { sideSince: t, touchedZone: false, farthest: 0, bornAt: t, lastDistance: 0 };
       this.tracks.set(bee.trackId, track);
+      this.births.push({ t, x: bee.x, y: bee.y });
+      while (this.births[0]!.t < t - BIRTH_MEMORY_SECONDS) this.births.shift();
     }
     const distance = signedDistanceToPolygon([bee.x, bee.y], zone);
     track.bornDistance ??= distance;
     track.farthest = Math.max(track.farthest, Math.abs(distance));
+    track.lastDistance = distance;
     if (distance <= 0) track.touchedZone = true;
     const side: Side | undefined = distance <= -hysteresisPx ? 'inside' : distance >= hysteresisPx ? 'outside' : undefined;
     if (side) {
@@ -207,11 +222,12 @@ export class MovementAggregator {
   }
 
   /**
-   * The track is over: decide its direction once, from the side it started on and the side it ended on.
+   * The track is over: decide its direction once, from the side it started on and the side it ended on (and, with
+   * `edgeBandPx`, from a start or an end at the edge). `lost` is false for tracks ended because the video ended.
    * Attributed to the interval of the decisive side change, or the oldest interval still open when that one has
    * already been emitted (a late count beats a lost one).
    */
-  endTrack(trackId: TrackId): Crossing | null {
+  endTrack(trackId: TrackId, lost = true): Crossing | null {
     const track = this.tracks.get(trackId);
     if (!track) return null;
     this.tracks.delete(trackId);
@@ -220,17 +236,9 @@ export class MovementAggregator {
     let direction: Direction | null =
       track.startSide === 'outside' && track.side === 'inside' ? 'in' : track.startSide === 'inside' && track.side === 'outside' ? 'out' : null;
     let t = direction ? track.sideSince : (track.last?.t ?? track.sideSince);
-    // Not in the first second of the video: bees already there when it started were not lost by any track.
-    const bornAtEdge =
-      this.config.bornAtEdgePx > 0 &&
-      track.bornDistance !== undefined &&
-      Math.abs(track.bornDistance) < this.config.bornAtEdgePx &&
-      track.bornAt - (this.firstFrameT ?? track.bornAt) >= 1;
-    // ...and walked off at least as far again: a fanner or a guard standing at the edge decides nothing.
-    const leftEdge = track.farthest - Math.abs(track.bornDistance ?? 0) >= this.config.bornAtEdgePx;
-    if (!direction && bornAtEdge && leftEdge && track.side && track.startSide === track.side) {
-      direction = track.side === 'inside' ? 'in' : 'out';
-      t = track.startSideAt ?? t;
+    if (!direction && track.startSide && track.side === track.startSide) {
+      const repaired = this.edgeRepair(track, lost);
+      if (repaired) ({ direction, t } = repaired);
     }
     const interval = this.intervalFor(Math.max(t, this.closedBefore));
     if (!direction) {
@@ -240,6 +248,24 @@ export class MovementAggregator {
     if (direction === 'in') interval.beesIn++;
     else interval.beesOut++;
     return { trackId, direction, t };
+  }
+
+  /** The crossing a track that began or was lost at the zone's edge stands for, if any (see `edgeBandPx`). */
+  private edgeRepair(track: TrackState, lost: boolean): { direction: Direction; t: number } | null {
+    const band = this.config.edgeBandPx;
+    const side = track.side;
+    if (band <= 0 || !side || track.bornDistance === undefined || !track.last) return null;
+    const bornAtEdge = Math.abs(track.bornDistance) < band && track.bornAt - (this.firstFrameT ?? track.bornAt) >= 1;
+    // ...and walked off at least as far again: a fanner or a guard standing at the edge decides nothing.
+    if (bornAtEdge && track.farthest - Math.abs(track.bornDistance) >= band) {
+      return { direction: side === 'inside' ? 'in' : 'out', t: track.startSideAt ?? track.bornAt };
+    }
+    const last = track.last;
+    const lostAtEdge = lost && Math.abs(track.lastDistance) < band && track.farthest - Math.abs(track.lastDistance) >= band;
+    // A track beginning near where this one was lost has the bee (and counts it if it walks off).
+    const pickedUp = this.births.some((b) => b.t >= last.t - PICKUP_LEAD_SECONDS && Math.hypot(b.x - last.x, b.y - last.y) < 2 * band);
+    if (lostAtEdge && !pickedUp) return { direction: side === 'outside' ? 'in' : 'out', t: last.t };
+    return null;
   }
 
   /** Track ids the aggregator still holds (seen and not yet ended). */
@@ -260,7 +286,7 @@ export class MovementAggregator {
 
   /** Ends every track still open and emits every interval, oldest first. */
   flush(): IntervalSummary[] {
-    for (const trackId of [...this.tracks.keys()]) this.endTrack(trackId);
+    for (const trackId of [...this.tracks.keys()]) this.endTrack(trackId, false);
     return this.closeIntervalsBefore(Infinity);
   }
 
