@@ -78,7 +78,9 @@ async function main() {
     step(`Reusing the synthetic clip in ${clipDir}`);
   } else {
     step(`Rendering ${values.seconds} s of the "${values.scenario}" scenario with ground truth`);
-    await pnpm(['sim', 'render', '--scenario', values.scenario, '--seconds', values.seconds, '--out', clipDir, '--hive', HIVE, '--box', BOX]);
+    // Dated just before now: the web app's "today" shows it, and it stays inside the cloud's retention period.
+    const start = new Date(Math.floor((Date.now() - (Number(values.seconds) + 60) * 1000) / 60_000) * 60_000).toISOString();
+    await pnpm(['sim', 'render', '--scenario', values.scenario, '--seconds', values.seconds, '--start', start, '--out', clipDir, '--hive', HIVE, '--box', BOX]);
   }
   const truth = JSON.parse(readFileSync(path.join(clipDir, 'truth.json'), 'utf8')) as { intervals: TruthInterval[]; entranceZone: number[][]; fps: number };
 

@@ -7,14 +7,14 @@ import { runFleet } from './fleet/fleet.ts';
 /**
  * Command line for scripts:
  *   sim list
- *   sim render --scenario NAME [--seed N] [--seconds S] [--hive ID] [--box ID] --out DIR
+ *   sim render --scenario NAME [--seed N] [--seconds S] [--hive ID] [--box ID] [--start ISO] --out DIR
  *   sim camera --file CLIP [--loop] [--port N]
  * Bad usage exits with code 2 and a message naming the problem; failures while working exit with 1.
  */
 
 const USAGE = `usage:
   sim list                                   name the scenarios
-  sim render --scenario NAME --out DIR [--seed N] [--seconds S] [--hive ID] [--box ID]
+  sim render --scenario NAME --out DIR [--seed N] [--seconds S] [--hive ID] [--box ID] [--start ISO]
                                              write DIR/clip.mp4 and DIR/truth.json
   sim camera --file CLIP [--loop] [--port N] play a recording as a live camera on 127.0.0.1
   sim fleet --cloud URL --token TOKEN [--devices N] [--seconds S] [--commands N] [--ramp S]
@@ -54,6 +54,7 @@ async function render(args: string[]): Promise<void> {
       out: { type: 'string' },
       hive: { type: 'string' },
       box: { type: 'string' },
+      start: { type: 'string' },
     },
   });
   if (!values.scenario) throw new UsageError('--scenario is required (see: sim list)');
@@ -67,7 +68,10 @@ async function render(args: string[]): Promise<void> {
       throw new UsageError(`--seconds must be a number from 0.1 to 3600, got "${values.seconds}"`);
     }
   }
-  const scenario = withOverrides(base, { seed: integerFlag('seed', values.seed, 0, 0xffffffff), durationSeconds: seconds });
+  if (values.start !== undefined && (Number.isNaN(Date.parse(values.start)) || !/(Z|[+-]\d\d:\d\d)$/.test(values.start))) {
+    throw new UsageError(`--start must be an ISO 8601 date-time with a time zone (2026-05-01T14:00:00Z), got "${values.start}"`);
+  }
+  const scenario = withOverrides(base, { seed: integerFlag('seed', values.seed, 0, 0xffffffff), durationSeconds: seconds, startTime: values.start });
   const result = await renderClip({
     scenario,
     outDir: values.out,

@@ -20,15 +20,15 @@ describe('sim CLI', () => {
   it('renders a clip and its ground truth, reporting where they are', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'hivegate-sim-cli-'));
     try {
-      const result = await sim('render', '--scenario', 'quiet-morning', '--seconds', '1', '--seed', '5', '--hive', 'h1', '--out', dir);
+      const result = await sim('render', '--scenario', 'quiet-morning', '--seconds', '1', '--seed', '5', '--hive', 'h1', '--start', '2026-05-01T14:00:00Z', '--out', dir);
       expect(result.code, result.stderr).toBe(0);
       const summary = JSON.parse(result.stdout) as { clip: string; truth: string; frames: number };
       expect(summary).toMatchObject({ clip: join(dir, 'clip.mp4'), truth: join(dir, 'truth.json'), frames: 30 });
       expect((await stat(summary.clip)).size).toBeGreaterThan(1000);
       expect((await probe(summary.clip)).frames).toBe(30);
-      const truth = JSON.parse(await readFile(summary.truth, 'utf8')) as { scenario: { seed: number }; intervals: Array<{ hiveId: string; boxId: string }> };
+      const truth = JSON.parse(await readFile(summary.truth, 'utf8')) as { scenario: { seed: number }; intervals: Array<{ hiveId: string; boxId: string; timestamp: number }> };
       expect(truth.scenario.seed).toBe(5);
-      expect(truth.intervals[0]).toMatchObject({ hiveId: 'h1', boxId: 'sim-box' });
+      expect(truth.intervals[0]).toMatchObject({ hiveId: 'h1', boxId: 'sim-box', timestamp: Date.parse('2026-05-01T14:01:00Z') / 1000 });
       expect(result.stderr).toContain('render quiet-morning: 30 frames');
     } finally {
       await rm(dir, { recursive: true, force: true });
@@ -42,6 +42,7 @@ describe('sim CLI', () => {
     [['render', '--scenario', 'dusk', '--out', '/tmp/x', '--seed', 'abc'], /--seed must be an integer/],
     [['render', '--scenario', 'dusk', '--out', '/tmp/x', '--seconds', '0'], /--seconds must be a number/],
     [['render', '--scenario', 'dusk', '--out', '/tmp/x', '--frobnicate'], /Unknown option '--frobnicate'/],
+    [['render', '--scenario', 'dusk', '--out', '/tmp/x', '--start', '2026-05-01 14:00'], /--start must be an ISO 8601 date-time with a time zone/],
     [['camera', '--loop'], /--file is required/],
     [['camera', '--file', 'x.mp4', '--port', '70000'], /--port must be an integer/],
     [['fleet', '--cloud', 'http://127.0.0.1:1', '--token', 't', '--ramp', 'soon'], /--ramp must be an integer from 0 to 3600/],

@@ -34,6 +34,12 @@ describe('pnpm demo', () => {
       expect(truthIn! + truthOut!).toBeGreaterThan(0);
       expect(arrivedIn! + arrivedOut!).toBeGreaterThan(0); // the agent's counts reached the cloud
       expect(stdout).toContain(`http://localhost:${port}/`);
+      // Regression: a second run showed nothing, the clip being dated past the cloud's retention period (its rows
+      // were dropped at the next start, and the resent ones deduplicated).
+      const again = await promisify(execFile)('pnpm', ['--silent', 'demo', '--no-serve', '--seconds', '30', '--port', String(port), '--data-dir', dataDir], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
+      expect(again.stdout).toContain('Reusing the synthetic clip');
+      const totalAgain = /^\s+total\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(again.stdout);
+      expect(totalAgain?.slice(1).map(Number)).toEqual([arrivedIn, truthIn, arrivedOut, truthOut]);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }

@@ -159,10 +159,11 @@ export function findScenario(name: string): Scenario | undefined {
 }
 
 /** Copy of a named scenario with a different seed and/or duration (CLI overrides). */
-export function withOverrides(base: Scenario, overrides: { seed?: number; durationSeconds?: number }): Scenario {
+export function withOverrides(base: Scenario, overrides: { seed?: number; durationSeconds?: number; startTime?: string }): Scenario {
   return validateScenario({
     ...base,
     seed: overrides.seed ?? base.seed,
     durationSeconds: overrides.durationSeconds ?? base.durationSeconds,
+    startTime: overrides.startTime ?? base.startTime,
   });
 }
