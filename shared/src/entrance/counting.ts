@@ -256,7 +256,7 @@ export class MovementAggregator {
     const side = track.side;
     if (band <= 0 || !side || track.bornDistance === undefined || !track.last) return null;
     const bornAtEdge = Math.abs(track.bornDistance) < band && track.bornAt - (this.firstFrameT ?? track.bornAt) >= 1;
-    // ...and walked off at least as far again: a fanner or a guard standing at the edge decides nothing.
+    // Begun at the edge and walked off at least as far again: a fanner or a guard standing there decides nothing.
     if (bornAtEdge && track.farthest - Math.abs(track.bornDistance) >= band) {
       return { direction: side === 'inside' ? 'in' : 'out', t: track.startSideAt ?? track.bornAt };
     }
