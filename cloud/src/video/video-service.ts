@@ -14,7 +14,7 @@ import { buildVodPlaylist, parseMediaPlaylist, segmentDurations, timingsFromConc
 import { assessProbe } from './probe.ts';
 import { FfmpegProgress, progressPercent, Throttle } from './progress.ts';
 import { receiveToFile, type FileUpload } from './receive-upload.ts';
-import type { GateVideo, GateVideosRepository } from './videos-repository.ts';
+import { isVideoId, type GateVideo, type GateVideosRepository } from './videos-repository.ts';
 
 export const TRANSCODE_JOB = 'video.transcode';
 export const PLAYLIST_FILE = 'index.m3u8';
@@ -170,29 +170,28 @@ export class VideoService {
    * touched, so an upload still being stored is never mistaken for one. Safe on several instances at once.
    */
   async sweepOrphanedFiles(graceMs = ORPHAN_GRACE_MS): Promise<{ videos: number; files: number }> {
-    const { db, blobs, log } = this.deps;
+    const { videos, blobs, log } = this.deps;
     const newest = new Map<string, number>();
     for await (const entry of blobs.list('videos/')) {
       const id = entry.key.split('/')[1];
-      if (!id || !/^\d{1,18}$/.test(id)) continue;
+      if (!id || !isVideoId(id)) continue;
       newest.set(id, Math.max(newest.get(id) ?? 0, entry.modifiedAt.getTime()));
     }
     const cutoff = Date.now() - graceMs;
     const old = [...newest].filter(([, modified]) => modified < cutoff).map(([id]) => id);
-    let videos = 0;
-    let files = 0;
+    let removedVideos = 0;
+    let removedFiles = 0;
     for (let first = 0; first < old.length; first += ORPHAN_CHECK_CHUNK) {
       const ids = old.slice(first, first + ORPHAN_CHECK_CHUNK);
-      const { rows } = await db.query<{ id: string }>('SELECT id::text AS id FROM gate_videos WHERE id = ANY($1::bigint[])', [ids]);
-      const known = new Set(rows.map((row) => row.id));
+      const known = await videos.existingIds(ids);
       for (const id of ids) {
         if (known.has(id)) continue;
-        files += await blobs.deletePrefix(`videos/${id}/`);
-        videos++;
+        removedFiles += await blobs.deletePrefix(`videos/${id}/`);
+        removedVideos++;
       }
     }
-    if (videos > 0) log.warn({ videos, files }, 'removed the files of videos that have no row');
-    return { videos, files };
+    if (removedVideos > 0) log.warn({ videos: removedVideos, files: removedFiles }, 'removed the files of videos that have no row');
+    return { videos: removedVideos, files: removedFiles };
   }
 
   /** A live session recorded as a clip, stored like an upload; its id becomes the session's handoffStreamId. */

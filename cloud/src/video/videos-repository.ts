@@ -167,6 +167,14 @@ export class GateVideosRepository {
     return rows[0] ? toVideo(rows[0]) : null;
   }
 
+  /** Which of these ids still have a row (any owner); ids that name no video are left out. */
+  async existingIds(ids: readonly string[]): Promise<Set<string>> {
+    const candidates = ids.filter(isVideoId);
+    if (candidates.length === 0) return new Set();
+    const { rows } = await this.db.query<{ id: string }>('SELECT id::text AS id FROM gate_videos WHERE id = ANY($1::bigint[])', [candidates]);
+    return new Set(rows.map((row) => row.id));
+  }
+
   /** False when the row is gone (deleted while it was being transcoded). */
   async markReady(id: string, result: { segmentCount: number; durationSeconds: number }): Promise<boolean> {
     const { rowCount } = await this.db.query(
