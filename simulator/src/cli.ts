@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { renderClip } from './clip.ts';
 import { FileCamera } from './io/camera.ts';
+import { isZonedDateTime } from './scenario/scenario.ts';
 import { findScenario, SCENARIOS, withOverrides } from './scenario/suite.ts';
 import { runFleet } from './fleet/fleet.ts';
 
@@ -68,7 +69,7 @@ async function render(args: string[]): Promise<void> {
       throw new UsageError(`--seconds must be a number from 0.1 to 3600, got "${values.seconds}"`);
     }
   }
-  if (values.start !== undefined && (Number.isNaN(Date.parse(values.start)) || !/(Z|[+-]\d\d:\d\d)$/.test(values.start))) {
+  if (values.start !== undefined && !isZonedDateTime(values.start)) {
     throw new UsageError(`--start must be an ISO 8601 date-time with a time zone (2026-05-01T14:00:00Z), got "${values.start}"`);
   }
   const scenario = withOverrides(base, { seed: integerFlag('seed', values.seed, 0, 0xffffffff), durationSeconds: seconds, startTime: values.start });

@@ -127,10 +127,15 @@ export function validateScenario(scenario: Scenario): Scenario {
   if (scenario.camera.width % 2 !== 0 || scenario.camera.height % 2 !== 0) {
     throw new Error(`${label}: camera.width and camera.height must be even (H.264 4:2:0)`);
   }
-  if (typeof scenario.startTime !== 'string' || Number.isNaN(Date.parse(scenario.startTime)) || !/(Z|[+-]\d\d:\d\d)$/.test(scenario.startTime)) {
+  if (!isZonedDateTime(scenario.startTime)) {
     throw new Error(`${label}: startTime must be an ISO 8601 date-time with a time zone`);
   }
   return scenario;
+}
+
+/** An ISO 8601 date-time that says its time zone (a clip's start must not depend on where it is rendered). */
+export function isZonedDateTime(value: unknown): value is string {
+  return typeof value === 'string' && !Number.isNaN(Date.parse(value)) && /(Z|[+-]\d\d:\d\d)$/.test(value);
 }
 
 /** Unix seconds of frame 0. */
