@@ -199,19 +199,10 @@ export function shrinkToGray(frame: Frame, factor: number, out: Uint8Array, outW
   const data = frame.data;
   const rowStride = frame.width * channels;
   const norm = factor * factor;
-  if (factor === 2 && channels === 3) {
-    // The common case (640×480 colour to a 320-wide work image), unrolled: a fifth of the generic loop's time.
-    for (let oy = 0; oy < outHeight; oy++) {
-      let p = oy * 2 * rowStride;
-      let q = p + rowStride;
-      const o = oy * outWidth;
-      for (let ox = 0; ox < outWidth; ox++, p += 6, q += 6) {
-        const red = data[p]! + data[p + 3]! + data[q]! + data[q + 3]!;
-        const green = data[p + 1]! + data[p + 4]! + data[q + 1]! + data[q + 4]!;
-        const blue = data[p + 2]! + data[p + 5]! + data[q + 2]! + data[q + 5]!;
-        out[o + ox] = (77 * red + 150 * green + 29 * blue) >> 10;
-      }
-    }
+  if (factor === 2) {
+    // The common case (640×480 to a 320-wide work image): a 2×2 block is its own centre, and the unrolled loop
+    // takes a fifth of the generic one's time.
+    centreToGray(frame, 2, out, outWidth, outHeight);
     return;
   }
   for (let oy = 0; oy < outHeight; oy++) {
@@ -239,19 +230,21 @@ export function shrinkToGray(frame: Frame, factor: number, out: Uint8Array, outW
  * cheaper than the full box average that blob finding needs.
  */
 export function sampleToGray(frame: Frame, factor: number, out: Uint8Array, outWidth: number, outHeight: number): void {
-  if (factor < 2 || factor % 2 !== 0) {
-    shrinkToGray(frame, factor, out, outWidth, outHeight);
-    return;
-  }
+  if (factor < 2 || factor % 2 !== 0) shrinkToGray(frame, factor, out, outWidth, outHeight);
+  else centreToGray(frame, factor, out, outWidth, outHeight);
+}
+
+/** Luma of the mean of the centre 2×2 pixels of each factor×factor block (factor even), unrolled. */
+function centreToGray(frame: Frame, factor: number, out: Uint8Array, outWidth: number, outHeight: number): void {
   const channels = channelsOf(frame.format);
   const data = frame.data;
   const rowStride = frame.width * channels;
   const centre = factor / 2 - 1;
+  const step = factor * channels;
   for (let oy = 0; oy < outHeight; oy++) {
     let p = (oy * factor + centre) * rowStride + centre * channels;
     let q = p + rowStride;
     const o = oy * outWidth;
-    const step = factor * channels;
     if (channels === 3) {
       for (let ox = 0; ox < outWidth; ox++, p += step, q += step) {
         const red = data[p]! + data[p + 3]! + data[q]! + data[q + 3]!;
