@@ -70,7 +70,7 @@ type Side = 'inside' | 'outside';
 
 interface TrackState {
   /** Signed distance to the zone's edge where the track was first seen. */
-  bornDistance?: number;
+  bornDistance: number;
   bornAt: number;
   /** Signed distance to the zone's edge where it was last seen. */
   lastDistance: number;
@@ -156,15 +156,14 @@ export class MovementAggregator {
 
   private observeBee(interval: IntervalState, t: number, bee: BeeObservation): void {
     const { zone, hysteresisPx, fps, maxSpeedGapSeconds } = this.config;
+    const distance = signedDistanceToPolygon([bee.x, bee.y], zone);
     let track = this.tracks.get(bee.trackId);
     if (!track) {
-      track = { sideSince: t, touchedZone: false, farthest: 0, bornAt: t, lastDistance: 0 };
+      track = { sideSince: t, touchedZone: false, farthest: 0, bornAt: t, bornDistance: distance, lastDistance: distance };
       this.tracks.set(bee.trackId, track);
       this.births.push({ t, x: bee.x, y: bee.y });
       while (this.births[0]!.t < t - BIRTH_MEMORY_SECONDS) this.births.shift();
     }
-    const distance = signedDistanceToPolygon([bee.x, bee.y], zone);
-    track.bornDistance ??= distance;
     track.farthest = Math.max(track.farthest, Math.abs(distance));
     track.lastDistance = distance;
     if (distance <= 0) track.touchedZone = true;
@@ -254,7 +253,7 @@ export class MovementAggregator {
   private edgeRepair(track: TrackState, lost: boolean): { direction: Direction; t: number } | null {
     const band = this.config.edgeBandPx;
     const side = track.side;
-    if (band <= 0 || !side || track.bornDistance === undefined || !track.last) return null;
+    if (band <= 0 || !side || !track.last) return null;
     const bornAtEdge = Math.abs(track.bornDistance) < band && track.bornAt - (this.firstFrameT ?? track.bornAt) >= 1;
     // Begun at the edge and walked off at least as far again: a fanner or a guard standing there decides nothing.
     if (bornAtEdge && track.farthest - Math.abs(track.bornDistance) >= band) {
