@@ -324,6 +324,34 @@ describe('web app in Chromium', () => {
     }
   });
 
+  it('revokes a token on the profile page only after asking again', async () => {
+    const { context, page, problems } = await openPage(env);
+    try {
+      await page.goto('/sign-in');
+      await page.getByLabel('Login').fill(bob.login);
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Apiary' }).waitFor();
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Profile' }).click();
+      await page.getByLabel('Name').fill('old weather station');
+      await page.getByRole('button', { name: 'Create token' }).click();
+      const created = await page.getByRole('textbox', { name: 'New API token' }).inputValue();
+      await page.getByRole('button', { name: 'Done, I have stored it' }).click();
+      const row = page.getByRole('row', { name: /old weather station/ });
+      await row.getByRole('button', { name: 'Revoke old weather station', exact: true }).click();
+      await row.getByRole('button', { name: 'Keep' }).click();
+      expect(await row.innerText()).toContain('Active');
+      await row.getByRole('button', { name: 'Revoke old weather station', exact: true }).click();
+      await row.getByRole('button', { name: 'Revoke now old weather station' }).click();
+      await expect.poll(() => row.innerText()).toMatch(/Revoked /);
+      expect(await row.getByRole('button').count()).toBe(0);
+      expect((await postJson(`${env.url}/iot/v1/metrics`, created, dayOfMetrics(Math.floor(Date.now() / 1000)))).status).toBe(401);
+      expect(problems.list).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('signs out, and then every page asks to sign in again', async () => {
     const { context, page, problems } = await openPage(env);
     try {

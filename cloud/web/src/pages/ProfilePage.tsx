@@ -2,6 +2,7 @@ import { SCOPES, type Scope } from '@hivegate/shared/auth';
 import { useId, useRef, useState } from 'preact/hooks';
 import { ApiTokensQuery, CreateApiTokenMutation, RevokeApiTokenMutation, type ApiToken, type User } from '../api/accounts.ts';
 import { messageOf, request } from '../api/graphql.ts';
+import { ConfirmedAction } from '../components/ConfirmedAction.tsx';
 import { PageTitle } from '../components/Layout.tsx';
 import { Loading, Notice } from '../components/Notice.tsx';
 import { useDocumentTitle, useQuery } from '../hooks.ts';
@@ -132,18 +133,8 @@ function CreateTokenForm({ onCreated }: { onCreated: (token: string, apiToken: A
 }
 
 function TokenRow({ token, onRevoked }: { token: ApiToken; onRevoked: () => void }) {
-  const [confirming, setConfirming] = useState(false);
-  const [error, setError] = useState<string | undefined>();
   const expired = token.expiresAt !== null && Date.parse(token.expiresAt) < Date.now();
   const status = token.revokedAt ? `Revoked ${formatDate(token.revokedAt)}` : expired ? 'Expired' : 'Active';
-  const revoke = async () => {
-    try {
-      await request(RevokeApiTokenMutation, { id: token.id });
-      onRevoked();
-    } catch (err) {
-      setError(messageOf(err));
-    }
-  };
   return (
     <tr class={token.revokedAt || expired ? 'inactive' : undefined}>
       <th scope="row">{token.name}</th>
@@ -153,25 +144,16 @@ function TokenRow({ token, onRevoked }: { token: ApiToken; onRevoked: () => void
       <td title={token.lastUsedAt ? formatDateTime(token.lastUsedAt) : undefined}>{token.lastUsedAt ? formatRelative(token.lastUsedAt) : 'never'}</td>
       <td>{status}</td>
       <td class="row-actions">
-        {!token.revokedAt &&
-          (confirming ? (
-            <span class="confirm">
-              <button type="button" class="button danger small" onClick={revoke}>
-                Revoke <span class="visually-hidden">{token.name}</span> now
-              </button>
-              <button type="button" class="button small" onClick={() => setConfirming(false)}>
-                Keep
-              </button>
-            </span>
-          ) : (
-            <button type="button" class="button small" onClick={() => setConfirming(true)}>
-              Revoke <span class="visually-hidden">{token.name}</span>
-            </button>
-          ))}
-        {error && (
-          <span class="field-error" role="alert">
-            {error}
-          </span>
+        {!token.revokedAt && (
+          <ConfirmedAction
+            action="Revoke"
+            busyLabel="Revoking…"
+            subject={token.name}
+            onConfirm={async () => {
+              await request(RevokeApiTokenMutation, { id: token.id });
+              onRevoked();
+            }}
+          />
         )}
       </td>
     </tr>

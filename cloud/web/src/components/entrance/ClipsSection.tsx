@@ -5,6 +5,7 @@ import { DeleteGateVideoMutation, GateVideosQuery, isInProgress, progressPercent
 import { useQuery } from '../../hooks.ts';
 import { formatBytes, formatDateTime, formatDuration } from '../../lib/format.ts';
 import { fromLocalInput } from '../../lib/time-range.ts';
+import { ConfirmedAction } from '../ConfirmedAction.tsx';
 import { HlsPlayer } from '../HlsPlayer.tsx';
 import { Loading, Notice } from '../Notice.tsx';
 
@@ -14,47 +15,6 @@ const STATE_LABELS: Record<string, string> = { UPLOADED: 'Queued', PROCESSING: '
 
 function clipLabel(video: GateVideo): string {
   return `Clip from ${formatDateTime(video.startTime)}`;
-}
-
-/** Delete, then a second, explicit "Delete … now" or "Keep": a clip cannot be brought back. */
-function DeleteClip({ video, onDeleted }: { video: GateVideo; onDeleted: () => void }) {
-  const [confirming, setConfirming] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>();
-  const remove = async () => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      await request(DeleteGateVideoMutation, { id: video.id });
-      onDeleted();
-    } catch (err) {
-      setError(messageOf(err));
-      setBusy(false);
-    }
-  };
-  return (
-    <div class="row-actions">
-      {confirming ? (
-        <span class="confirm">
-          <button type="button" class="button danger small" onClick={remove} disabled={busy}>
-            {busy ? 'Deleting…' : 'Delete now'} <span class="visually-hidden">{clipLabel(video)}</span>
-          </button>
-          <button type="button" class="button small" onClick={() => setConfirming(false)} disabled={busy}>
-            Keep
-          </button>
-        </span>
-      ) : (
-        <button type="button" class="button small" onClick={() => setConfirming(true)}>
-          Delete <span class="visually-hidden">{clipLabel(video)}</span>
-        </button>
-      )}
-      {error && (
-        <span class="field-error" role="alert">
-          {error}
-        </span>
-      )}
-    </div>
-  );
 }
 
 function ClipItem({ video, playing, onPlay, onDeleted, playerId }: { video: GateVideo; playing: boolean; onPlay: () => void; onDeleted: () => void; playerId: string }) {
@@ -81,7 +41,17 @@ function ClipItem({ video, playing, onPlay, onDeleted, playerId }: { video: Gate
             {playing ? 'Playing' : 'Play'} <span class="visually-hidden">{clipLabel(video)}</span>
           </button>
         )}
-        <DeleteClip video={video} onDeleted={onDeleted} />
+        <div class="row-actions">
+          <ConfirmedAction
+            action="Delete"
+            busyLabel="Deleting…"
+            subject={clipLabel(video)}
+            onConfirm={async () => {
+              await request(DeleteGateVideoMutation, { id: video.id });
+              onDeleted();
+            }}
+          />
+        </div>
       </div>
     </li>
   );
