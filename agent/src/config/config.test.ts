@@ -39,6 +39,7 @@ describe('resolveConfig', () => {
     expect(() => resolveConfig({ file: bad as never, env: {} })).toThrow('invalid configuration: counting.zone[2][0] must be a number');
     expect(() => resolveConfig({ file: { ...minimal, source: { url: 'a', fps: 0 } }, env: {} })).toThrow(/source\.fps must be > 0/);
     expect(() => resolveConfig({ file: { ...minimal, detectr: {} } as never, env: {} })).toThrow('invalid configuration: detectr is not an allowed property');
+    expect(() => resolveConfig({ file: { ...minimal, counting: { edgeBandPx: -1 } } as never, env: {} })).toThrow(/counting\.edgeBandPx must be >= 0/);
     expect(() => resolveConfig({ file: { ...minimal, cloud: undefined } as never, env: {} })).toThrow(/cloud\.(url|token) is required/);
   });
 
