@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DESKTOP, openPage, PHONE, postJson, screenshot, signUp, startWebTest, type WebTestEnvironment } from './browser.ts';
+import { DESKTOP, openPage, PHONE, postJson, screenshot, signIn, signUp, startWebTest, type WebTestEnvironment } from './browser.ts';
 
 const PASSWORD = 'correct horse battery';
 const HOUR = 3600;
@@ -198,11 +198,7 @@ describe('web app in Chromium', () => {
   it('shows the entrance page of a box, and pages are labelled and structured', async () => {
     const { context, page, problems } = await openPage(env);
     try {
-      await page.goto('/sign-in');
-      await page.getByLabel('Login').fill(alice.login);
-      await page.getByLabel('Password').fill(PASSWORD);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.getByRole('heading', { level: 1, name: 'Apiary' }).waitFor();
+      await signIn(page, alice.login, PASSWORD);
       await page.getByRole('link', { name: `Box ${alice.box}` }).click();
       await page.getByRole('heading', { level: 1, name: `Entrance · box ${alice.box}` }).waitFor();
       expect(await page.getByRole('region', { name: 'Entrance traffic today' }).innerText()).toMatch(/In today\s+120[\s\S]*Out today\s+95/);
@@ -327,11 +323,7 @@ describe('web app in Chromium', () => {
   it('revokes a token on the profile page only after asking again', async () => {
     const { context, page, problems } = await openPage(env);
     try {
-      await page.goto('/sign-in');
-      await page.getByLabel('Login').fill(bob.login);
-      await page.getByLabel('Password').fill(PASSWORD);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.getByRole('heading', { level: 1, name: 'Apiary' }).waitFor();
+      await signIn(page, bob.login, PASSWORD);
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Profile' }).click();
       await page.getByLabel('Name').fill('old weather station');
       await page.getByRole('button', { name: 'Create token' }).click();
@@ -355,11 +347,7 @@ describe('web app in Chromium', () => {
   it('signs out, and then every page asks to sign in again', async () => {
     const { context, page, problems } = await openPage(env);
     try {
-      await page.goto('/sign-in');
-      await page.getByLabel('Login').fill(bob.login);
-      await page.getByLabel('Password').fill(PASSWORD);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.getByRole('heading', { level: 1, name: 'Apiary' }).waitFor();
+      await signIn(page, bob.login, PASSWORD);
       // A second tab of the same browser stays open on the apiary while the first one signs out.
       const other = await context.newPage();
       await other.goto('/');

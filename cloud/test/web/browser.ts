@@ -97,6 +97,15 @@ export async function postJson(url: string, token: string, body: unknown): Promi
 }
 
 /** Signs up through the sign-up page and waits for the apiary. */
+/** Signs in through the form and waits for the apiary. */
+export async function signIn(page: Page, login: string, password: string): Promise<void> {
+  await page.goto('/sign-in');
+  await page.getByLabel('Login').fill(login);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Apiary' }).waitFor();
+}
+
 export async function signUp(page: Page, login: string, password: string): Promise<void> {
   await page.goto('/sign-up');
   await page.getByLabel('Login').fill(login);
