@@ -48,7 +48,7 @@ const traced = values.trace ? { scenario: values.trace.split(':')[0]!, bee: Numb
 
 interface FrameDetections {
   timestampMs: number;
-  /** [x, y, w, h, score] per detection. */
+  /** [x, y, w, h, score] per detection, then [dx, dy] from a model that reports movement. */
   detections: number[][];
 }
 
@@ -69,7 +69,7 @@ async function detectionsFor(clip: CachedClip): Promise<FrameDetections[]> {
   await capture.start();
   for await (const frame of capture) {
     const found = await detector.detect(frame);
-    frames.push({ timestampMs: frame.timestampMs, detections: found.map((d) => [d.x, d.y, d.w, d.h, d.score].map((v) => Math.round(v * 1000) / 1000)) });
+    frames.push({ timestampMs: frame.timestampMs, detections: found.map((d) => [d.x, d.y, d.w, d.h, d.score, ...(d.movement ? [d.movement.dx, d.movement.dy] : [])].map((v) => Math.round(v * 1000) / 1000)) });
   }
   await capture.stop();
   await writeFile(file, JSON.stringify(frames));
@@ -117,7 +117,7 @@ function replay(clip: CachedClip, frames: FrameDetections[]): Replay {
   frames.forEach((frame, index) => {
     const detections: Detection[] = frame.detections
       .filter((d) => d[4]! >= threshold)
-      .map(([x, y, w, h, score]) => ({ x: x!, y: y!, w: w!, h: h!, score: score! }));
+      .map(([x, y, w, h, score, dx, dy]) => ({ x: x!, y: y!, w: w!, h: h!, score: score!, ...(dx !== undefined && dy !== undefined ? { movement: { dx, dy } } : {}) }));
     const update = tracker.update(frame.timestampMs, detections);
     const output = counter.onFrame(frame.timestampMs, update.tracks, update.ended);
     records.push(...output.movements);

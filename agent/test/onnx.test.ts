@@ -5,7 +5,7 @@ import type { Frame } from '../src/capture/frame.ts';
 import { MotionGatedDetector } from '../src/detect/gated.ts';
 import { MotionDetector } from '../src/detect/motion.ts';
 import { detectLayout, OnnxDetector } from '../src/detect/onnx.ts';
-import { centerNetModel, yoloConstantModel } from './helpers/onnx-builder.ts';
+import { centerNetModel, centerNetPairModel, yoloConstantModel } from './helpers/onnx-builder.ts';
 import { tempDir } from './helpers/media.ts';
 
 const dir = tempDir('onnx');
@@ -80,6 +80,47 @@ describe('ONNX detector on onnxruntime-node', () => {
     expect(Math.abs(sorted[1]!.x - 500)).toBeLessThanOrEqual(8);
     expect(Math.abs(sorted[1]!.y - 400)).toBeLessThanOrEqual(8);
     expect(sorted[0]).toMatchObject({ w: 40, h: 16 }); // input pixels × 2 (stretched 640→320)
+  });
+
+  it('feeds a two-frame model this frame and the one before, a first frame or one after a long gap paired with itself', async () => {
+    const detector = await OnnxDetector.load(save('centernet-pair.onnx', centerNetPairModel({ width: 320, height: 240 }, { w: 20, h: 8 }, 10)), { scoreThreshold: 0.5 });
+    expect(detector.seesMovement).toBe(true);
+    const at = (timestampMs: number, ...dots: [number, number][]) => {
+      const frame = { ...blackFrame(640, 480, 'rgb24'), timestampMs };
+      for (const [x, y] of dots) dot(frame, x, y, [255, 0, 0]);
+      return frame;
+    };
+    const moves = async (frame: Frame) => (await detector.detect(frame)).sort((a, b) => a.x - b.x).map((d) => d.movement);
+    // Input pixels × 2 (stretched 640→320): a dot new since the previous frame reads 20 frame px, an old one 0.
+    expect(await moves(at(0, [100, 60]))).toEqual([{ dx: 0, dy: 0 }]);
+    expect(await moves(at(33, [100, 60], [500, 400]))).toEqual([{ dx: 0, dy: 0 }, { dx: 20, dy: 20 }]);
+    expect(await moves(at(67, [100, 60], [500, 400]))).toEqual([{ dx: 0, dy: 0 }, { dx: 0, dy: 0 }]);
+    expect(await moves(at(100, [300, 300]))).toEqual([{ dx: 20, dy: 20 }]);
+    // Three seconds later (a reconnect): nothing before it is trusted.
+    expect(await moves(at(3100, [100, 60]))).toEqual([{ dx: 0, dy: 0 }]);
+  });
+
+  it('refuses a model with a movement output but a three-channel input', () => {
+    const io = (name: string, shape: number[]) => ({ name, isTensor: true as const, type: 'float32' as const, shape });
+    expect(() => detectLayout([io('images', [1, 3, 240, 320])], [io('heatmap', [1, 1, 120, 160]), io('size', [1, 2, 120, 160]), io('movement', [1, 2, 120, 160])])).toThrow(
+      'model input images must be [1, 6, H, W] (this frame and the previous one, for its movement output), got [1, 3, 240, 320]',
+    );
+  });
+
+  it('reports a skipped frame of a two-frame model as standing still', async () => {
+    const model = await OnnxDetector.load(save('centernet-pair-gated.onnx', centerNetPairModel({ width: 320, height: 240 }, { w: 20, h: 8 }, 10)), { scoreThreshold: 0.5 });
+    // The gate's motion measure is scripted (moving, moving, still); the real one is exercised in the test above.
+    const foreground = [0.1, 0.1, 0];
+    const scripted = { measureGray: () => ({ foregroundFraction: foreground.shift() ?? 0 }) } as unknown as MotionDetector;
+    const gated = new MotionGatedDetector(model, scripted, 0.0005);
+    const empty = blackFrame(640, 480, 'rgb24');
+    expect(await gated.detect(empty)).toEqual([]);
+    const arrived = { ...blackFrame(640, 480, 'rgb24'), timestampMs: 33 };
+    dot(arrived, 100, 60, [255, 0, 0], 8);
+    expect((await gated.detect(arrived)).map((d) => d.movement)).toEqual([{ dx: 20, dy: 20 }]);
+    const still = await gated.detect({ ...arrived, timestampMs: 67 });
+    expect(gated.skippedFrames).toBe(1);
+    expect(still.map((d) => d.movement)).toEqual([{ dx: 0, dy: 0 }]);
   });
 
   it('skips inference on still frames when motion-gated, reusing the last detections', async () => {

@@ -35,7 +35,32 @@ describe('training dataset export', () => {
     const sixth = truth.frames[6]!.boxes;
     expect(labels.frames[2]!.boxes).toHaveLength(sixth.length);
     expect(labels.frames[2]!.boxes[0]![0]).toBeCloseTo(sixth[0]!.x / 2, 1);
-    expect(statSync(dataset.framesPath).size).toBe(10 * 320 * 240 * 3);
+    expect(statSync(dataset.framesPath).size).toBe(10 * 2 * 320 * 240 * 3);
+  });
+
+  it('pairs each kept frame with the one 1 or 2 frames before it, and labels how far each bee moved since', () => {
+    const labels = JSON.parse(readFileSync(dataset.labelsPath, 'utf8')) as DatasetLabels;
+    const truth = JSON.parse(readFileSync(join(clipDir(), 'truth.json'), 'utf8')) as GroundTruth;
+    expect(labels.frames.map((f) => f.gap)).toEqual([0, 2, 1, 2, 1, 2, 1, 2, 1, 2]);
+    const pair = labels.frames[3]!; // frame 9 against frame 7
+    const earlier = new Map(truth.frames[7]!.boxes.map((b) => [b.trackId, b]));
+    truth.frames[9]!.boxes.forEach((box, i) => {
+      const was = earlier.get(box.trackId);
+      if (was) expect(pair.movements[i]).toEqual([expect.closeTo((box.x - was.x) / 2, 1), expect.closeTo((box.y - was.y) / 2, 1)]);
+      else expect(pair.movements[i]).toBeNull();
+    });
+    expect(labels.frames[0]!.movements.every((m) => m !== null && m[0] === 0 && m[1] === 0)).toBe(true);
+  });
+
+  it('stores the earlier frame of each pair before the labelled one', async () => {
+    const full = await run('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-i', join(clipDir(), 'clip.mp4'), '-vf', 'scale=640:480:flags=bilinear,format=rgb24,scale=320:240:flags=area', '-frames:v', '10', '-f', 'rawvideo', 'pipe:1']);
+    const frameBytes = 320 * 240 * 3;
+    const stored = readFileSync(dataset.framesPath);
+    // Pair 2 is frame 6 against frame 5, pair 3 is frame 9 against frame 7.
+    expect(stored.subarray(4 * frameBytes, 5 * frameBytes).equals(full.output.subarray(5 * frameBytes, 6 * frameBytes))).toBe(true);
+    expect(stored.subarray(5 * frameBytes, 6 * frameBytes).equals(full.output.subarray(6 * frameBytes, 7 * frameBytes))).toBe(true);
+    expect(stored.subarray(6 * frameBytes, 7 * frameBytes).equals(full.output.subarray(7 * frameBytes, 8 * frameBytes))).toBe(true);
+    expect(stored.subarray(7 * frameBytes, 8 * frameBytes).equals(full.output.subarray(9 * frameBytes, 10 * frameBytes))).toBe(true);
   });
 
   it('stores the 2×2 mean of the RGB frames the agent captures', async () => {

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Trains the bee detector the agent ships and exports it to ONNX.
 
-A small CenterNet-style network: an encoder down to 1/16 of the input, a light top-down path back to 1/4, and
-three outputs: a centre heatmap (sigmoid), the box width and height in input pixels, and the offset of the box
-centre from the heatmap cell's centre in input pixels. The features stop at stride 4, but each stride-4 cell
+A small CenterNet-style network that sees the current frame and the one before it (six input channels): an
+encoder down to 1/16 of the input, a light top-down path back to 1/4, and four outputs: a centre heatmap
+(sigmoid), the box width and height in input pixels, the offset of the box centre from the heatmap cell's centre
+in input pixels, and how far the bee moved since the earlier frame (CenterTrack's tracking offset), which lets
+the tracker tell a bee that walked into a neighbour's place from the neighbour that stood still. The features stop at stride 4, but each stride-4 cell
 predicts its 2x2 sub-cells (a pixel shuffle), so the outputs have stride 2: at stride 4 a cell is 8 pixels of a
 640x480 frame and two bees standing side by side merged into one peak. Trained with CenterNet's penalty-reduced focal
 loss on the heatmap and L1 on size and offset at the centre cells, on random crops of the frames that the
@@ -29,7 +31,11 @@ import torch.nn.functional as F  # noqa: E402
 
 STRIDE = 2  # of the outputs; the features have stride 2 * SHUFFLE
 SHUFFLE = 2
-OUTPUTS = 5  # heatmap, width, height, offset x, offset y
+OUTPUTS = 7  # heatmap, width, height, offset x, offset y, movement x, movement y
+FRAMES = 2  # the current frame and the one before it, RGB each
+# Multiples of 8 channels suit onnxruntime's convolution kernels: (12, 24, 48, 64) ran 5.5 ms a frame on one x86
+# core, (16, 16, 48, 64) 3.1 ms; the width at stride 4, where most pixels are, is what costs.
+DEFAULT_WIDTHS = "16,16,48,64"
 
 
 def conv_bn_relu(cin, cout, stride=1):
@@ -37,10 +43,10 @@ def conv_bn_relu(cin, cout, stride=1):
 
 
 class BeeCenterNet(nn.Module):
-    def __init__(self, widths=(12, 24, 48, 64)):
+    def __init__(self, widths):
         super().__init__()
         c2, c4, c8, c16 = widths
-        self.down2 = conv_bn_relu(3, c2, 2)
+        self.down2 = conv_bn_relu(3 * FRAMES, c2, 2)
         self.down4 = nn.Sequential(conv_bn_relu(c2, c4, 2), conv_bn_relu(c4, c4))
         self.down8 = nn.Sequential(conv_bn_relu(c4, c8, 2), conv_bn_relu(c8, c8))
         self.down16 = nn.Sequential(conv_bn_relu(c8, c16, 2), conv_bn_relu(c16, c16), conv_bn_relu(c16, c16))
@@ -62,7 +68,7 @@ class BeeCenterNet(nn.Module):
         f8 = self.merge8(f8 + F.interpolate(self.lateral16(f16), scale_factor=2.0, mode="nearest"))
         f4 = self.merge4(f4 + F.interpolate(self.lateral8(f8), scale_factor=2.0, mode="nearest"))
         out = F.pixel_shuffle(self.out(self.head(f4)), SHUFFLE)
-        return out[:, 0:1], out[:, 1:3], out[:, 3:5]
+        return out[:, 0:1], out[:, 1:3], out[:, 3:5], out[:, 5:7]
 
 
 class Exported(nn.Module):
@@ -73,35 +79,50 @@ class Exported(nn.Module):
         self.net = net
 
     def forward(self, images):
-        heat, size, offset = self.net(images)
-        return torch.sigmoid(heat), F.relu(size), offset
+        heat, size, offset, movement = self.net(images)
+        return torch.sigmoid(heat), F.relu(size), offset, movement
 
 
 def load_dataset(data_dir):
     with open(os.path.join(data_dir, "labels.json")) as f:
         labels = json.load(f)
+    if labels.get("version") != 2:
+        sys.exit(f"labels.json is version {labels.get('version')}; this trainer reads version 2 (frame pairs): export the data again")
     h, w = labels["inputHeight"], labels["inputWidth"]
     raw = np.fromfile(os.path.join(data_dir, "frames.u8"), dtype=np.uint8)
-    expected = labels["count"] * h * w * 3
+    expected = labels["count"] * FRAMES * h * w * 3
     if raw.size != expected:
         sys.exit(f"frames.u8 holds {raw.size} bytes, labels.json promises {expected}")
-    frames = raw.reshape(labels["count"], h, w, 3)
-    boxes = [np.asarray(f["boxes"], dtype=np.float32).reshape(-1, 4) for f in labels["frames"]]
+    # [pair, earlier/labelled, y, x, rgb]
+    frames = raw.reshape(labels["count"], FRAMES, h, w, 3)
+    # Per box: cx, cy, w, h, movement x, movement y, whether the movement is known.
+    boxes = []
+    for f in labels["frames"]:
+        rows = [list(b) + ([m[0], m[1], 1.0] if m is not None else [0.0, 0.0, 0.0]) for b, m in zip(f["boxes"], f["movements"])]
+        boxes.append(np.asarray(rows, dtype=np.float32).reshape(-1, 7))
     clips = [f["clip"] for f in labels["frames"]]
     return labels, frames, boxes, clips
 
 
+def to_input(pair):
+    """A stored pair [earlier, labelled] of HxWx3 bytes as the model's input: labelled frame's RGB, then the earlier's."""
+    t = torch.from_numpy(np.ascontiguousarray(pair[::-1])).float().div_(255.0)
+    return t.permute(0, 3, 1, 2).reshape(3 * FRAMES, t.shape[1], t.shape[2])
+
+
 def render_targets(batch_boxes, out_h, out_w):
-    """Heatmap (Gaussian per centre, 1 at the centre cell), size and offset at centre cells, and their mask."""
+    """Heatmap (Gaussian per centre, 1 at the centre cell), size, offset and movement at centre cells, and their masks."""
     n = len(batch_boxes)
     heat = np.zeros((n, 1, out_h, out_w), np.float32)
     size = np.zeros((n, 2, out_h, out_w), np.float32)
     offset = np.zeros((n, 2, out_h, out_w), np.float32)
+    movement = np.zeros((n, 2, out_h, out_w), np.float32)
     mask = np.zeros((n, 1, out_h, out_w), np.float32)
+    moved_mask = np.zeros((n, 1, out_h, out_w), np.float32)
     ys = np.arange(out_h, dtype=np.float32)[:, None]
     xs = np.arange(out_w, dtype=np.float32)[None, :]
     for i, boxes in enumerate(batch_boxes):
-        for cx, cy, bw, bh in boxes:
+        for cx, cy, bw, bh, mx, my, known in boxes:
             gx, gy = cx / STRIDE - 0.5, cy / STRIDE - 0.5
             ix, iy = int(round(gx)), int(round(gy))
             if ix < 0 or iy < 0 or ix >= out_w or iy >= out_h:
@@ -113,7 +134,10 @@ def render_targets(batch_boxes, out_h, out_w):
             size[i, :, iy, ix] = (bw, bh)
             offset[i, :, iy, ix] = (cx - (ix + 0.5) * STRIDE, cy - (iy + 0.5) * STRIDE)
             mask[i, 0, iy, ix] = 1.0
-    return torch.from_numpy(heat), torch.from_numpy(size), torch.from_numpy(offset), torch.from_numpy(mask)
+            if known:
+                movement[i, :, iy, ix] = (mx, my)
+                moved_mask[i, 0, iy, ix] = 1.0
+    return tuple(torch.from_numpy(a) for a in (heat, size, offset, movement, mask, moved_mask))
 
 
 def focal_loss(logits, target):
@@ -129,7 +153,11 @@ def focal_loss(logits, target):
 
 
 class Sampler:
-    """Random crops at random scales, flipped, with light, colour and noise jitter; boxes follow."""
+    """Random crops at random scales, flipped, with light, colour and noise jitter; boxes and movements follow.
+
+    Both frames of a pair get the same crop, flip and light (they are one camera a frame apart), their own noise.
+    Now and then the earlier frame is replaced by the labelled one with every movement zero: what the agent feeds
+    on its first frame, when nothing came before."""
 
     def __init__(self, frames, boxes, indices, crop_w, crop_h, seed):
         self.frames, self.boxes, self.indices = frames, boxes, indices
@@ -139,7 +167,7 @@ class Sampler:
 
     def batch(self, n):
         rng = self.rng
-        _, fh, fw, _ = self.frames.shape
+        _, _, fh, fw, _ = self.frames.shape
         images, batch_boxes = [], []
         for _ in range(n):
             idx = self.indices[rng.integers(len(self.indices))]
@@ -150,7 +178,7 @@ class Sampler:
             y0 = rng.uniform(0, fh - rh)
             xa, ya = int(math.floor(x0)), int(math.floor(y0))
             xb, yb = min(fw, int(math.ceil(x0 + rw)) + 1), min(fh, int(math.ceil(y0 + rh)) + 1)
-            region = torch.from_numpy(np.ascontiguousarray(self.frames[idx, ya:yb, xa:xb])).permute(2, 0, 1).float().div_(255.0)
+            region = to_input(self.frames[idx, :, ya:yb, xa:xb])
             sx = self.crop_w / (xb - xa)
             sy = self.crop_h / (yb - ya)
             image = F.interpolate(region[None], size=(self.crop_h, self.crop_w), mode="bilinear", align_corners=False, antialias=True)[0]
@@ -159,9 +187,16 @@ class Sampler:
             b[:, 1] = (b[:, 1] - ya) * sy
             b[:, 2] *= sx
             b[:, 3] *= sy
+            b[:, 4] *= sx
+            b[:, 5] *= sy
+            if rng.random() < 0.05:
+                image[3:] = image[:3]
+                b[:, 4:6] = 0.0
+                b[:, 6] = 1.0
             if rng.random() < 0.5:
                 image = image.flip(2)
                 b[:, 0] = self.crop_w - b[:, 0]
+                b[:, 4] = -b[:, 4]
             image = self.photometric(image)
             images.append(image)
             batch_boxes.append(b)
@@ -169,12 +204,14 @@ class Sampler:
 
     def photometric(self, image):
         rng = self.rng
+        frames = image.reshape(FRAMES, 3, image.shape[1], image.shape[2])
         if rng.random() < 0.15:
-            image = image.mean(0, keepdim=True).expand(3, -1, -1)
+            frames = frames.mean(1, keepdim=True).expand(-1, 3, -1, -1)
         gamma = math.exp(rng.uniform(math.log(0.8), math.log(1.25)))
         gain = rng.uniform(0.6, 1.4) * rng.uniform(0.85, 1.15, size=3)
         bias = rng.uniform(-0.06, 0.06)
-        image = image.clamp(0, 1).pow(gamma) * torch.tensor(gain, dtype=torch.float32)[:, None, None] + bias
+        frames = frames.clamp(0, 1).pow(gamma) * torch.tensor(gain, dtype=torch.float32)[None, :, None, None] + bias
+        image = frames.reshape(3 * FRAMES, image.shape[1], image.shape[2])
         sigma = rng.uniform(0, 0.035)
         if sigma > 0.005:
             image = image + torch.randn(image.shape, generator=self.noise) * sigma
@@ -189,20 +226,22 @@ def decode_peaks(heat, threshold):
 
 
 def evaluate(net, frames, boxes, indices, threshold=0.35):
-    """Precision and recall of centre peaks on whole frames (a centre within half a bee length counts)."""
+    """Precision and recall of centre peaks on whole frames (a centre within a quarter bee length counts), and the
+    mean error of the movement of the bees found, input pixels."""
     net.eval()
     tp = fp = fn = 0
+    movement_error, movements = 0.0, 0
     with torch.no_grad():
         for start in range(0, len(indices), 16):
             chunk = indices[start:start + 16]
-            x = torch.from_numpy(frames[chunk]).permute(0, 3, 1, 2).float().div_(255.0)
-            heat, _, offset = net(x)
+            x = torch.stack([to_input(frames[i]) for i in chunk])
+            heat, _, offset, movement = net(x)
             peaks = decode_peaks(torch.sigmoid(heat), threshold)
             for k, idx in enumerate(chunk):
                 truth = boxes[idx]
                 found = [((px + 0.5) * STRIDE + offset[k, 0, py, px].item(), (py + 0.5) * STRIDE + offset[k, 1, py, px].item()) for py, px in peaks[k]]
                 used = set()
-                for cx, cy, bw, bh in truth:
+                for cx, cy, bw, bh, mx, my, known in truth:
                     gate = max(2.5, 0.25 * max(bw, bh))
                     best, best_d = None, gate
                     for j, (fx, fy) in enumerate(found):
@@ -216,11 +255,15 @@ def evaluate(net, frames, boxes, indices, threshold=0.35):
                     else:
                         used.add(best)
                         tp += 1
+                        if known:
+                            py, px = peaks[k][best]
+                            movement_error += math.hypot(movement[k, 0, py, px].item() - mx, movement[k, 1, py, px].item() - my)
+                            movements += 1
                 fp += len(found) - len(used)
     net.train()
     precision = tp / max(1, tp + fp)
     recall = tp / max(1, tp + fn)
-    return precision, recall
+    return precision, recall, movement_error / max(1, movements)
 
 
 def main():
@@ -233,6 +276,7 @@ def main():
     parser.add_argument("--lr", type=float, default=2e-3)
     parser.add_argument("--crop", default="192x160", help="training crop WxH in input pixels")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--widths", default=DEFAULT_WIDTHS, help="channels at strides 2, 4, 8 and 16")
     parser.add_argument("--val-clips", default="", help="comma-separated clip indices kept out of training for validation")
     args = parser.parse_args()
 
@@ -249,7 +293,10 @@ def main():
     print(f"data: {labels['count']} frames {labels['inputWidth']}x{labels['inputHeight']} from {len(labels['clips'])} clips; "
           f"{len(train_idx)} for training, {len(val_idx)} for validation; {sum(len(b) for b in boxes)} boxes", flush=True)
 
-    net = BeeCenterNet()
+    widths = tuple(int(v) for v in args.widths.split(","))
+    if len(widths) != 4:
+        sys.exit(f"--widths takes four channel counts, got {args.widths}")
+    net = BeeCenterNet(widths)
     params = sum(p.numel() for p in net.parameters())
     print(f"model: {params} parameters ({params * 4 / 1024:.0f} KB as float32)", flush=True)
     sampler = Sampler(frames, boxes, train_idx, crop_w, crop_h, args.seed)
@@ -269,35 +316,37 @@ def main():
         for group in optimizer.param_groups:
             group["lr"] = lr_at(step)
         images, batch_boxes = sampler.batch(args.batch)
-        heat_t, size_t, offset_t, mask = render_targets(batch_boxes, out_h, out_w)
-        heat, size, offset = net(images)
+        heat_t, size_t, offset_t, movement_t, mask, moved_mask = render_targets(batch_boxes, out_h, out_w)
+        heat, size, offset, movement = net(images)
         positives = mask.sum().clamp(min=1.0)
         heat_loss = focal_loss(heat, heat_t)
         size_loss = (F.l1_loss(size, size_t, reduction="none") * mask).sum() / positives
         offset_loss = (F.l1_loss(offset, offset_t, reduction="none") * mask).sum() / positives
-        loss = heat_loss + 0.1 * size_loss + 0.5 * offset_loss
+        movement_loss = (F.l1_loss(movement, movement_t, reduction="none") * moved_mask).sum() / moved_mask.sum().clamp(min=1.0)
+        loss = heat_loss + 0.1 * size_loss + 0.5 * offset_loss + 0.2 * movement_loss
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
-        parts = np.array([loss.item(), heat_loss.item(), size_loss.item(), offset_loss.item()])
+        parts = np.array([loss.item(), heat_loss.item(), size_loss.item(), offset_loss.item(), movement_loss.item()])
         running = parts if running is None else 0.98 * running + 0.02 * parts
         done = step + 1
         if done % 100 == 0 or done == args.steps:
             elapsed = time.time() - started
             eta = elapsed / done * (args.steps - done)
-            print(f"step {done}/{args.steps}  loss {running[0]:.3f} (heatmap {running[1]:.3f}, size {running[2]:.2f} px, offset {running[3]:.2f} px)"
+            print(f"step {done}/{args.steps}  loss {running[0]:.3f} (heatmap {running[1]:.3f}, size {running[2]:.2f} px, offset {running[3]:.2f} px, movement {running[4]:.2f} px)"
                   f"  lr {lr_at(step):.1e}  {elapsed / 60:.1f} min, about {eta / 60:.1f} min left", flush=True)
         if len(val_idx) > 0 and (done % 1000 == 0 or done == args.steps):
-            precision, recall = evaluate(net, frames, boxes, val_idx)
-            print(f"validation at step {done}: precision {precision:.3f}, recall {recall:.3f} (peaks >= 0.35 on whole frames)", flush=True)
+            precision, recall, movement_error = evaluate(net, frames, boxes, val_idx)
+            print(f"validation at step {done}: precision {precision:.3f}, recall {recall:.3f} (peaks >= 0.35 on whole frames), "
+                  f"movement error {movement_error:.2f} px", flush=True)
 
     net.eval()
     exported = Exported(net).eval()
-    dummy = torch.zeros(1, 3, labels["inputHeight"], labels["inputWidth"])
+    dummy = torch.zeros(1, 3 * FRAMES, labels["inputHeight"], labels["inputWidth"])
     tmp = args.out + ".tmp"
     # torch 1.13's exporter warns about constants it cannot shape-infer; the checker below is the real test.
     warnings.filterwarnings("ignore", category=UserWarning, module="torch.onnx")
-    torch.onnx.export(exported, dummy, tmp, input_names=["images"], output_names=["heatmap", "size", "offset"], opset_version=13, do_constant_folding=True)
+    torch.onnx.export(exported, dummy, tmp, input_names=["images"], output_names=["heatmap", "size", "offset", "movement"], opset_version=13, do_constant_folding=True)
     import onnx
 
     model = onnx.load(tmp)
@@ -307,6 +356,8 @@ def main():
         "hivegate.seed": str(args.seed),
         "hivegate.steps": str(args.steps),
         "hivegate.stride": str(STRIDE),
+        "hivegate.frames": str(FRAMES),
+        "hivegate.widths": ",".join(str(w) for w in widths),
         "hivegate.training_frames": str(len(train_idx)),
     }.items():
         entry = model.metadata_props.add()

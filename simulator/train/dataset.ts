@@ -13,18 +13,27 @@ import type { TrainingClip } from './plan.ts';
 /**
  * Training data for the detector: frames as the agent's model sees them (H.264-decoded, converted to RGB the
  * way the agent's capture does, shrunk to the model input by area averaging) and the true boxes scaled to
- * model-input pixels. Written as one raw file of `count × height × width × 3` bytes (RGB, row-major) plus a
- * JSON file with the boxes, which the Python trainer reads with numpy.
+ * model-input pixels. The model also sees the frame before, and learns how far each bee moved since, so every
+ * sample is a pair: the earlier frame, then the labelled one. Written as one raw file of
+ * `count × 2 × height × width × 3` bytes (RGB, row-major) plus a JSON file with the boxes and movements, which
+ * the Python trainer reads with numpy.
  */
 
+/** How far a bee's centre moved from the earlier frame of a pair to the labelled one, input px. */
+export type Movement = [number, number];
+
 export interface DatasetLabels {
-  version: 1;
+  version: 2;
   inputWidth: number;
   inputHeight: number;
   count: number;
   clips: { name: string; seed: number; width: number; height: number; fps: number; frames: number }[];
-  /** One entry per stored frame, in file order: which clip, which frame of it, and [cx, cy, w, h] boxes. */
-  frames: { clip: number; frame: number; boxes: [number, number, number, number][] }[];
+  /**
+   * One entry per stored pair, in file order: which clip, which frame of it, how many frames earlier the pair's
+   * first frame is (0: the same frame, as the agent's first frame is paired with itself), the [cx, cy, w, h]
+   * boxes, and per box its movement since the earlier frame (null when the bee was not visible then).
+   */
+  frames: { clip: number; frame: number; gap: number; boxes: [number, number, number, number][]; movements: (Movement | null)[] }[];
 }
 
 export interface DatasetOptions {
@@ -61,6 +70,24 @@ export function boxesInInput(frame: TruthFrame, scaleX: number, scaleY: number):
   return frame.boxes.map((b) => [r(b.x * scaleX), r(b.y * scaleY), r(b.w * scaleX), r(b.h * scaleY)]);
 }
 
+/**
+ * Frames between the two of a pair: 1 and 2 in turn (a camera at half the rate, or a frame the agent's motion
+ * gate skipped, shows a bee twice as far on), 0 for a clip's first frame, which has nothing before it.
+ */
+export function pairGap(frame: number, keptIndex: number): number {
+  return Math.min(frame, keptIndex % 2 === 0 ? 1 : 2);
+}
+
+/** Each box's centre movement since `earlier`, matched by track id, in input pixels; null for a bee not seen then. */
+export function movementsInInput(frame: TruthFrame, earlier: TruthFrame, scaleX: number, scaleY: number): (Movement | null)[] {
+  const r = (v: number) => Math.round(v * 100) / 100;
+  const before = new Map(earlier.boxes.map((b) => [b.trackId, b]));
+  return frame.boxes.map((b) => {
+    const was = before.get(b.trackId);
+    return was ? [r((b.x - was.x) * scaleX), r((b.y - was.y) * scaleY)] : null;
+  });
+}
+
 /** Key of a rendered clip in the cache: anything that changes the pixels changes the key. */
 export function clipKey(clip: TrainingClip): string {
   const hash = createHash('sha256').update(JSON.stringify(clip.scenario)).digest('hex').slice(0, 12);
@@ -75,7 +102,7 @@ export async function buildDataset(options: DatasetOptions): Promise<Dataset> {
   await mkdir(outDir, { recursive: true });
   const framesPath = join(outDir, 'frames.u8');
   const labelsPath = join(outDir, 'labels.json');
-  const labels: DatasetLabels = { version: 1, inputWidth, inputHeight, count: 0, clips: [], frames: [] };
+  const labels: DatasetLabels = { version: 2, inputWidth, inputHeight, count: 0, clips: [], frames: [] };
   const sink = createWriteStream(framesPath);
   const ffmpeg = resolveTool('ffmpeg');
   try {
@@ -90,8 +117,17 @@ export async function buildDataset(options: DatasetOptions): Promise<Dataset> {
       }
       const truth = JSON.parse(readFileSync(truthPath, 'utf8')) as GroundTruth;
       const before = labels.count;
-      await decodeInto(ffmpeg, join(dir, 'clip.mp4'), truth, clip.frameStep, options, sink, (frame) => {
-        labels.frames.push({ clip: index, frame, boxes: boxesInInput(truth.frames[frame]!, inputWidth / truth.width, inputHeight / truth.height) });
+      const scaleX = inputWidth / truth.width;
+      const scaleY = inputHeight / truth.height;
+      await decodeInto(ffmpeg, join(dir, 'clip.mp4'), truth, clip.frameStep, options, sink, (frame, gap) => {
+        const current = truth.frames[frame]!;
+        labels.frames.push({
+          clip: index,
+          frame,
+          gap,
+          boxes: boxesInInput(current, scaleX, scaleY),
+          movements: movementsInInput(current, truth.frames[frame - gap]!, scaleX, scaleY),
+        });
         labels.count++;
       });
       labels.clips.push({ name: scenario.name, seed: scenario.seed, width: truth.width, height: truth.height, fps: truth.fps, frames: labels.count - before });
@@ -105,8 +141,11 @@ export async function buildDataset(options: DatasetOptions): Promise<Dataset> {
   return { framesPath, labelsPath, count: labels.count };
 }
 
-async function decodeInto(ffmpeg: string, clipPath: string, truth: GroundTruth, step: number, options: DatasetOptions, sink: WriteStream, onFrame: (frame: number) => void): Promise<void> {
+async function decodeInto(ffmpeg: string, clipPath: string, truth: GroundTruth, step: number, options: DatasetOptions, sink: WriteStream, onPair: (frame: number, gap: number) => void): Promise<void> {
   const frameBytes = options.inputWidth * options.inputHeight * 3;
+  // The last frames decoded, newest first: a pair's earlier frame is taken from here.
+  const recent: Buffer[] = [];
+  let kept = 0;
   const child = spawn(ffmpeg, decodeArgs(clipPath, truth.width, truth.height, options.inputWidth, options.inputHeight), { stdio: ['ignore', 'pipe', 'pipe'] });
   const stderr = new StderrTail();
   child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
@@ -118,10 +157,15 @@ async function decodeInto(ffmpeg: string, clipPath: string, truth: GroundTruth, 
     while (pending.length >= frameBytes) {
       const data = pending.subarray(0, frameBytes);
       pending = pending.subarray(frameBytes);
+      const current = Buffer.from(data);
       if (frame % step === 0 && frame < truth.frames.length) {
-        if (!sink.write(Buffer.from(data))) await once(sink, 'drain');
-        onFrame(frame);
+        const gap = pairGap(frame, kept++);
+        sink.write(gap === 0 ? current : recent[gap - 1]!);
+        if (!sink.write(current)) await once(sink, 'drain');
+        onPair(frame, gap);
       }
+      recent.unshift(current);
+      recent.length = Math.min(recent.length, 2);
       frame++;
     }
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SCENARIOS } from '../src/scenario/suite.ts';
-import { boxesInInput, clipKey, decodeArgs } from './dataset.ts';
+import { boxesInInput, clipKey, decodeArgs, movementsInInput, pairGap } from './dataset.ts';
 import { trainingPlan } from './plan.ts';
 
 describe('trainingPlan', () => {
@@ -46,6 +46,16 @@ describe('trainingPlan', () => {
 describe('dataset helpers', () => {
   it('scales true boxes into model-input pixels', () => {
     expect(boxesInInput({ t: 0, boxes: [{ trackId: 3, x: 100, y: 60, w: 34, h: 12.5 }] }, 0.5, 1 / 3)).toEqual([[50, 20, 17, 4.17]]);
+  });
+
+  it('pairs kept frames with the frame 1 or 2 before in turn, and the first frame of a clip with itself', () => {
+    expect([0, 3, 6, 9, 1, 1].map((frame, kept) => pairGap(frame, kept))).toEqual([0, 2, 1, 2, 1, 1]);
+  });
+
+  it('measures the movement of each bee since the earlier frame by track id, null for a bee not seen then', () => {
+    const earlier = { t: 0, boxes: [{ trackId: 3, x: 100, y: 60, w: 34, h: 12 }, { trackId: 5, x: 10, y: 10, w: 30, h: 10 }] };
+    const now = { t: 0.1, boxes: [{ trackId: 5, x: 16, y: 4, w: 30, h: 10 }, { trackId: 7, x: 300, y: 200, w: 30, h: 10 }] };
+    expect(movementsInInput(now, earlier, 0.5, 0.5)).toEqual([[3, -3], null]);
   });
 
   it('converts to RGB exactly as the agent captures, then shrinks by area averaging', () => {

@@ -146,4 +146,16 @@ describe('decodeCenterNet', () => {
     expect(bee).toMatchObject({ x: ((2 + 0.5) * 4 + 1.5) / 0.5, y: ((1 + 0.5) * 4 - 0.75) / 0.5 });
     expect(() => decodeCenterNet(heatmap, [1, 1, h, w], size, [1, 2, h, w], { ...options, offset: { data: offset, dims: [1, 1, h, w] } })).toThrow(/offset must be \[1, 2, 4, 8\]/);
   });
+
+  it('reports the movement of each bee in frame pixels when the model has a movement output, none otherwise', () => {
+    const heatmap = new Float32Array(w * h);
+    heatmap[1 * w + 2] = 0.9;
+    const movement = new Float32Array(2 * w * h);
+    movement[1 * w + 2] = 3; // x, input pixels
+    movement[w * h + 1 * w + 2] = -2; // y
+    const [bee] = decodeCenterNet(heatmap, [1, 1, h, w], size, [1, 2, h, w], { ...options, movement: { data: movement, dims: [1, 2, h, w] } });
+    expect(bee!.movement).toEqual({ dx: 6, dy: -4 }); // the mapping halves frame pixels
+    expect(decodeCenterNet(heatmap, [1, 1, h, w], size, [1, 2, h, w], options)[0]).not.toHaveProperty('movement');
+    expect(() => decodeCenterNet(heatmap, [1, 1, h, w], size, [1, 2, h, w], { ...options, movement: { data: movement, dims: [1, 2, h, 4] } })).toThrow(/movement must be \[1, 2, 4, 8\]/);
+  });
 });

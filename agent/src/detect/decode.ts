@@ -50,12 +50,15 @@ export interface CenterNetDecodeOptions {
   maxDetections?: number;
   /** The optional `offset [1,2,h,w]` output: where the centre lies from the middle of its cell, input pixels. */
   offset?: { data: Float32Array; dims: readonly number[] };
+  /** The optional `movement [1,2,h,w]` output: how far the bee moved since the previous input frame, input pixels. */
+  movement?: { data: Float32Array; dims: readonly number[] };
 }
 
 /**
  * Decodes the project's CenterNet-style model: `heatmap [1,1,h,w]` (sigmoid, one cell per `stride` input pixels)
- * and `size [1,2,h,w]` (box width and height in input pixels), and when the model has it `offset [1,2,h,w]`
- * (x and y of the centre relative to the middle of the cell, input pixels). A bee is a cell above the
+ * and `size [1,2,h,w]` (box width and height in input pixels), and when the model has them `offset [1,2,h,w]`
+ * (x and y of the centre relative to the middle of the cell, input pixels) and `movement [1,2,h,w]` (how far the
+ * bee moved since the previous input frame, input pixels). A bee is a cell above the
  * threshold that is the maximum of its 3×3 neighbourhood; its centre is the middle of that cell, moved by the
  * offset. On a plateau the first cell in raster order wins, so one flat-topped peak gives one bee.
  */
@@ -64,9 +67,11 @@ export function decodeCenterNet(heatmap: Float32Array, heatmapDims: readonly num
   const h = heatmapDims[2]!;
   const w = heatmapDims[3]!;
   if (sizeDims.length !== 4 || sizeDims[1] !== 2 || sizeDims[2] !== h || sizeDims[3] !== w) throw new Error(`size must be [1, 2, ${h}, ${w}], got [${sizeDims.join(', ')}]`);
-  const offset = options.offset;
-  if (offset && (offset.dims.length !== 4 || offset.dims[1] !== 2 || offset.dims[2] !== h || offset.dims[3] !== w)) {
-    throw new Error(`offset must be [1, 2, ${h}, ${w}], got [${offset.dims.join(', ')}]`);
+  const { offset, movement } = options;
+  for (const [name, output] of [['offset', offset], ['movement', movement]] as const) {
+    if (output && (output.dims.length !== 4 || output.dims[1] !== 2 || output.dims[2] !== h || output.dims[3] !== w)) {
+      throw new Error(`${name} must be [1, 2, ${h}, ${w}], got [${output.dims.join(', ')}]`);
+    }
   }
   const strideX = options.inputWidth / w;
   const strideY = options.inputHeight / h;
@@ -97,7 +102,12 @@ export function decodeCenterNet(heatmap: Float32Array, heatmapDims: readonly num
       const dx = offset ? offset.data[cell]! : 0;
       const dy = offset ? offset.data[plane + cell]! : 0;
       const box = toFramePixels({ x: (x + 0.5) * strideX + dx, y: (y + 0.5) * strideY + dy, w: size[cell]!, h: size[plane + cell]! }, options.mapping);
-      out.push({ ...box, score: v });
+      if (movement) {
+        const { scaleX, scaleY } = options.mapping;
+        out.push({ ...box, score: v, movement: { dx: movement.data[cell]! / scaleX, dy: movement.data[plane + cell]! / scaleY } });
+      } else {
+        out.push({ ...box, score: v });
+      }
     }
   }
   out.sort((a, b) => b.score - a.score);

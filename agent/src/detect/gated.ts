@@ -7,10 +7,13 @@ const GATE_WIDTH = 160;
 
 /**
  * Runs the (expensive) model only on frames where something moved. With no motion the scene is unchanged, so the
- * previous detections still stand: they are returned again, which keeps resting bees tracked without inference.
+ * previous detections still stand: they are returned again, standing still, which keeps resting bees tracked
+ * without inference.
  */
 export class MotionGatedDetector implements Detector {
   private last: Detection[] | undefined;
+  /** `last` with every movement zero: what a skipped frame reports. */
+  private still: Detection[] = [];
   private gray = new Uint8Array(0);
   skippedFrames = 0;
   inferredFrames = 0;
@@ -31,10 +34,11 @@ export class MotionGatedDetector implements Detector {
     const { foregroundFraction } = this.motion.measureGray(this.gray, width, height);
     if (this.last !== undefined && foregroundFraction < this.minMotionFraction) {
       this.skippedFrames++;
-      return this.last;
+      return this.still;
     }
     this.inferredFrames++;
     this.last = await this.model.detect(frame);
+    this.still = this.last.map((d) => (d.movement ? { ...d, movement: { dx: 0, dy: 0 } } : d));
     return this.last;
   }
 }

@@ -22,21 +22,28 @@ interface ModelShape {
   inputName: string;
   inputWidth: number;
   inputHeight: number;
+  /** 1, or 2 for a model that also sees the previous frame (input `[1, 6, H, W]`: this frame's RGB, then the previous one's). */
+  frames: 1 | 2;
 }
+
+/** A source that jumps ahead this far (a reconnect, a restart) has no usable previous frame. */
+const MAX_PAIR_GAP_MS = 1000;
 
 /**
  * Recognises the output layout: the project's CenterNet model names its outputs `heatmap` and `size` (and
- * optionally `offset`); a YOLOv8/11
- * export has a single output `[1, 4+classes, N]` (fewer rows than anchors).
+ * optionally `offset` and `movement`; with `movement` its input holds two frames); a YOLOv8/11 export has a
+ * single output `[1, 4+classes, N]` (fewer rows than anchors).
  */
 export function detectLayout(inputs: readonly ort.InferenceSession.ValueMetadata[], outputs: readonly ort.InferenceSession.ValueMetadata[], fallback: { width?: number; height?: number } = {}): ModelShape {
   const input = inputs[0];
   if (!input) throw new Error('model has no input');
   const inputShape = input.isTensor ? input.shape : [];
-  if (inputShape.length !== 4 || (typeof inputShape[1] === 'number' && inputShape[1] !== 3)) {
-    throw new Error(`model input ${input.name} must be [1, 3, H, W], got [${inputShape.join(', ')}]`);
-  }
   const names = outputs.map((o) => o.name);
+  const twoFrames = names.includes('movement');
+  const channels = twoFrames ? 6 : 3;
+  if (inputShape.length !== 4 || (typeof inputShape[1] === 'number' && inputShape[1] !== channels)) {
+    throw new Error(`model input ${input.name} must be [1, ${channels}, H, W]${twoFrames ? ' (this frame and the previous one, for its movement output)' : ''}, got [${inputShape.join(', ')}]`);
+  }
   const describe = () => outputs.map((o) => `${o.name} [${o.isTensor ? o.shape.join(', ') : 'non-tensor'}]`).join(', ');
   let layout: ModelLayout;
   if (names.includes('heatmap') && names.includes('size')) {
@@ -53,7 +60,8 @@ export function detectLayout(inputs: readonly ort.InferenceSession.ValueMetadata
   const height = typeof inputShape[2] === 'number' ? inputShape[2] : fallback.height;
   const width = typeof inputShape[3] === 'number' ? inputShape[3] : fallback.width;
   if (!height || !width) throw new Error(`model input ${input.name} has a dynamic size: set the detector input width and height`);
-  return { layout, inputName: input.name, inputWidth: width, inputHeight: height };
+  if (twoFrames && layout !== 'centernet') throw new Error('a movement output needs the CenterNet outputs "heatmap" and "size"');
+  return { layout, inputName: input.name, inputWidth: width, inputHeight: height, frames: twoFrames ? 2 : 1 };
 }
 
 /** A detector backed by an ONNX model on onnxruntime's CPU provider. */
@@ -61,14 +69,17 @@ export class OnnxDetector implements Detector {
   private mapping: InputMapping | undefined;
   private resampler: Resampler | undefined;
   private mappingKey = '';
+  /** The model's input; for a two-frame model the second half holds the previous frame's tensor. */
   private buffer: Float32Array;
+  /** Timestamp of the frame in the buffer's first half, once there is one. */
+  private lastTimestampMs: number | undefined;
 
   private constructor(
     private readonly session: ort.InferenceSession,
     private readonly shape: ModelShape,
     private readonly options: OnnxDetectorOptions,
   ) {
-    this.buffer = new Float32Array(3 * shape.inputWidth * shape.inputHeight);
+    this.buffer = new Float32Array(3 * shape.frames * shape.inputWidth * shape.inputHeight);
   }
 
   static async load(path: string, options: OnnxDetectorOptions = {}): Promise<OnnxDetector> {
@@ -95,6 +106,11 @@ export class OnnxDetector implements Detector {
     return { width: this.shape.inputWidth, height: this.shape.inputHeight };
   }
 
+  /** Whether the model sees the previous frame too and says how far each bee moved since. */
+  get seesMovement(): boolean {
+    return this.shape.frames === 2;
+  }
+
   async detect(frame: Frame): Promise<Detection[]> {
     const { inputWidth, inputHeight, inputName, layout } = this.shape;
     const key = `${frame.width}x${frame.height}`;
@@ -102,10 +118,18 @@ export class OnnxDetector implements Detector {
       this.mappingKey = key;
       this.mapping = (layout === 'yolo' ? letterbox : stretch)(frame.width, frame.height, inputWidth, inputHeight);
       this.resampler = resamplerFor(frame.width, frame.height, inputWidth, inputHeight, this.mapping);
+      this.lastTimestampMs = undefined;
     }
     const mapping = this.mapping!;
-    toInputTensor(frame, inputWidth, inputHeight, mapping, this.buffer, this.resampler);
-    const feeds = { [inputName]: new ort.Tensor('float32', this.buffer, [1, 3, inputHeight, inputWidth]) };
+    const plane = 3 * inputWidth * inputHeight;
+    const pairsWithLast = this.shape.frames === 2 && this.lastTimestampMs !== undefined && frame.timestampMs - this.lastTimestampMs <= MAX_PAIR_GAP_MS && frame.timestampMs >= this.lastTimestampMs;
+    // The frame in the first half becomes the previous one; with nothing usable before, a frame is its own previous
+    // frame (the model was trained on such pairs: every bee's movement is zero).
+    if (pairsWithLast) this.buffer.copyWithin(plane, 0, plane);
+    toInputTensor(frame, inputWidth, inputHeight, mapping, this.buffer.subarray(0, plane), this.resampler);
+    if (this.shape.frames === 2 && !pairsWithLast) this.buffer.copyWithin(plane, 0, plane);
+    this.lastTimestampMs = frame.timestampMs;
+    const feeds = { [inputName]: new ort.Tensor('float32', this.buffer, [1, 3 * this.shape.frames, inputHeight, inputWidth]) };
     const results = await this.session.run(feeds);
     if (layout === 'yolo') {
       const output = results[this.session.outputNames[0]!]!;
@@ -120,13 +144,14 @@ export class OnnxDetector implements Detector {
     }
     const heatmap = results.heatmap!;
     const size = results.size!;
-    const offset = results.offset;
+    const { offset, movement } = results;
     return decodeCenterNet(heatmap.data as Float32Array, heatmap.dims, size.data as Float32Array, size.dims, {
       threshold: this.options.scoreThreshold ?? 0.35,
       inputWidth,
       inputHeight,
       mapping,
       ...(offset ? { offset: { data: offset.data as Float32Array, dims: offset.dims } } : {}),
+      ...(movement ? { movement: { data: movement.data as Float32Array, dims: movement.dims } } : {}),
     });
   }
 

@@ -7,6 +7,11 @@ export interface Detection {
   w: number;
   h: number;
   score: number;
+  /**
+   * How far the bee moved since the previous frame the detector saw, frame px, from a model that looks at two
+   * frames. The tracker matches `(x − dx, y − dy)` against where its tracks were last seen.
+   */
+  movement?: { dx: number; dy: number };
 }
 
 export interface Detector {

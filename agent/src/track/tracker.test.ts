@@ -252,6 +252,36 @@ describe('BeeTracker', () => {
     expect(audit.misses).toBeLessThan(70);
   });
 
+  it('matches by reported movement: two bees that start towards each other from rest keep their ids', () => {
+    // Resting bees have no velocity to predict from: when A steps right and B left past the midpoint in one frame,
+    // each lands nearer the other's old place. The model's movement says where each detection was a frame ago.
+    const run = (withMovement: boolean) => {
+      const tracker = new BeeTracker();
+      const audit = new IdentityAudit();
+      const path = (t: number) => (t < 6 ? { a: 100, b: 130 } : { a: 100 + 18 * (t - 5), b: 130 - 18 * (t - 5) });
+      for (let t = 0; t < 9; t++) {
+        const now = path(t);
+        const before = path(Math.max(0, t - 1));
+        const bee = (x: number, was: number): Detection => ({ ...detection(x, 100), ...(withMovement ? { movement: { dx: x - was, dy: 0 } } : {}) });
+        const update = tracker.update(t * frameMs, [bee(now.a, before.a), bee(now.b, before.b)]);
+        audit.run([{ id: 'a', x: now.a, y: 100 }, { id: 'b', x: now.b, y: 100 }], update);
+      }
+      return audit.switches;
+    };
+    expect(run(false)).toBeGreaterThan(0);
+    expect(run(true)).toBe(0);
+  });
+
+  it('falls back to its prediction for a track not seen in the previous frame', () => {
+    const tracker = new BeeTracker();
+    for (let t = 0; t < 5; t++) tracker.update(t * frameMs, [detection(100 + 10 * t, 100)]);
+    tracker.update(5 * frameMs, []);
+    // Seen two frames ago at 140: the movement (from a frame where it was missed) cannot be compared, the
+    // prediction (160) can.
+    const { tracks } = tracker.update(6 * frameMs, [{ ...detection(160, 100), movement: { dx: 60, dy: 0 } }]);
+    expect(tracks).toHaveLength(1);
+  });
+
   it('rejects bad options by name', () => {
     expect(() => new BeeTracker({ minHits: -1 })).toThrow('tracker.minHits must be a non-negative number');
     expect(() => new BeeTracker({ lowScore: 0.8, highScore: 0.5 })).toThrow('tracker.lowScore must not exceed tracker.highScore');

@@ -24,6 +24,12 @@ export interface TrackerOptions {
    */
   lostGateLengths?: number;
   /**
+   * Match radius, in bee lengths, for a detection that says how far its bee moved since the last frame (a two-frame
+   * model): it is matched by where it was then against where each track was last seen, which tells a bee that
+   * walked into a neighbour's place from the neighbour standing there better than any prediction can.
+   */
+  movementGateLengths?: number;
+  /**
    * A track found again after this many unseen frames is watched: if the bee it found then heads back the way the
    * lost one came (a bee gone into the slot, another coming out where it vanished), the track is split at the gap
    * into two bees. 0 turns this off.
@@ -43,6 +49,7 @@ const DEFAULTS: Required<Omit<TrackerOptions, 'kalman'>> = {
   gateLengths: 0.5,
   maxGateLengths: 4,
   lostGateLengths: 1,
+  movementGateLengths: 0.5,
   splitAfterMissedFrames: 2,
   beeLengthPx: 40,
 };
@@ -250,8 +257,15 @@ export class BeeTracker {
       const spread = track.filter.predictionSpread();
       const cap = track.missed > 0 ? Math.min(this.options.lostGateLengths, this.options.maxGateLengths) : this.options.maxGateLengths;
       const radius = Math.min(cap * length, this.options.gateLengths * length + 3 * spread);
+      const movementRadius = this.options.movementGateLengths * length;
+      // Seen in the previous frame: a detection's own movement says where its bee was then.
+      const lastSeen = track.missed === 0 ? track.points.at(-1) : undefined;
       return candidates.map((index) => {
         const d = detections[index]!;
+        if (lastSeen && d.movement) {
+          const distance = Math.hypot(d.x - d.movement.dx - lastSeen.x, d.y - d.movement.dy - lastSeen.y);
+          return distance <= movementRadius ? distance / length : Infinity;
+        }
         const distance = Math.hypot(d.x - track.filter.x, d.y - track.filter.y);
         return distance <= radius ? distance / length : Infinity;
       });

@@ -155,3 +155,42 @@ export function centerNetModel(input: { width: number; height: number }, box: { 
     ],
   });
 }
+
+/**
+ * A two-frame CenterNet-layout model (input `[1, 6, H, W]`: this frame's RGB, then the previous frame's):
+ * `heatmap` and `size` as in `centerNetModel` from this frame's red channel, and `movement [1,2,H/4,W/4]` whose
+ * two planes are both `scale × (pool(this red) − pool(previous red))`: at a red dot that is new since the previous
+ * frame it reads `scale` input pixels, at one that was already there 0. That shows which frame the detector fed as
+ * the previous one.
+ */
+export function centerNetPairModel(input: { width: number; height: number }, box: { w: number; h: number }, scale: number): Uint8Array {
+  const gh = input.height / 4;
+  const gw = input.width / 4;
+  const sizes = new Float32Array(2 * gh * gw);
+  sizes.fill(box.w, 0, gh * gw);
+  sizes.fill(box.h, gh * gw);
+  return encodeModel({
+    inputs: [valueInfo('images', [1, 6, input.height, input.width])],
+    outputs: [valueInfo('heatmap', [1, 1, gh, gw]), valueInfo('size', [1, 2, gh, gw]), valueInfo('movement', [1, 2, gh, gw])],
+    initializers: [
+      int64Tensor('red', [0]),
+      int64Tensor('redEnd', [1]),
+      int64Tensor('previousRed', [3]),
+      int64Tensor('previousRedEnd', [4]),
+      int64Tensor('axes', [1]),
+      floatTensor('sizes', [1, 2, gh, gw], sizes),
+      floatTensor('scale', [], [scale]),
+    ],
+    nodes: [
+      node('Slice', ['images', 'red', 'redEnd', 'axes'], ['current']),
+      node('Slice', ['images', 'previousRed', 'previousRedEnd', 'axes'], ['previous']),
+      node('MaxPool', ['current'], ['heatmap'], { kernel_shape: [4, 4], strides: [4, 4] }),
+      node('MaxPool', ['previous'], ['previousPeaks'], { kernel_shape: [4, 4], strides: [4, 4] }),
+      node('Sub', ['heatmap', 'previousPeaks'], ['appeared']),
+      node('Mul', ['appeared', 'scale'], ['moved']),
+      node('Concat', ['moved', 'moved'], ['movement'], { axis: 1 }),
+      node('Add', ['sizes', 'scale'], ['sizePlusScale']),
+      node('Sub', ['sizePlusScale', 'scale'], ['size']),
+    ],
+  });
+}
