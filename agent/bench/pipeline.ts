@@ -1,10 +1,10 @@
 // Frames per second of the agent's vision pipeline (capture → detector → tracker → counting) on a 640×480
 // simulator clip, as the agent ships it (the bee model, motion-gated, inference on one thread) and with the
 // motion detector, against decoding the same clip with ffmpeg alone in the same run. Peak RSS of this process.
-//   pnpm bench:agent [-- --seconds 20]
+//   pnpm bench:agent [-- --seconds 20 --model FILE]
 import { execFile } from 'node:child_process';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { createCapture, createVision } from '../src/agent.ts';
 import { resolveFfmpeg } from '../src/capture/ffmpeg-binary.ts';
@@ -13,8 +13,14 @@ import { agentConfigFor, cachedClip, type CachedClip } from './clips.ts';
 const run = promisify(execFile);
 const { values } = parseArgs({
   args: process.argv.slice(2).filter((arg) => arg !== '--'),
-  options: { seconds: { type: 'string', default: '20' }, scenario: { type: 'string', default: 'busy-afternoon' }, cache: { type: 'string', default: join(tmpdir(), 'hivegate-accuracy-clips') } },
+  options: {
+    seconds: { type: 'string', default: '20' },
+    scenario: { type: 'string', default: 'busy-afternoon' },
+    model: { type: 'string' },
+    cache: { type: 'string', default: join(tmpdir(), 'hivegate-accuracy-clips') },
+  },
 });
+const model = values.model ? resolve(process.env.INIT_CWD ?? process.cwd(), values.model) : undefined;
 
 async function timeIt<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }> {
   const start = performance.now();
@@ -32,7 +38,7 @@ interface PipelineRun {
 }
 
 async function pipeline(clip: CachedClip, kind: 'onnx' | 'motion'): Promise<PipelineRun> {
-  const config = agentConfigFor(clip, { detector: kind });
+  const config = agentConfigFor(clip, { detector: kind, model });
   config.detector.threads = 1;
   const capture = createCapture(config);
   const { detector, tracker, counter } = await createVision(config);

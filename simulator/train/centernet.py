@@ -36,6 +36,9 @@ FRAMES = 2  # the current frame and the one before it, RGB each
 # Multiples of 8 channels suit onnxruntime's convolution kernels: (12, 24, 48, 64) ran 5.5 ms a frame on one x86
 # core, (16, 16, 48, 64) 3.1 ms; the width at stride 4, where most pixels are, is what costs.
 DEFAULT_WIDTHS = "16,16,48,64"
+# The head turns stride-4 features into 2x2 sub-cells of seven outputs each (28 values): wider than the features
+# it reads, so that is not squeezed through 16 channels; it costs little, the head being one conv.
+DEFAULT_HEAD_WIDTH = 32
 
 
 def conv_bn_relu(cin, cout, stride=1):
@@ -43,7 +46,7 @@ def conv_bn_relu(cin, cout, stride=1):
 
 
 class BeeCenterNet(nn.Module):
-    def __init__(self, widths):
+    def __init__(self, widths, head_width):
         super().__init__()
         c2, c4, c8, c16 = widths
         self.down2 = conv_bn_relu(3 * FRAMES, c2, 2)
@@ -54,8 +57,8 @@ class BeeCenterNet(nn.Module):
         self.merge8 = conv_bn_relu(c8, c8)
         self.lateral8 = nn.Conv2d(c8, c4, 1)
         self.merge4 = conv_bn_relu(c4, c4)
-        self.head = conv_bn_relu(c4, c4)
-        self.out = nn.Conv2d(c4, OUTPUTS * SHUFFLE * SHUFFLE, 1)
+        self.head = conv_bn_relu(c4, head_width)
+        self.out = nn.Conv2d(head_width, OUTPUTS * SHUFFLE * SHUFFLE, 1)
         # Start with a low centre probability everywhere (CenterNet's prior), so the first steps are not spent
         # unlearning a flood of false peaks. Output channel c of the shuffle comes from inputs c*4 .. c*4+3.
         with torch.no_grad():
@@ -277,6 +280,7 @@ def main():
     parser.add_argument("--crop", default="192x160", help="training crop WxH in input pixels")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--widths", default=DEFAULT_WIDTHS, help="channels at strides 2, 4, 8 and 16")
+    parser.add_argument("--head", type=int, default=DEFAULT_HEAD_WIDTH, help="channels of the output head")
     parser.add_argument("--val-clips", default="", help="comma-separated clip indices kept out of training for validation")
     args = parser.parse_args()
 
@@ -296,7 +300,7 @@ def main():
     widths = tuple(int(v) for v in args.widths.split(","))
     if len(widths) != 4:
         sys.exit(f"--widths takes four channel counts, got {args.widths}")
-    net = BeeCenterNet(widths)
+    net = BeeCenterNet(widths, args.head)
     params = sum(p.numel() for p in net.parameters())
     print(f"model: {params} parameters ({params * 4 / 1024:.0f} KB as float32)", flush=True)
     sampler = Sampler(frames, boxes, train_idx, crop_w, crop_h, args.seed)
@@ -358,6 +362,7 @@ def main():
         "hivegate.stride": str(STRIDE),
         "hivegate.frames": str(FRAMES),
         "hivegate.widths": ",".join(str(w) for w in widths),
+        "hivegate.head": str(args.head),
         "hivegate.training_frames": str(len(train_idx)),
     }.items():
         entry = model.metadata_props.add()

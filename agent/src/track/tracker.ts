@@ -24,11 +24,13 @@ export interface TrackerOptions {
    */
   lostGateLengths?: number;
   /**
-   * Match radius, in bee lengths, for a detection that says how far its bee moved since the last frame (a two-frame
-   * model): it is matched by where it was then against where each track was last seen, which tells a bee that
-   * walked into a neighbour's place from the neighbour standing there better than any prediction can.
+   * For a detection that says how far its bee moved since the previous frame (a two-frame model): what a
+   * disagreement between that movement and a track's velocity over the same time costs, per bee length, on top
+   * of the distance from the track's prediction (also per bee length). Where bees meet, positions alone are
+   * ambiguous (a forager walking past a guard, their peaks merged for a few frames); how each detection moved is
+   * not. 0 ignores movements.
    */
-  movementGateLengths?: number;
+  movementWeight?: number;
   /**
    * A track found again after this many unseen frames is watched: if the bee it found then heads back the way the
    * lost one came (a bee gone into the slot, another coming out where it vanished), the track is split at the gap
@@ -49,7 +51,7 @@ const DEFAULTS: Required<Omit<TrackerOptions, 'kalman'>> = {
   gateLengths: 0.5,
   maxGateLengths: 4,
   lostGateLengths: 1,
-  movementGateLengths: 0.5,
+  movementWeight: 2,
   splitAfterMissedFrames: 2,
   beeLengthPx: 40,
 };
@@ -121,6 +123,8 @@ export class BeeTracker {
   private tracks: Track[] = [];
   private nextId = 1;
   private lastTimestamp: number | undefined;
+  /** Seconds since the previous update: the time a detection's movement covers. */
+  private stepSeconds = 0;
 
   constructor(options: TrackerOptions = {}) {
     const { kalman, ...rest } = options;
@@ -140,6 +144,7 @@ export class BeeTracker {
   update(timestampMs: number, detections: readonly Detection[]): TrackerUpdate {
     const dt = this.lastTimestamp === undefined ? 0 : Math.max(0, (timestampMs - this.lastTimestamp) / 1000);
     this.lastTimestamp = timestampMs;
+    this.stepSeconds = dt;
     for (const track of this.tracks) track.filter.predict(dt);
 
     const high: number[] = [];
@@ -257,17 +262,16 @@ export class BeeTracker {
       const spread = track.filter.predictionSpread();
       const cap = track.missed > 0 ? Math.min(this.options.lostGateLengths, this.options.maxGateLengths) : this.options.maxGateLengths;
       const radius = Math.min(cap * length, this.options.gateLengths * length + 3 * spread);
-      const movementRadius = this.options.movementGateLengths * length;
-      // Seen in the previous frame: a detection's own movement says where its bee was then.
-      const lastSeen = track.missed === 0 ? track.points.at(-1) : undefined;
+      const { movementWeight } = this.options;
+      // The track's own idea of how far its bee moved since the previous frame.
+      const stepX = track.filter.vx * this.stepSeconds;
+      const stepY = track.filter.vy * this.stepSeconds;
       return candidates.map((index) => {
         const d = detections[index]!;
-        if (lastSeen && d.movement) {
-          const distance = Math.hypot(d.x - d.movement.dx - lastSeen.x, d.y - d.movement.dy - lastSeen.y);
-          return distance <= movementRadius ? distance / length : Infinity;
-        }
         const distance = Math.hypot(d.x - track.filter.x, d.y - track.filter.y);
-        return distance <= radius ? distance / length : Infinity;
+        if (distance > radius) return Infinity;
+        if (!d.movement || movementWeight === 0) return distance / length;
+        return (distance + movementWeight * Math.hypot(d.movement.dx - stepX, d.movement.dy - stepY)) / length;
       });
     });
     const pairs: [Track, number][] = [];
