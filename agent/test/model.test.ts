@@ -22,21 +22,36 @@ describe('shipped bee detector', () => {
   }, 60_000);
   afterAll(() => dir.cleanup());
 
-  it('is a CenterNet model with a 320×240 input and finds the bees of a held-out scene', async () => {
+  it('is a two-frame CenterNet model with a 320×240 input that finds the bees of a held-out scene and how far they moved', async () => {
     const detector = await OnnxDetector.load(DEFAULT_MODEL_PATH);
     expect(detector.layout).toBe('centernet');
     expect(detector.inputSize).toEqual({ width: 320, height: 240 });
-    const score = new DetectionAccumulator(Math.max(10, truth.beeLengthPx / 2));
+    expect(detector.seesMovement).toBe(true);
+    const gate = Math.max(10, truth.beeLengthPx / 2);
+    const score = new DetectionAccumulator(gate);
+    const movementErrors: number[] = [];
     const capture = new FfmpegCapture({ source: clip, width: truth.width, height: truth.height, fps: truth.fps, pixelFormat: 'rgb24' });
     await capture.start();
     for await (const frame of capture) {
-      if (frame.index % 4 !== 0) continue;
+      // Every frame goes in (the model pairs each with the one before); every fourth is scored.
+      const detections = await detector.detect(frame);
+      if (frame.index % 4 !== 0 || frame.index === 0) continue;
       const boxes = truth.frames[frame.index]!.boxes;
-      score.update(boxes, await detector.detect(frame));
+      score.update(boxes, detections);
+      const before = new Map(truth.frames[frame.index - 1]!.boxes.map((b) => [b.trackId, b]));
+      for (const box of boxes) {
+        const was = before.get(box.trackId);
+        const found = detections.find((d) => Math.hypot(d.x - box.x, d.y - box.y) < gate);
+        if (was && found?.movement) movementErrors.push(Math.hypot(found.movement.dx - (box.x - was.x), found.movement.dy - (box.y - was.y)));
+      }
     }
     await detector.release();
     expect(score.truePositives).toBeGreaterThan(100);
     expect(score.recall).toBeGreaterThan(0.85);
     expect(score.precision).toBeGreaterThan(0.9);
+    movementErrors.sort((a, b) => a - b);
+    expect(movementErrors.length).toBeGreaterThan(100);
+    // Frame pixels; bees here walk 1–10 px a frame and fly faster.
+    expect(movementErrors[Math.floor(movementErrors.length / 2)]).toBeLessThan(2);
   }, 60_000);
 });

@@ -274,7 +274,7 @@ def main():
     parser.add_argument("--data", required=True, help="folder with frames.u8 and labels.json")
     parser.add_argument("--out", required=True, help="ONNX file to write")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--steps", type=int, default=5000)
+    parser.add_argument("--steps", type=int, default=8000)
     parser.add_argument("--batch", type=int, default=16)
     parser.add_argument("--lr", type=float, default=2e-3)
     parser.add_argument("--crop", default="192x160", help="training crop WxH in input pixels")
