@@ -136,23 +136,30 @@ describe('decodeCenterNet', () => {
   it('checks the size tensor matches the heatmap', () => {
     expect(() => decodeCenterNet(new Float32Array(w * h), [1, 1, h, w], size, [1, 2, h, w + 1], options)).toThrow(/size must be \[1, 2, 4, 8\]/);
   });
-  it('moves each centre by the offset output when the model has one', () => {
+  /** A heatmap with one bee, at row 1, column 2, and a two-plane output with (x, y) at that cell. */
+  const oneBee = () => {
     const heatmap = new Float32Array(w * h);
     heatmap[1 * w + 2] = 0.9;
-    const offset = new Float32Array(2 * w * h);
-    offset[1 * w + 2] = 1.5; // x, input pixels
-    offset[w * h + 1 * w + 2] = -0.75; // y
+    return heatmap;
+  };
+  const atTheBee = (x: number, y: number) => {
+    const planes = new Float32Array(2 * w * h);
+    planes[1 * w + 2] = x;
+    planes[w * h + 1 * w + 2] = y;
+    return planes;
+  };
+
+  it('moves each centre by the offset output when the model has one', () => {
+    const heatmap = oneBee();
+    const offset = atTheBee(1.5, -0.75); // input pixels
     const [bee] = decodeCenterNet(heatmap, [1, 1, h, w], size, [1, 2, h, w], { ...options, offset: { data: offset, dims: [1, 2, h, w] } });
     expect(bee).toMatchObject({ x: ((2 + 0.5) * 4 + 1.5) / 0.5, y: ((1 + 0.5) * 4 - 0.75) / 0.5 });
     expect(() => decodeCenterNet(heatmap, [1, 1, h, w], size, [1, 2, h, w], { ...options, offset: { data: offset, dims: [1, 1, h, w] } })).toThrow(/offset must be \[1, 2, 4, 8\]/);
   });
 
   it('reports the movement of each bee in frame pixels when the model has a movement output, none otherwise', () => {
-    const heatmap = new Float32Array(w * h);
-    heatmap[1 * w + 2] = 0.9;
-    const movement = new Float32Array(2 * w * h);
-    movement[1 * w + 2] = 3; // x, input pixels
-    movement[w * h + 1 * w + 2] = -2; // y
+    const heatmap = oneBee();
+    const movement = atTheBee(3, -2); // input pixels
     const [bee] = decodeCenterNet(heatmap, [1, 1, h, w], size, [1, 2, h, w], { ...options, movement: { data: movement, dims: [1, 2, h, w] } });
     expect(bee!.movement).toEqual({ dx: 6, dy: -4 }); // the mapping halves frame pixels
     expect(decodeCenterNet(heatmap, [1, 1, h, w], size, [1, 2, h, w], options)[0]).not.toHaveProperty('movement');

@@ -126,6 +126,14 @@ export function yoloConstantModel(input: { width: number; height: number }, rows
   });
 }
 
+/** A `[1, 2, gh, gw]` size output holding the same box everywhere: widths, then heights. */
+function constantSizes(gh: number, gw: number, box: { w: number; h: number }) {
+  const sizes = new Float32Array(2 * gh * gw);
+  sizes.fill(box.w, 0, gh * gw);
+  sizes.fill(box.h, gh * gw);
+  return floatTensor('sizes', [1, 2, gh, gw], sizes);
+}
+
 /**
  * A CenterNet-layout model: `heatmap [1,1,H/4,W/4]` is the 4×4 max-pool of the input's red channel (so a red
  * dot in the frame is a peak), `size [1,2,H/4,W/4]` is a constant box size everywhere.
@@ -133,9 +141,6 @@ export function yoloConstantModel(input: { width: number; height: number }, rows
 export function centerNetModel(input: { width: number; height: number }, box: { w: number; h: number }): Uint8Array {
   const gh = input.height / 4;
   const gw = input.width / 4;
-  const sizes = new Float32Array(2 * gh * gw);
-  sizes.fill(box.w, 0, gh * gw);
-  sizes.fill(box.h, gh * gw);
   return encodeModel({
     inputs: [valueInfo('images', [1, 3, input.height, input.width])],
     outputs: [valueInfo('heatmap', [1, 1, gh, gw]), valueInfo('size', [1, 2, gh, gw])],
@@ -143,7 +148,7 @@ export function centerNetModel(input: { width: number; height: number }, box: { 
       int64Tensor('starts', [0]),
       int64Tensor('ends', [1]),
       int64Tensor('axes', [1]),
-      floatTensor('sizes', [1, 2, gh, gw], sizes),
+      constantSizes(gh, gw, box),
       floatTensor('zero', [], [0]),
     ],
     nodes: [
@@ -166,9 +171,6 @@ export function centerNetModel(input: { width: number; height: number }, box: { 
 export function centerNetPairModel(input: { width: number; height: number }, box: { w: number; h: number }, scale: number): Uint8Array {
   const gh = input.height / 4;
   const gw = input.width / 4;
-  const sizes = new Float32Array(2 * gh * gw);
-  sizes.fill(box.w, 0, gh * gw);
-  sizes.fill(box.h, gh * gw);
   return encodeModel({
     inputs: [valueInfo('images', [1, 6, input.height, input.width])],
     outputs: [valueInfo('heatmap', [1, 1, gh, gw]), valueInfo('size', [1, 2, gh, gw]), valueInfo('movement', [1, 2, gh, gw])],
@@ -178,7 +180,7 @@ export function centerNetPairModel(input: { width: number; height: number }, box
       int64Tensor('previousRed', [3]),
       int64Tensor('previousRedEnd', [4]),
       int64Tensor('axes', [1]),
-      floatTensor('sizes', [1, 2, gh, gw], sizes),
+      constantSizes(gh, gw, box),
       floatTensor('scale', [], [scale]),
     ],
     nodes: [
@@ -189,8 +191,7 @@ export function centerNetPairModel(input: { width: number; height: number }, box
       node('Sub', ['heatmap', 'previousPeaks'], ['appeared']),
       node('Mul', ['appeared', 'scale'], ['moved']),
       node('Concat', ['moved', 'moved'], ['movement'], { axis: 1 }),
-      node('Add', ['sizes', 'scale'], ['sizePlusScale']),
-      node('Sub', ['sizePlusScale', 'scale'], ['size']),
+      node('Identity', ['sizes'], ['size']),
     ],
   });
 }
