@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { Page } from 'playwright-core';
+import type { Page, WebSocketRoute } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config.ts';
 import { openPage, postJson, screenshot, signUp, startWebTest, type PageProblems, type WebTestEnvironment } from './browser.ts';
@@ -298,6 +298,20 @@ describe('entrance page on the real gateways', () => {
     const report = { boxId: jpegBox, deviceId: `jpeg-${suffix}`, appVersion: 'test', cameraStatus: 'ready', publisherState: 'idle', status: { relayProtocols: ['http-jpeg-push'] } };
     await device('/api/entrance-live/device/status', report);
     const frames = [0, 1].map((i) => execFileSync(FFMPEG, ['-v', 'error', '-f', 'lavfi', '-i', `testsrc=size=320x240:rate=1:decimals=${i}`, '-frames:v', '1', '-f', 'mjpeg', 'pipe:1']));
+    // Regression: the page missed what happened between the start and its status subscription's opening, and sat
+    // at "requested" until the next keep-alive. The subscription is held here until the camera is live.
+    let releaseSubscription!: () => void;
+    const subscriptionHeld = new Promise<void>((resolve) => (releaseSubscription = resolve));
+    await page.routeWebSocket(/\/graphql$/, (socket: WebSocketRoute) => {
+      const early: (string | Buffer)[] = [];
+      let server: WebSocketRoute | undefined;
+      socket.onMessage((message) => (server ? server.send(message) : early.push(message)));
+      void subscriptionHeld.then(() => {
+        server = socket.connectToServer();
+        server.onMessage((message) => socket.send(message));
+        for (const message of early) server.send(message);
+      });
+    });
     await page.goto(`/boxes/${jpegBox}`);
     await page.getByRole('button', { name: 'Start live view' }).click();
     const start = await pollForStart(report);
@@ -306,16 +320,21 @@ describe('entrance page on the real gateways', () => {
     await device('/api/entrance-live/device/command-ack', { boxId: jpegBox, commandId: start.id, status: 'accepted', payload: { sessionId, relayProtocol: 'http-jpeg-push' } });
     await device('/api/entrance-live/device/event', { boxId: jpegBox, sessionId, eventType: 'STREAM_ACTIVE', payload: {} });
     let pushing = true;
+    let liveFramesPushed = 0;
     const pusher = (async () => {
       for (let i = 0; pushing; i++) {
         const answer = await fetch(start.payload.publisherUrl, { method: 'POST', headers: { 'content-type': 'image/jpeg', 'x-publish-token': start.payload.publishToken }, body: frames[i % 2] });
         expect(answer.status).toBe(200);
+        liveFramesPushed++;
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
     })();
     try {
+      await expect.poll(() => liveFramesPushed, { timeout: 10_000 }).toBeGreaterThan(0);
+      releaseSubscription();
       const picture = page.locator('.live-card img[alt^="Live picture of box"]');
-      await picture.waitFor({ timeout: 20_000 });
+      // Well inside the 30 s keep-alive, which would also have shown it.
+      await picture.waitFor({ timeout: 10_000 });
       expect(new URL((await picture.getAttribute('src'))!).pathname).toMatch(/\/live\/[^/]+\/stream\.mjpeg$/);
       await expect.poll(() => picture.evaluate((img: HTMLImageElement) => img.naturalWidth), { timeout: 15_000 }).toBe(320);
       expect(await page.locator('.live-card video').count()).toBe(0);
@@ -323,7 +342,9 @@ describe('entrance page on the real gateways', () => {
       await page.getByRole('button', { name: 'Stop' }).click();
     } finally {
       pushing = false;
+      releaseSubscription();
       await pusher.catch(() => undefined);
+      await page.unrouteAll({ behavior: 'ignoreErrors' });
     }
     expect(problems.list).toEqual([]);
   }, 90_000);

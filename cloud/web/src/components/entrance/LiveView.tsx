@@ -109,7 +109,11 @@ export function LiveView({ boxId }: { boxId: string }) {
   useEffect(() => {
     if (!running || !sessionId) return;
     const stop = subscribe(LiveSessionChangedSubscription, { boxId }, {
-      onOpen: () => setSubscribed(true),
+      // Changes between the start and the subscription's opening are not pushed: read the session once now.
+      onOpen: () => {
+        setSubscribed(true);
+        void reread();
+      },
       onData: (data) => apply(data.entranceLiveStreamSessionChanged),
       onClosed: () => setSubscribed(false),
     });
@@ -117,7 +121,7 @@ export function LiveView({ boxId }: { boxId: string }) {
       stop();
       setSubscribed(false);
     };
-  }, [running, sessionId, boxId, apply]);
+  }, [running, sessionId, boxId, apply, reread]);
 
   useInterval(() => void reread(), STATUS_POLL_INTERVAL_MS, running && !subscribed);
 
