@@ -203,12 +203,15 @@ describe('entrance page media (scripted gateway)', () => {
       const status = page.locator('.live-card [role="status"]');
       await status.getByText('No live stream is running.').waitFor();
       const subscribedBefore = state.subscribed;
+      const readsBeforeStart = callsOf('LiveSession').length;
       await page.getByRole('button', { name: 'Start live view' }).click();
       await status.getByText('The entrance camera is offline.').waitFor();
       expect(await status.innerText()).toMatch(/starts as soon as the camera reconnects/);
       expect(callsOf('StartLive').at(-1)?.variables).toEqual({ boxId: state.boxId, qualityProfile: null, recordingMode: null });
       // From here on the status is pushed over the subscription: no re-reads, and changes show at once.
       await expect.poll(() => state.subscribed).toBe(subscribedBefore + 1);
+      // One read since the start: when the subscription opened, to catch up with what came before it.
+      await expect.poll(() => callsOf('LiveSession').length).toBe(readsBeforeStart + 1);
       const reads = callsOf('LiveSession').length;
 
       // ACTIVE, but the playlist is not there yet: no player.

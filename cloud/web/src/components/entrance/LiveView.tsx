@@ -65,6 +65,8 @@ export function LiveView({ boxId }: { boxId: string }) {
   const [subscribed, setSubscribed] = useState(false);
   const sessionRef = useRef(session);
   sessionRef.current = session;
+  /** Counts status pushes: a read that was sent before the latest push answers with an older state. */
+  const pushes = useRef(0);
 
   /** A fresh read of the session: null means it is over (a session that ended in FAILED keeps showing why). */
   const apply = useCallback((next: LiveSession | null | undefined) => {
@@ -85,8 +87,10 @@ export function LiveView({ boxId }: { boxId: string }) {
   }, []);
 
   const reread = useCallback(async () => {
+    const pushesBefore = pushes.current;
     try {
       const data = await request(LiveSessionQuery, { boxId });
+      if (pushes.current !== pushesBefore) return;
       apply(data.entranceLiveStreamSession);
       setError(undefined);
     } catch (err) {
@@ -114,7 +118,10 @@ export function LiveView({ boxId }: { boxId: string }) {
         setSubscribed(true);
         void reread();
       },
-      onData: (data) => apply(data.entranceLiveStreamSessionChanged),
+      onData: (data) => {
+        pushes.current++;
+        apply(data.entranceLiveStreamSessionChanged);
+      },
       onClosed: () => setSubscribed(false),
     });
     return () => {
