@@ -162,23 +162,40 @@ class Sampler:
     Now and then the earlier frame is replaced by the labelled one with every movement zero: what the agent feeds
     on its first frame, when nothing came before."""
 
-    def __init__(self, frames, boxes, indices, crop_w, crop_h, seed):
+    def __init__(self, frames, boxes, indices, crop_w, crop_h, seed, crowd_share=0.0):
         self.frames, self.boxes, self.indices = frames, boxes, indices
         self.crop_w, self.crop_h = crop_w, crop_h
         self.rng = np.random.default_rng(seed)
         self.noise = torch.Generator().manual_seed(seed)
+        self.crowd_share = crowd_share
+        # Where two bees are closer than a bee's length: where peaks merge and tracks swap.
+        self.meetings = []
+        for idx in indices:
+            b = boxes[idx]
+            if len(b) < 2:
+                continue
+            d = np.hypot(b[:, None, 0] - b[None, :, 0], b[:, None, 1] - b[None, :, 1])
+            length = np.maximum(b[:, None, 2:4].max(2), b[None, :, 2:4].max(2))
+            for i, j in zip(*np.nonzero(np.triu(d < length, 1))):
+                self.meetings.append((idx, 0.5 * (b[i, 0] + b[j, 0]), 0.5 * (b[i, 1] + b[j, 1])))
 
     def batch(self, n):
         rng = self.rng
         _, _, fh, fw, _ = self.frames.shape
         images, batch_boxes = [], []
         for _ in range(n):
-            idx = self.indices[rng.integers(len(self.indices))]
             scale = math.exp(rng.uniform(math.log(0.8), math.log(1.25)))
             rw = min(fw, self.crop_w / scale)
             rh = min(fh, self.crop_h / scale)
-            x0 = rng.uniform(0, fw - rw)
-            y0 = rng.uniform(0, fh - rh)
+            if self.meetings and rng.random() < self.crowd_share:
+                # A crop around two bees meeting, anywhere inside it.
+                idx, mx, my = self.meetings[rng.integers(len(self.meetings))]
+                x0 = float(np.clip(mx - rng.uniform(0.15, 0.85) * rw, 0, fw - rw))
+                y0 = float(np.clip(my - rng.uniform(0.15, 0.85) * rh, 0, fh - rh))
+            else:
+                idx = self.indices[rng.integers(len(self.indices))]
+                x0 = rng.uniform(0, fw - rw)
+                y0 = rng.uniform(0, fh - rh)
             xa, ya = int(math.floor(x0)), int(math.floor(y0))
             xb, yb = min(fw, int(math.ceil(x0 + rw)) + 1), min(fh, int(math.ceil(y0 + rh)) + 1)
             region = to_input(self.frames[idx, :, ya:yb, xa:xb])
@@ -281,6 +298,7 @@ def main():
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--widths", default=DEFAULT_WIDTHS, help="channels at strides 2, 4, 8 and 16")
     parser.add_argument("--head", type=int, default=DEFAULT_HEAD_WIDTH, help="channels of the output head")
+    parser.add_argument("--crowd-share", type=float, default=0.4, help="share of crops centred where two bees meet")
     parser.add_argument("--val-clips", default="", help="comma-separated clip indices kept out of training for validation")
     args = parser.parse_args()
 
@@ -303,7 +321,8 @@ def main():
     net = BeeCenterNet(widths, args.head)
     params = sum(p.numel() for p in net.parameters())
     print(f"model: {params} parameters ({params * 4 / 1024:.0f} KB as float32)", flush=True)
-    sampler = Sampler(frames, boxes, train_idx, crop_w, crop_h, args.seed)
+    sampler = Sampler(frames, boxes, train_idx, crop_w, crop_h, args.seed, args.crowd_share)
+    print(f"sampler: {len(sampler.meetings)} meetings of two bees closer than a bee's length; {args.crowd_share:.0%} of crops centred on one", flush=True)
     optimizer = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
     warmup = min(300, args.steps // 10)
 
