@@ -9,7 +9,7 @@ export interface Detection {
   score: number;
   /**
    * How far the bee moved since the previous frame the detector saw, frame px, from a model that looks at two
-   * frames. The tracker matches `(x − dx, y − dy)` against where its tracks were last seen.
+   * frames. The tracker weighs it against each track's velocity (`tracker.movementWeight`).
    */
   movement?: { dx: number; dy: number };
 }

@@ -123,8 +123,6 @@ export class BeeTracker {
   private tracks: Track[] = [];
   private nextId = 1;
   private lastTimestamp: number | undefined;
-  /** Seconds since the previous update: the time a detection's movement covers. */
-  private stepSeconds = 0;
 
   constructor(options: TrackerOptions = {}) {
     const { kalman, ...rest } = options;
@@ -144,7 +142,6 @@ export class BeeTracker {
   update(timestampMs: number, detections: readonly Detection[]): TrackerUpdate {
     const dt = this.lastTimestamp === undefined ? 0 : Math.max(0, (timestampMs - this.lastTimestamp) / 1000);
     this.lastTimestamp = timestampMs;
-    this.stepSeconds = dt;
     for (const track of this.tracks) track.filter.predict(dt);
 
     const high: number[] = [];
@@ -157,11 +154,11 @@ export class BeeTracker {
     const tentative = this.tracks.filter((t) => !t.confirmed);
     const matched = new Set<Track>();
 
-    const first = this.associate(confirmed, high, detections);
+    const first = this.associate(confirmed, high, detections, dt);
     this.apply(first.pairs, detections, timestampMs, matched);
-    const second = this.associate(first.freeTracks, low, detections);
+    const second = this.associate(first.freeTracks, low, detections, dt);
     this.apply(second.pairs, detections, timestampMs, matched);
-    const third = this.associate(tentative, first.freeDetections, detections);
+    const third = this.associate(tentative, first.freeDetections, detections, dt);
     this.apply(third.pairs, detections, timestampMs, matched);
 
     const ended: EndedTrack[] = [];
@@ -255,7 +252,8 @@ export class BeeTracker {
     return endedPart;
   }
 
-  private associate(tracks: Track[], candidates: number[], detections: readonly Detection[]) {
+  /** `dt`: seconds since the previous update, the time a detection's movement covers. */
+  private associate(tracks: Track[], candidates: number[], detections: readonly Detection[], dt: number) {
     if (tracks.length === 0 || candidates.length === 0) return { pairs: [] as [Track, number][], freeTracks: tracks, freeDetections: candidates };
     const costs = tracks.map((track) => {
       const length = Math.max(track.w, track.h) > 0 ? Math.max(track.w, track.h) : this.options.beeLengthPx;
@@ -264,8 +262,8 @@ export class BeeTracker {
       const radius = Math.min(cap * length, this.options.gateLengths * length + 3 * spread);
       const { movementWeight } = this.options;
       // The track's own idea of how far its bee moved since the previous frame.
-      const stepX = track.filter.vx * this.stepSeconds;
-      const stepY = track.filter.vy * this.stepSeconds;
+      const stepX = track.filter.vx * dt;
+      const stepY = track.filter.vy * dt;
       return candidates.map((index) => {
         const d = detections[index]!;
         const distance = Math.hypot(d.x - track.filter.x, d.y - track.filter.y);
