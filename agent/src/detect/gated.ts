@@ -12,8 +12,8 @@ const GATE_WIDTH = 160;
  */
 export class MotionGatedDetector implements Detector {
   private last: Detection[] | undefined;
-  /** `last` with every movement zero: what a skipped frame reports. */
-  private still: Detection[] = [];
+  /** `last` with every movement zero: what a skipped frame reports, made at the first skip after an inference. */
+  private still: Detection[] | undefined;
   private gray = new Uint8Array(0);
   skippedFrames = 0;
   inferredFrames = 0;
@@ -34,11 +34,12 @@ export class MotionGatedDetector implements Detector {
     const { foregroundFraction } = this.motion.measureGray(this.gray, width, height);
     if (this.last !== undefined && foregroundFraction < this.minMotionFraction) {
       this.skippedFrames++;
+      this.still ??= this.last.map((d) => (d.movement ? { ...d, movement: { dx: 0, dy: 0 } } : d));
       return this.still;
     }
     this.inferredFrames++;
     this.last = await this.model.detect(frame);
-    this.still = this.last.map((d) => (d.movement ? { ...d, movement: { dx: 0, dy: 0 } } : d));
+    this.still = undefined;
     return this.last;
   }
 }
