@@ -64,9 +64,12 @@ export function decodeArgs(clipPath: string, clipWidth: number, clipHeight: numb
   ];
 }
 
+/** Labels keep 0.01 px: finer than any model resolves, and the JSON stays short. */
+const toHundredths = (v: number): number => Math.round(v * 100) / 100;
+
 /** The true boxes of one frame in model-input pixels, rounded to 0.01 px. */
 export function boxesInInput(frame: TruthFrame, scaleX: number, scaleY: number): [number, number, number, number][] {
-  const r = (v: number) => Math.round(v * 100) / 100;
+  const r = toHundredths;
   return frame.boxes.map((b) => [r(b.x * scaleX), r(b.y * scaleY), r(b.w * scaleX), r(b.h * scaleY)]);
 }
 
@@ -80,7 +83,7 @@ export function pairGap(frame: number, keptIndex: number): number {
 
 /** Each box's centre movement since `earlier`, matched by track id, in input pixels; null for a bee not seen then. */
 export function movementsInInput(frame: TruthFrame, earlier: TruthFrame, scaleX: number, scaleY: number): (Movement | null)[] {
-  const r = (v: number) => Math.round(v * 100) / 100;
+  const r = toHundredths;
   const before = new Map(earlier.boxes.map((b) => [b.trackId, b]));
   return frame.boxes.map((b) => {
     const was = before.get(b.trackId);
