@@ -8,7 +8,7 @@ import { findScenario, withOverrides } from '../src/scenario/suite.ts';
 import type { GroundTruth } from '../src/truth/ground-truth.ts';
 import { buildDataset, clipKey, type Dataset, type DatasetLabels } from '../train/dataset.ts';
 import type { TrainingClip } from '../train/plan.ts';
-import { run } from './helpers.ts';
+import { packageDir, run } from './helpers.ts';
 
 // Real rendering and real ffmpeg: the exported frames must be what the agent's model will be fed.
 describe('training dataset export', () => {
@@ -84,5 +84,15 @@ describe('training dataset export', () => {
     const again = await buildDataset({ clips: [clip], cacheDir: dir, inputWidth: 320, inputHeight: 240 });
     expect(again.count).toBe(10);
     expect(statSync(join(clipDir(), 'clip.mp4')).mtimeMs).toBe(before);
+  });
+});
+
+describe('train-detector command line', () => {
+  const trainDetector = (...args: string[]) => run(process.execPath, ['--import', 'tsx', 'train/train-detector.ts', ...args], { cwd: packageDir });
+
+  it('refuses network widths that are not four channel counts, naming the option, before rendering anything', async () => {
+    const result = await trainDetector('--out', 'model.onnx', '--widths', '16,16');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--widths must be four channel counts like 16,16,48,64, got "16,16"');
   });
 });
