@@ -148,7 +148,7 @@ function replay(clip: CachedClip, frames: FrameDetections[]): Replay {
         const fmt = (p: { x: number; y: number }) => `${p.x.toFixed(0)},${p.y.toFixed(0)}`;
         const side = signedDistanceToPolygon([bee.x, bee.y], truth.entranceZone as Point[]).toFixed(0);
         console.log(
-          `f${index} bee ${fmt(bee)} (zone ${side}) → h${partner.get(bee.id) ?? '-'} | dets ${detections.filter(near).map((d) => `${fmt(d)}@${d.score.toFixed(2)}`).join(' ')} | tracks ${update.tracks.filter(near).map((t) => `h${t.id}:${fmt(t)}`).join(' ')} | ended ${update.ended.map((e) => `h${e.id}`).join(' ')}`,
+          `f${index} bee ${fmt(bee)} (zone ${side}) → h${partner.get(bee.id) ?? '-'} | dets ${detections.filter(near).map((d) => `${fmt(d)}@${d.score.toFixed(2)}${d.movement ? `~${d.movement.dx.toFixed(1)},${d.movement.dy.toFixed(1)}` : ''}`).join(' ')} | tracks ${update.tracks.filter(near).map((t) => `h${t.id}:${fmt(t)}`).join(' ')} | ended ${update.ended.map((e) => `h${e.id}`).join(' ')}`,
         );
       }
     }

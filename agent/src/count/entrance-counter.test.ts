@@ -67,6 +67,16 @@ describe('EntranceCounter', () => {
     expect(first.summaries[0]).toMatchObject({ intervalStart: T0, stationaryBees: 1, detectedBees: 1, beesIn: 0, beesOut: 0 });
   });
 
+  it('reports the crossing of a track split where it turned back deep, in the frame it is decided', () => {
+    const c = new EntranceCounter({ counting: { zone, fps: 10, reversalDepthPx: 20 }, hiveId: 'hive-1', boxId: 'box-1', frameWidth: 640, frameHeight: 480 });
+    // Walks from y = 200 to 400 (100 px into the zone) and back out over 4 s.
+    const outputs = play(c, [{ id: 3, from: 1, to: 5, path: (s) => [320, s < 2 ? 200 + 100 * s : 600 - 100 * s] }], 8);
+    const decided = outputs.filter((o) => o.crossings.length > 0).map((o) => [o.s, o.crossings.map((x) => x.direction)]);
+    // In when it crosses back (y < 294 at 4.1 s), out when the track ends.
+    expect(decided).toEqual([[4.1, ['in']], [5.1, ['out']]]);
+    expect(c.flush([]).movements).toEqual([expect.objectContaining({ beesIn: 1, beesOut: 1, netFlow: 0 })]);
+  });
+
   it('batches ended tracks into trajectory uploads', () => {
     const c = counter();
     const outputs = play(c, [

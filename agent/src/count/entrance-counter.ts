@@ -55,9 +55,9 @@ export class EntranceCounter {
   /** One processed frame: the confirmed tracks seen in it and the tracks that ended with it. */
   onFrame(timestampMs: number, tracks: readonly TrackView[], ended: readonly EndedTrack[]): CounterOutput {
     const t = timestampMs / 1000;
-    this.aggregator.observeFrame(t, tracks.map((track) => ({ trackId: track.id, x: track.x, y: track.y })));
+    const crossings = this.aggregator.observeFrame(t, tracks.map((track) => ({ trackId: track.id, x: track.x, y: track.y })));
     for (const track of tracks) if (!this.firstSeen.has(track.id)) this.firstSeen.set(track.id, t);
-    const crossings = this.endTracks(ended);
+    crossings.push(...this.endTracks(ended));
     // A live track may still be decided with a side change as early as its first sighting; wait for it,
     // but never longer than the lateness allowance (a bee parked on the board for an hour).
     let safe = t;

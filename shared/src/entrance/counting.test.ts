@@ -137,6 +137,40 @@ describe('MovementAggregator', () => {
     expect(guard.flush()[0]).toMatchObject({ beesIn: 0, beesOut: 0 });
   });
 
+  it('with reversalDepthPx, counts a track that turns back deep across the edge as two bees', () => {
+    // The edge is y = 60. Track s walks up from the board to y = 30 (30 px inside) and back out: a forager going in
+    // and one coming out whose tracks swapped where they met at the slot.
+    const swapped = { s: { from: 0, path: walk([[320, 200], [320, 30], [320, 200]], 20) } };
+    const split = new MovementAggregator({ zone, fps, reversalDepthPx: 20 });
+    const crossings: unknown[] = [];
+    for (let frame = 0; frame < 41; frame++) {
+      const p = swapped.s.path[frame]!;
+      crossings.push(...split.observeFrame(T0 + frame / fps, [{ trackId: 's', x: p[0], y: p[1] }]));
+    }
+    // The first part is decided the moment the track crosses back; it went in when it first got 6 px (the hysteresis) past the edge, at frame 18.
+    expect(crossings).toEqual([{ trackId: 's', direction: 'in', t: expect.closeTo(T0 + 1.8, 5) as number }]);
+    expect(split.endTrack('s')).toMatchObject({ trackId: 's', direction: 'out' });
+    expect(split.flush()[0]).toMatchObject({ beesIn: 1, beesOut: 1, netFlow: 0 });
+    // Without the option the track started and ended outside: nothing.
+    const whole = new MovementAggregator({ zone, fps });
+    play(whole, swapped, 45);
+    expect(whole.flush()[0]).toMatchObject({ beesIn: 0, beesOut: 0 });
+    // Only 10 px inside before turning back (a bee that looked in, or a track jittering past the hysteresis): one
+    // track, nothing counted.
+    const shallow = new MovementAggregator({ zone, fps, reversalDepthPx: 20 });
+    play(shallow, { s: { from: 0, path: walk([[320, 200], [320, 50], [320, 200]], 20) } }, 45);
+    expect(shallow.flush()[0]).toMatchObject({ beesIn: 0, beesOut: 0 });
+    // The other way round: out of the entrance, 40 px onto the board, back in: out, then in.
+    const outAndBack = new MovementAggregator({ zone, fps, reversalDepthPx: 20 });
+    const decided = play(outAndBack, { r: { from: 0, path: walk([[320, 20], [320, 100], [320, 20]], 20) } }, 45);
+    expect(decided).toMatchObject([{ direction: 'in' }]);
+    expect(outAndBack.flush()[0]).toMatchObject({ beesIn: 1, beesOut: 1 });
+    // Turning back twice, each time deep: three crossings, still one track.
+    const twice = new MovementAggregator({ zone, fps, reversalDepthPx: 20 });
+    play(twice, { w: { from: 0, path: walk([[320, 200], [320, 20], [320, 200], [320, 20]], 20) } }, 65);
+    expect(twice.flush()[0]).toMatchObject({ beesIn: 2, beesOut: 1 });
+  });
+
   it('attributes a crossing to the interval in which it happened, across a boundary', () => {
     const aggregator = new MovementAggregator({ zone, fps, intervalSeconds: 2 });
     // Crosses inwards around frame 10 (t = 1 s), track ends at 3.5 s in the next interval.

@@ -34,6 +34,15 @@ export interface CountingConfig {
    * second, and tracks still running when the video ends, are left out.
    */
   edgeBandPx?: number;
+  /**
+   * Splits a track that turns back after a deep excursion (0, the default: off). A track that crossed to the other
+   * side of the zone's edge, got at least this far from the edge there, and then crossed back is taken as two bees
+   * whose tracks swapped where they met (a forager going in passing one coming out at the slot: one peak for a few
+   * frames, and the track leaves with the other bee). Its first part is decided and counted when it crosses back;
+   * the rest is decided at the end like a track of its own. A bee that really turns back that deep is counted
+   * in and out, which leaves netFlow right.
+   */
+  reversalDepthPx?: number;
 }
 
 export type TrackId = string | number;
@@ -81,6 +90,8 @@ interface TrackState {
   startSideAt?: number;
   side?: Side;
   sideSince: number;
+  /** How far from the edge it has been since it last changed sides. */
+  depthOnSide: number;
   last?: { t: number; x: number; y: number };
   touchedZone: boolean;
 }
@@ -111,6 +122,7 @@ const DEFAULTS = {
   interactionMinFrames: 3,
   maxSpeedGapSeconds: 1,
   edgeBandPx: 0,
+  reversalDepthPx: 0,
 };
 
 export function intervalStartOf(t: number, intervalSeconds: number): number {
@@ -143,23 +155,31 @@ export class MovementAggregator {
     this.config = { ...DEFAULTS, ...config } as Required<CountingConfig>;
   }
 
-  /** Every processed frame, in time order, also frames where nothing was seen. */
-  observeFrame(t: number, bees: readonly BeeObservation[]): void {
+  /**
+   * Every processed frame, in time order, also frames where nothing was seen. Returns the crossings decided in it
+   * (only the first parts of tracks split by `reversalDepthPx`; the rest are decided by `endTrack`).
+   */
+  observeFrame(t: number, bees: readonly BeeObservation[]): Crossing[] {
     if (t < this.lastFrameT) throw new Error(`frames must come in time order (got ${t} after ${this.lastFrameT})`);
     this.lastFrameT = t;
     this.firstFrameT ??= t;
     const interval = this.intervalFor(t);
     interval.frames++;
-    for (const bee of bees) this.observeBee(interval, t, bee);
+    const crossings: Crossing[] = [];
+    for (const bee of bees) {
+      const crossing = this.observeBee(interval, t, bee);
+      if (crossing) crossings.push(crossing);
+    }
     this.observeInteractions(interval, bees);
+    return crossings;
   }
 
-  private observeBee(interval: IntervalState, t: number, bee: BeeObservation): void {
+  private observeBee(interval: IntervalState, t: number, bee: BeeObservation): Crossing | undefined {
     const { zone, hysteresisPx, fps, maxSpeedGapSeconds } = this.config;
     const distance = signedDistanceToPolygon([bee.x, bee.y], zone);
     let track = this.tracks.get(bee.trackId);
     if (!track) {
-      track = { sideSince: t, touchedZone: false, farthest: 0, bornAt: t, bornDistance: distance, lastDistance: distance };
+      track = { sideSince: t, depthOnSide: 0, touchedZone: false, farthest: 0, bornAt: t, bornDistance: distance, lastDistance: distance };
       this.tracks.set(bee.trackId, track);
       this.births.push({ t, x: bee.x, y: bee.y });
       while (this.births[0]!.t < t - BIRTH_MEMORY_SECONDS) this.births.shift();
@@ -168,15 +188,19 @@ export class MovementAggregator {
     track.lastDistance = distance;
     if (distance <= 0) track.touchedZone = true;
     const side: Side | undefined = distance <= -hysteresisPx ? 'inside' : distance >= hysteresisPx ? 'outside' : undefined;
+    let crossing: Crossing | undefined;
     if (side) {
       if (!track.startSide) {
         track.startSide = side;
         track.startSideAt = t;
       }
       if (track.side !== side) {
+        if (track.side) crossing = this.splitIfTurnedBack(track, bee.trackId, side, t, distance);
         track.side = side;
         track.sideSince = t;
+        track.depthOnSide = 0;
       }
+      track.depthOnSide = Math.max(track.depthOnSide, Math.abs(distance));
     }
 
     const last = track.last;
@@ -192,6 +216,25 @@ export class MovementAggregator {
       seen.lastT = t;
       seen.maxDistance = Math.max(seen.maxDistance, Math.hypot(bee.x - seen.x, bee.y - seen.y));
     }
+    return crossing;
+  }
+
+  /**
+   * A track about to cross back to `next`: if it crossed from its start side and went deep (`reversalDepthPx`), its
+   * first part is counted now and the rest starts afresh on the side it is leaving.
+   */
+  private splitIfTurnedBack(track: TrackState, trackId: TrackId, next: Side, t: number, distance: number): Crossing | undefined {
+    const depth = this.config.reversalDepthPx;
+    const side = track.side;
+    if (depth <= 0 || !side || side === track.startSide || next !== track.startSide || track.depthOnSide < depth) return undefined;
+    const direction: Direction = side === 'inside' ? 'in' : 'out';
+    const interval = this.intervalFor(Math.max(track.sideSince, this.closedBefore));
+    if (direction === 'in') interval.beesIn++;
+    else interval.beesOut++;
+    const decided = track.sideSince;
+    // The rest is a track of its own, born here at the edge.
+    Object.assign(track, { startSide: side, startSideAt: decided, bornAt: t, bornDistance: distance, farthest: Math.abs(distance) });
+    return { trackId, direction, t: decided };
   }
 
   private observeInteractions(interval: IntervalState, bees: readonly BeeObservation[]): void {
