@@ -1,7 +1,8 @@
 // Tracker and counter tuning without the detector's cost: runs the detector once per clip and model (cached next
 // to the clip), then replays those detections through the tracker and counting rules with the settings given,
 // and scores them like the accuracy benchmark. With --explain it lists every true crossing the agent missed or
-// invented, with what the tracker made of that bee. Tune on training scenes; score held-out ones with
+// invented, with what the tracker made of that bee; with --identities, where each true bee's frames went that its
+// main track did not hold (missed, or on other tracks), by role. Tune on training scenes; score held-out ones with
 // `pnpm bench:accuracy`.
 //   pnpm --filter @hivegate/agent bench:tracking [-- --split train --tracker '{"lostGateLengths":1.5}' --explain]
 import { createHash } from 'node:crypto';
@@ -33,6 +34,7 @@ const { values } = parseArgs({
     threshold: { type: 'string', description: 'detector score threshold (default: the agent default)' },
     cache: { type: 'string', default: join(tmpdir(), 'hivegate-accuracy-clips') },
     explain: { type: 'boolean', default: false },
+    identities: { type: 'boolean', default: false },
     trace: { type: 'string' },
   },
 });
@@ -235,6 +237,26 @@ async function main(): Promise<void> {
     console.log(`| ${r.name} | ${r.precision.toFixed(3)} | ${r.recall.toFixed(3)} | ${r.mot.mota.toFixed(3)} | ${r.mot.idf1.toFixed(3)} | ${r.mot.switches} | ${r.truthIn}/${r.agentIn} | ${r.truthOut}/${r.agentOut} | ${((rowWrong / Math.max(1, rowTraffic)) * 100).toFixed(1)} % |`);
   }
   console.log(`| **all** | | | | ${((2 * idtp) / Math.max(1, 2 * idtp + idMistakes)).toFixed(3)} | ${switches} | | | ${((wrong / Math.max(1, traffic)) * 100).toFixed(1)} % |`);
+  if (values.identities) {
+    for (const r of replays) {
+      console.log(`\n${r.name}: frames each true bee spent off its main track, by role (missed / on other tracks)`);
+      const byRole = new Map<string, { bees: number; frames: number; missed: number; other: number }>();
+      const worst: string[] = [];
+      for (const [bee, frames] of r.beeFrames) {
+        const counts = new Map<number, number>();
+        for (const f of frames) if (f.h) counts.set(f.h, (counts.get(f.h) ?? 0) + 1);
+        const main = Math.max(0, ...counts.values());
+        const missed = frames.filter((f) => !f.h).length;
+        const other = frames.length - missed - main;
+        const role = r.truth.tracks.find((t) => t.trackId === bee)?.role ?? '?';
+        const sum = byRole.get(role) ?? { bees: 0, frames: 0, missed: 0, other: 0 };
+        byRole.set(role, { bees: sum.bees + 1, frames: sum.frames + frames.length, missed: sum.missed + missed, other: sum.other + other });
+        if (missed + other > 0.2 * frames.length && missed + other > 50) worst.push(`    bee ${bee} (${role}): ${frames.length} frames, ${missed} missed, ${other} on ${counts.size - 1} other tracks`);
+      }
+      for (const [role, sum] of byRole) console.log(`  ${role}: ${sum.bees} bees, ${sum.frames} frames, ${sum.missed} missed, ${sum.other} on other tracks`);
+      for (const line of worst) console.log(line);
+    }
+  }
   if (values.explain) {
     for (const r of replays) {
       console.log(`\n${r.name}:`);
