@@ -32,6 +32,12 @@ export interface DensitySettings {
   guards: number;
   /** Pairs of bees that meet face to face on the board, per minute. */
   meetingsPerMinute: number;
+  /**
+   * Bees that walk up to the slot, hesitate with their head at it or in it, and turn away without going in, per
+   * minute (default 0). A counter that takes a track turning back deep in the entrance zone for two swapped bees
+   * miscounts these.
+   */
+  turnBacksPerMinute?: number;
 }
 
 export interface LightSettings {
@@ -69,7 +75,7 @@ export interface Scenario {
   crf: number;
 }
 
-type NumberRule = { path: string; min: number; max: number; integer?: boolean };
+type NumberRule = { path: string; min: number; max: number; integer?: boolean; optional?: boolean };
 
 const RULES: NumberRule[] = [
   { path: 'seed', min: 0, max: 0xffffffff, integer: true },
@@ -86,6 +92,7 @@ const RULES: NumberRule[] = [
   { path: 'density.fanners', min: 0, max: 30 },
   { path: 'density.guards', min: 0, max: 30 },
   { path: 'density.meetingsPerMinute', min: 0, max: 120 },
+  { path: 'density.turnBacksPerMinute', min: 0, max: 120, optional: true },
   { path: 'speed', min: 0.1, max: 5 },
   { path: 'light.level', min: 0.05, max: 2 },
   { path: 'light.warmth', min: -1, max: 1 },
@@ -120,6 +127,7 @@ export function validateScenario(scenario: Scenario): Scenario {
   }
   for (const rule of RULES) {
     const value = valueAt(scenario, rule.path);
+    if (value === undefined && rule.optional) continue;
     if (typeof value !== 'number' || !Number.isFinite(value)) throw new Error(`${label}: ${rule.path} must be a number`);
     if (value < rule.min || value > rule.max) throw new Error(`${label}: ${rule.path} must be between ${rule.min} and ${rule.max}`);
     if (rule.integer && !Number.isInteger(value)) throw new Error(`${label}: ${rule.path} must be an integer`);

@@ -150,6 +150,19 @@ const HELDOUT: Scenario[] = [
     light: { level: 1.15, warmth: 0.25, drift: 0.04, cloudsPerMinute: 0.5, shadowStrength: 0.65, sunAngleDeg: 135 },
     noiseSigma: 2,
   }),
+  scenario({
+    name: 'heldout-hesitant-bees',
+    description: 'bees walking up to the slot and turning away without going in, among ordinary traffic',
+    split: 'heldout',
+    seed: 910_005,
+    startTime: '2024-08-12T10:30:00Z',
+    traffic: { crossingsPerMinute: 40, inShare: 0.55, flyShare: 0.7 },
+    density: { wanderers: 4, fanners: 1, guards: 2, meetingsPerMinute: 3, turnBacksPerMinute: 15 },
+    speed: 1,
+    light: { level: 0.9, warmth: 0.1, drift: 0.06, cloudsPerMinute: 1, shadowStrength: 0.4, sunAngleDeg: 75 },
+    noiseSigma: 3.5,
+    crf: 24,
+  }),
 ];
 
 export const SCENARIOS: readonly Scenario[] = [...TRAIN, ...HELDOUT];

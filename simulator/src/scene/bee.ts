@@ -1,7 +1,7 @@
 import type { Layout } from './layout.ts';
 import { poseOnSegment, segmentAt, type BeePose, type Segment } from './motion.ts';
 
-export type BeeRole = 'forager-in' | 'forager-out' | 'fanner' | 'guard' | 'wanderer';
+export type BeeRole = 'forager-in' | 'forager-out' | 'fanner' | 'guard' | 'wanderer' | 'turn-back';
 
 /** One bee's whole life in the clip: its path and looks. */
 export interface BeePlan {

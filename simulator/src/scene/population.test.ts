@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { isInsidePolygon } from '@hivegate/shared';
+import { isInsidePolygon, signedDistanceToPolygon } from '@hivegate/shared';
 import { findScenario, SCENARIOS, withOverrides } from '../scenario/suite.ts';
 import type { Scenario } from '../scenario/scenario.ts';
-import { beeStateAt } from './bee.ts';
+import { beeStateAt, visibleBox } from './bee.ts';
 import { planPopulation } from './population.ts';
 import { Timeline } from './timeline.ts';
 
@@ -67,5 +67,25 @@ describe('planPopulation', () => {
       expect(bee.y - population.layout.slotBottom).toBeLessThan(population.layout.beeLength);
       expect(Math.abs(bee.heading + Math.PI / 2)).toBeLessThan(0.5);
     }
+  });
+
+  it('sends turn-back bees deep into the entrance zone and away again, without going in', () => {
+    const population = planPopulation(scenario('heldout-hesitant-bees', 60));
+    const { layout } = population;
+    const turnBacks = population.plans.filter((plan) => plan.role === 'turn-back');
+    expect(turnBacks).toHaveLength(15);
+    for (const plan of turnBacks) {
+      let deepest = 0;
+      for (let t = plan.start; t <= plan.end; t += 0.02) {
+        const state = beeStateAt(layout, plan, t);
+        const box = state && visibleBox(layout, state);
+        if (box) deepest = Math.min(deepest, signedDistanceToPolygon([box.x, box.y], layout.zone));
+      }
+      expect(deepest, `bee ${plan.id}`).toBeLessThan(-0.35 * layout.beeLength);
+      const last = beeStateAt(layout, plan, plan.end)!;
+      expect(last.y, `bee ${plan.id} ends off the board, not in the slot`).toBeGreaterThan(layout.slotBottom);
+    }
+    // Scenarios that do not ask for them have none (and their bees are planned as before).
+    expect(planPopulation(scenario('busy-afternoon', 60)).plans.some((plan) => plan.role === 'turn-back')).toBe(false);
   });
 });

@@ -347,6 +347,28 @@ export function planPopulation(scenario: Scenario): Population {
     }
   }
 
+  // Turn-backs: a bee walks up to the slot, hesitates with its head at it or in it, and turns away.
+  const turnRng = streamFor(scenario.seed, 'turn-backs');
+  const turnBacks = Math.round(((scenario.density.turnBacksPerMinute ?? 0) * duration) / 60);
+  for (let k = 0; k < turnBacks; k++) {
+    const rng = turnRng.fork(`turn-back-${k}`);
+    const speeds = individualSpeeds(g, scenario, rng);
+    const path = arrive(g, rng, speeds, boardPoint(g, rng, true), rng.chance(scenario.traffic.flyShare));
+    // The centre stops between a tenth of a bee length into the slot and half a length below it: 0.4 to 0.9 bee
+    // length inside the zone.
+    path.walkTo([slotX(g, rng), layout.slotBottom + rng.range(-0.1, 0.5) * g.L], speeds.walk * 0.7);
+    const atSlot = path.now;
+    path.hold(rng.range(0.2, 1.5), 'stand', -Math.PI / 2 + rng.range(-0.4, 0.4));
+    path.walkTo(boardPoint(g, rng, true), speeds.walk);
+    leave(g, rng, speeds, path, rng.chance(scenario.traffic.flyShare));
+    const local = finishPlan(nextId++, 'turn-back', rng, path, 0);
+    // The whole visit to the zone happens within the clip, or the truth would hold a crossing nobody made.
+    const inside = sideSamples(layout, local).filter((sample) => sample.side === 'inside');
+    const firstInside = inside[0]?.t ?? atSlot;
+    const lastInside = inside.at(-1)?.t ?? atSlot;
+    plans.push(shiftPlan(local, clamp(rng.range(earliest, latest) - atSlot, earliest - firstInside, latest - lastInside)));
+  }
+
   const visible = plans.filter((plan) => plan.end >= 0 && plan.start <= duration);
   visible.sort((a, b) => a.start - b.start || a.id - b.id);
   return { scenario, layout, plans: visible, frameCount: Math.max(1, Math.round(duration * camera.fps)) };
