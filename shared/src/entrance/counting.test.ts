@@ -162,13 +162,26 @@ describe('MovementAggregator', () => {
     expect(shallow.flush()[0]).toMatchObject({ beesIn: 0, beesOut: 0 });
     // The other way round: out of the entrance, 40 px onto the board, back in: out, then in.
     const outAndBack = new MovementAggregator({ zone, fps, reversalDepthPx: 20 });
-    const decided = play(outAndBack, { r: { from: 0, path: walk([[320, 20], [320, 100], [320, 20]], 20) } }, 45);
+    const decided = play(outAndBack, { r: { from: 0, path: walk([[320, 20], [320, 100], [320, 20]], 10) } }, 45);
     expect(decided).toMatchObject([{ direction: 'in' }]);
     expect(outAndBack.flush()[0]).toMatchObject({ beesIn: 1, beesOut: 1 });
     // Turning back twice, each time deep: three crossings, still one track.
     const twice = new MovementAggregator({ zone, fps, reversalDepthPx: 20 });
     play(twice, { w: { from: 0, path: walk([[320, 200], [320, 20], [320, 200], [320, 20]], 20) } }, 65);
     expect(twice.flush()[0]).toMatchObject({ beesIn: 2, beesOut: 1 });
+  });
+
+  it('does not split a track that stopped before it turned back: a bee turning round takes its time', () => {
+    // As deep as the swapped track above, but standing 0.8 s (8 frames) at the turning point.
+    const stand = Array.from({ length: 8 }, (): Point => [320, 30]);
+    const path = [...walk([[320, 200], [320, 30]], 20), ...stand, ...walk([[320, 30], [320, 200]], 20)];
+    const paused = new MovementAggregator({ zone, fps, reversalDepthPx: 20 });
+    play(paused, { b: { from: 0, path } }, 55);
+    expect(paused.flush()[0]).toMatchObject({ beesIn: 0, beesOut: 0 });
+    // With a longer allowance the same pause is taken for a swap.
+    const lenient = new MovementAggregator({ zone, fps, reversalDepthPx: 20, reversalMaxTurnSeconds: 1.5 });
+    play(lenient, { b: { from: 0, path } }, 55);
+    expect(lenient.flush()[0]).toMatchObject({ beesIn: 1, beesOut: 1 });
   });
 
   it('attributes a crossing to the interval in which it happened, across a boundary', () => {

@@ -35,14 +35,18 @@ export interface CountingConfig {
    */
   edgeBandPx?: number;
   /**
-   * Splits a track that turns back after a deep excursion (0, the default: off). A track that crossed to the other
-   * side of the zone's edge, got at least this far from the edge there, and then crossed back is taken as two bees
+   * Splits a track that turns back sharply after a deep excursion (0, the default: off). A track that crossed to the
+   * other side of the zone's edge, got at least this far from the edge there, and crossed back without staying
+   * `reversalMaxTurnSeconds` or longer within half this distance of any one spot over there, is taken as two bees
    * whose tracks swapped where they met (a forager going in passing one coming out at the slot: one peak for a few
    * frames, and the track leaves with the other bee). Its first part is decided and counted when it crosses back;
-   * the rest is decided at the end like a track of its own. A bee that really turns back that deep is counted
-   * in and out, which leaves netFlow right.
+   * the rest is decided at the end like a track of its own. A bee that turns round stops to do it; one that turns
+   * back without a pause is counted in and out (netFlow stays right). Whether this helps depends on the entrance:
+   * it mends swaps in two-way traffic at the slot, and miscounts bees that walk up to the slot and turn away.
    */
   reversalDepthPx?: number;
+  /** See `reversalDepthPx`. */
+  reversalMaxTurnSeconds?: number;
 }
 
 export type TrackId = string | number;
@@ -92,6 +96,11 @@ interface TrackState {
   sideSince: number;
   /** How far from the edge it has been since it last changed sides. */
   depthOnSide: number;
+  /**
+   * Since it crossed away from its start side: t, x, y of each sighting (flat), and the index (in sightings) of the
+   * deepest one. Kept only while `reversalDepthPx` is on.
+   */
+  away?: { points: number[]; deepest: number };
   last?: { t: number; x: number; y: number };
   touchedZone: boolean;
 }
@@ -123,6 +132,7 @@ const DEFAULTS = {
   maxSpeedGapSeconds: 1,
   edgeBandPx: 0,
   reversalDepthPx: 0,
+  reversalMaxTurnSeconds: 0.5,
 };
 
 export function intervalStartOf(t: number, intervalSeconds: number): number {
@@ -199,6 +209,11 @@ export class MovementAggregator {
         track.side = side;
         track.sideSince = t;
         track.depthOnSide = 0;
+        track.away = this.config.reversalDepthPx > 0 && side !== track.startSide ? { points: [], deepest: 0 } : undefined;
+      }
+      if (track.away) {
+        if (Math.abs(distance) > track.depthOnSide) track.away.deepest = track.away.points.length / 3;
+        track.away.points.push(t, bee.x, bee.y);
       }
       track.depthOnSide = Math.max(track.depthOnSide, Math.abs(distance));
     }
@@ -227,6 +242,7 @@ export class MovementAggregator {
     const depth = this.config.reversalDepthPx;
     const side = track.side;
     if (depth <= 0 || !side || side === track.startSide || next !== track.startSide || track.depthOnSide < depth) return undefined;
+    if (!track.away || longestPause(track.away.points, depth / 2) >= this.config.reversalMaxTurnSeconds) return undefined;
     const direction: Direction = side === 'inside' ? 'in' : 'out';
     const interval = this.intervalFor(Math.max(track.sideSince, this.closedBefore));
     if (direction === 'in') interval.beesIn++;
@@ -367,6 +383,23 @@ export class MovementAggregator {
     }
     return summary;
   }
+}
+
+/**
+ * The longest time the track stayed within `radius` of one spot while away from its start side: a bee turning round
+ * stops to do it; a swap at a merged peak turns the track without a pause.
+ */
+function longestPause(points: readonly number[], radius: number): number {
+  let longest = 0;
+  const count = points.length / 3;
+  for (let i = 0; i < count; i++) {
+    const x = points[3 * i + 1]!;
+    const y = points[3 * i + 2]!;
+    let last = i;
+    while (last + 1 < count && Math.hypot(points[3 * (last + 1) + 1]! - x, points[3 * (last + 1) + 2]! - y) <= radius) last++;
+    longest = Math.max(longest, points[3 * last]! - points[3 * i]!);
+  }
+  return longest;
 }
 
 function pairKey(a: TrackId, b: TrackId): string {
