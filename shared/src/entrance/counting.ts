@@ -96,11 +96,8 @@ interface TrackState {
   sideSince: number;
   /** How far from the edge it has been since it last changed sides. */
   depthOnSide: number;
-  /**
-   * Since it crossed away from its start side: t, x, y of each sighting (flat), and the index (in sightings) of the
-   * deepest one. Kept only while `reversalDepthPx` is on.
-   */
-  away?: { points: number[]; deepest: number };
+  /** Since it crossed away from its start side: t, x, y of each sighting, flat. Kept only while `reversalDepthPx` is on. */
+  away?: number[];
   last?: { t: number; x: number; y: number };
   touchedZone: boolean;
 }
@@ -209,12 +206,9 @@ export class MovementAggregator {
         track.side = side;
         track.sideSince = t;
         track.depthOnSide = 0;
-        track.away = this.config.reversalDepthPx > 0 && side !== track.startSide ? { points: [], deepest: 0 } : undefined;
+        track.away = this.config.reversalDepthPx > 0 && side !== track.startSide ? [] : undefined;
       }
-      if (track.away) {
-        if (Math.abs(distance) > track.depthOnSide) track.away.deepest = track.away.points.length / 3;
-        track.away.points.push(t, bee.x, bee.y);
-      }
+      track.away?.push(t, bee.x, bee.y);
       track.depthOnSide = Math.max(track.depthOnSide, Math.abs(distance));
     }
 
@@ -242,7 +236,8 @@ export class MovementAggregator {
     const depth = this.config.reversalDepthPx;
     const side = track.side;
     if (depth <= 0 || !side || side === track.startSide || next !== track.startSide || track.depthOnSide < depth) return undefined;
-    if (!track.away || longestPause(track.away.points, depth / 2) >= this.config.reversalMaxTurnSeconds) return undefined;
+    const maxPause = this.config.reversalMaxTurnSeconds;
+    if (!track.away || paused(track.away, depth / 2, maxPause)) return undefined;
     const direction: Direction = side === 'inside' ? 'in' : 'out';
     const interval = this.intervalFor(Math.max(track.sideSince, this.closedBefore));
     if (direction === 'in') interval.beesIn++;
@@ -386,20 +381,19 @@ export class MovementAggregator {
 }
 
 /**
- * The longest time the track stayed within `radius` of one spot while away from its start side: a bee turning round
- * stops to do it; a swap at a merged peak turns the track without a pause.
+ * Whether the track stayed within `radius` of one spot for `seconds` or longer while away from its start side: a bee
+ * turning round stops to do it; a swap at a merged peak turns the track without a pause.
  */
-function longestPause(points: readonly number[], radius: number): number {
-  let longest = 0;
+function paused(points: readonly number[], radius: number, seconds: number): boolean {
   const count = points.length / 3;
   for (let i = 0; i < count; i++) {
     const x = points[3 * i + 1]!;
     const y = points[3 * i + 2]!;
     let last = i;
     while (last + 1 < count && Math.hypot(points[3 * (last + 1) + 1]! - x, points[3 * (last + 1) + 2]! - y) <= radius) last++;
-    longest = Math.max(longest, points[3 * last]! - points[3 * i]!);
+    if (points[3 * last]! - points[3 * i]! >= seconds) return true;
   }
-  return longest;
+  return false;
 }
 
 function pairKey(a: TrackId, b: TrackId): string {
