@@ -17,7 +17,7 @@ import { trainingPlan } from './plan.ts';
 const USAGE = `usage: train-detector --out FILE [--seed N] [--steps N] [--widths A,B,C,D] [--variants N] [--seconds S] [--cache DIR] [--python PATH]
   --out FILE      ONNX model to write (relative paths are taken from where the command was started)
   --seed N        seed of the whole run: clip variants, crops, augmentation, weights (default 1)
-  --steps N       training steps of 16 crops each (default 8000)
+  --steps N       training steps of 16 crops each (default 16000)
   --widths LIST   the network's channels at strides 2, 4, 8 and 16 (default: the trainer's, 16,16,48,64)
   --variants N    clips per training scenario (default 5; the last of each is kept for validation)
   --seconds S     length of each training clip (default 24)
@@ -70,7 +70,7 @@ async function main(argv: string[]): Promise<void> {
   const callerDir = process.env.INIT_CWD ?? process.cwd();
   const out = resolve(callerDir, values.out);
   const seed = integer('seed', values.seed, 1, 0, 0xffffffff);
-  const steps = integer('steps', values.steps, 8000, 1, 1_000_000);
+  const steps = integer('steps', values.steps, 16000, 1, 1_000_000);
   const variants = integer('variants', values.variants, 5, 1, 50);
   const seconds = integer('seconds', values.seconds, 24, 1, 600);
   if (values.widths !== undefined && !/^\d{1,3}(,\d{1,3}){3}$/.test(values.widths)) throw new UsageError(`--widths must be four channel counts like 16,16,48,64, got "${values.widths}"`);
