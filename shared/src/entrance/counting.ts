@@ -239,13 +239,18 @@ export class MovementAggregator {
     const maxPause = this.config.reversalMaxTurnSeconds;
     if (!track.away || paused(track.away, depth / 2, maxPause)) return undefined;
     const direction: Direction = side === 'inside' ? 'in' : 'out';
-    const interval = this.intervalFor(Math.max(track.sideSince, this.closedBefore));
+    const crossing = this.record(trackId, direction, track.sideSince);
+    // The rest is a track of its own, born here at the edge.
+    Object.assign(track, { startSide: side, startSideAt: crossing.t, bornAt: t, bornDistance: distance, farthest: Math.abs(distance) });
+    return crossing;
+  }
+
+  /** Counts a decided crossing in the interval it happened in, or the oldest still open (a late count beats a lost one). */
+  private record(trackId: TrackId, direction: Direction, t: number): Crossing {
+    const interval = this.intervalFor(Math.max(t, this.closedBefore));
     if (direction === 'in') interval.beesIn++;
     else interval.beesOut++;
-    const decided = track.sideSince;
-    // The rest is a track of its own, born here at the edge.
-    Object.assign(track, { startSide: side, startSideAt: decided, bornAt: t, bornDistance: distance, farthest: Math.abs(distance) });
-    return { trackId, direction, t: decided };
+    return { trackId, direction, t };
   }
 
   private observeInteractions(interval: IntervalState, bees: readonly BeeObservation[]): void {
@@ -293,14 +298,11 @@ export class MovementAggregator {
       const repaired = this.edgeRepair(track, lost);
       if (repaired) ({ direction, t } = repaired);
     }
-    const interval = this.intervalFor(Math.max(t, this.closedBefore));
     if (!direction) {
-      if (track.touchedZone) interval.unknownDirection++;
+      if (track.touchedZone) this.intervalFor(Math.max(t, this.closedBefore)).unknownDirection++;
       return null;
     }
-    if (direction === 'in') interval.beesIn++;
-    else interval.beesOut++;
-    return { trackId, direction, t };
+    return this.record(trackId, direction, t);
   }
 
   /** The crossing a track that began or was lost at the zone's edge stands for, if any (see `edgeBandPx`). */
