@@ -55,5 +55,9 @@ describe('scenario suite', () => {
     expect(() => validateScenario({ ...busy, split: 'test' as never })).toThrow(/split/);
     expect(() => validateScenario({ ...busy, light: { ...busy.light, level: Number.NaN } })).toThrow('light.level must be a number');
     expect(() => withOverrides(busy, { seed: -1 })).toThrow('seed must be between');
+    // Optional: absent is fine, present must be in range.
+    expect(busy.density.turnBacksPerMinute).toBeUndefined();
+    expect(() => validateScenario({ ...busy, density: { ...busy.density, turnBacksPerMinute: -1 } })).toThrow('density.turnBacksPerMinute must be between 0 and 120');
+    expect(() => validateScenario({ ...busy, density: { ...busy.density, turnBacksPerMinute: 'many' as never } })).toThrow('density.turnBacksPerMinute must be a number');
   });
 });
