@@ -3,8 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderClip, type RenderedClip } from '../src/clip.ts';
+import { SceneRenderer } from '../src/render/renderer.ts';
 import type { Scenario } from '../src/scenario/scenario.ts';
 import { findScenario, withOverrides } from '../src/scenario/suite.ts';
+import { planPopulation } from '../src/scene/population.ts';
+import { Timeline } from '../src/scene/timeline.ts';
 import type { GroundTruth } from '../src/truth/ground-truth.ts';
 import { probe, run } from './helpers.ts';
 
@@ -39,6 +42,24 @@ describe('renderClip', () => {
     const slotRow = Math.round(480 * 0.22) + 8;
     expect(rowMean(slotRow)).toBeLessThan(60);
     expect(rowMean(40)).toBeGreaterThan(rowMean(slotRow) + 60);
+  });
+
+  it('keeps the colours the renderer drew (its blue-first frames reach the file in the right channel order)', async () => {
+    const population = planPopulation(scenario);
+    const drawn = new Uint8Array(640 * 480 * 3);
+    new SceneRenderer(population).render(0, new Timeline(population).statesAt(0), drawn);
+    const decoded = await run('ffmpeg', ['-v', 'error', '-i', clip.clipPath, '-frames:v', '1', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1']);
+    expect(decoded.code).toBe(0);
+    const means = (pixels: Uint8Array, order: readonly [number, number, number]) => {
+      const sums = [0, 0, 0];
+      for (let i = 0; i < pixels.length; i += 3) for (let c = 0; c < 3; c++) (sums[c] as number) += pixels[i + order[c]!] as number;
+      return sums.map((sum) => sum / (pixels.length / 3));
+    };
+    const [drawnR, drawnG, drawnB] = means(drawn, [2, 1, 0]) as [number, number, number];
+    const [fileR, fileG, fileB] = means(decoded.output, [0, 1, 2]) as [number, number, number];
+    // The wooden board is clearly warmer than blue, so swapped channels cannot pass.
+    expect(drawnR - drawnB).toBeGreaterThan(20);
+    for (const [file, truth] of [[fileR, drawnR], [fileG, drawnG], [fileB, drawnB]] as const) expect(Math.abs(file - truth)).toBeLessThan(3);
   });
 
   it('writes the ground truth beside it', async () => {

@@ -22,7 +22,7 @@ export interface EncoderOptions {
 }
 
 /**
- * Encodes raw RGB frames to an H.264 mp4 with the system ffmpeg. Frame buffers come from a small pool and
+ * Encodes raw BGR frames (blue, green, red bytes; see `BgrFrame`) to an H.264 mp4 with the system ffmpeg. Frame buffers come from a small pool and
  * return to it only once the bytes have left, so a buffer is never overwritten while in flight; waiting for a
  * free buffer is the backpressure.
  *
@@ -58,7 +58,7 @@ export class Mp4Encoder {
     const { port } = server.address() as AddressInfo;
     const args = [
       '-hide_banner', '-loglevel', 'error', '-nostdin',
-      '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-s', `${width}x${height}`, '-r', String(fps), '-i', `tcp://127.0.0.1:${port}`,
+      '-f', 'rawvideo', '-pix_fmt', 'bgr24', '-s', `${width}x${height}`, '-r', String(fps), '-i', `tcp://127.0.0.1:${port}`,
       '-c:v', 'libx264', '-preset', this.options.preset ?? 'superfast', '-crf', String(crf),
       '-pix_fmt', 'yuv420p', '-g', String(Math.max(1, Math.round(fps * 2))), '-threads', '1',
       '-movflags', '+faststart',

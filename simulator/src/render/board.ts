@@ -1,6 +1,6 @@
 import { smoothNoise, type Prng } from '../random/prng.ts';
 import type { Layout } from '../scene/layout.ts';
-import type { RgbFrame } from './raster.ts';
+import type { BgrFrame } from './raster.ts';
 import { createFrame } from './raster.ts';
 
 /**
@@ -43,7 +43,7 @@ class Weathering {
   }
 }
 
-export function drawBackground(layout: Layout, rng: Prng): RgbFrame {
+export function drawBackground(layout: Layout, rng: Prng): BgrFrame {
   const { width, height, slotTop, slotBottom, slotLeft, slotRight } = layout;
   const frame = createFrame(width, height);
   const data = frame.data;
@@ -120,31 +120,31 @@ export function drawBackground(layout: Layout, rng: Prng): RgbFrame {
       }
       const vignette = 1 - 0.22 * ((x - cx) ** 2 + (y - cy) ** 2) / (maxRadius * maxRadius);
       const i = (y * width + x) * 3;
-      data[i] = r * vignette;
+      data[i] = b * vignette;
       data[i + 1] = g * vignette;
-      data[i + 2] = b * vignette;
+      data[i + 2] = r * vignette;
     }
   }
 
   for (const stain of stains) {
     forDisc(frame, stain.x, stain.y, stain.r * 1.6, (i, cover) => {
       const keep = 1 - stain.dark * cover;
-      data[i] = (data[i] as number) * keep;
+      data[i] = (data[i] as number) * keep * 0.95;
       data[i + 1] = (data[i + 1] as number) * keep * 0.98;
-      data[i + 2] = (data[i + 2] as number) * keep * 0.95;
+      data[i + 2] = (data[i + 2] as number) * keep;
     }, slotBottom);
   }
   for (const speck of specks) {
     forDisc(frame, speck.x, speck.y, speck.r, (i, cover) => {
-      data[i] = (data[i] as number) * (1 - cover) + speck.colour[0] * cover;
+      data[i] = (data[i] as number) * (1 - cover) + speck.colour[2] * cover;
       data[i + 1] = (data[i + 1] as number) * (1 - cover) + speck.colour[1] * cover;
-      data[i + 2] = (data[i + 2] as number) * (1 - cover) + speck.colour[2] * cover;
+      data[i + 2] = (data[i + 2] as number) * (1 - cover) + speck.colour[0] * cover;
     }, slotBottom);
   }
   return frame;
 }
 
-function forDisc(frame: RgbFrame, cx: number, cy: number, radius: number, paint: (index: number, cover: number) => void, top: number): void {
+function forDisc(frame: BgrFrame, cx: number, cy: number, radius: number, paint: (index: number, cover: number) => void, top: number): void {
   const y0 = Math.max(Math.ceil(top), Math.floor(cy - radius));
   const y1 = Math.min(frame.height - 1, Math.ceil(cy + radius));
   const x0 = Math.max(0, Math.floor(cx - radius));

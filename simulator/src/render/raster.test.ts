@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { blitSprite, createFrame, drawShadow, type BlitOptions, type RgbFrame } from './raster.ts';
+import { blitSprite, createFrame, drawShadow, type BlitOptions, type BgrFrame } from './raster.ts';
 import { drawBeeSprites } from './sprites.ts';
 
 const sprites = drawBeeSprites(40, 0);
@@ -7,14 +7,14 @@ const base: BlitOptions = {
   x: 50, y: 50, heading: 0, length: 40, clipTop: 0, darkFrom: 0, darkTo: 0, darkest: 1, blurX: 0, blurY: 0, gain: [1, 1, 1], low: 0, high: 255,
 };
 
-function grey(): RgbFrame {
+function grey(): BgrFrame {
   const frame = createFrame(100, 100);
   frame.data.fill(128);
   return frame;
 }
 
 /** Bounding box of the pixels that differ from plain grey. */
-function changed(frame: RgbFrame): { x0: number; x1: number; y0: number; y1: number; count: number } {
+function changed(frame: BgrFrame): { x0: number; x1: number; y0: number; y1: number; count: number } {
   const box = { x0: Infinity, x1: -Infinity, y0: Infinity, y1: -Infinity, count: 0 };
   for (let y = 0; y < frame.height; y++) {
     for (let x = 0; x < frame.width; x++) {

@@ -44,8 +44,9 @@ describe('SceneRenderer', () => {
       for (let i = 0; i < out.length; i++) (sums[i % 3] as number) += out[i] as number;
       return sums.map((s) => s / (out.length / 3));
     };
-    const [dr, , db] = mean(withOverrides(findScenario('dusk') as Scenario, { durationSeconds: 1 })) as [number, number, number];
-    const [ar, , ab] = mean(busy) as [number, number, number];
+    // Frames are blue, green, red.
+    const [db, , dr] = mean(withOverrides(findScenario('dusk') as Scenario, { durationSeconds: 1 })) as [number, number, number];
+    const [ab, , ar] = mean(busy) as [number, number, number];
     expect(dr + db).toBeLessThan((ar + ab) * 0.7);
     expect(dr / db).toBeGreaterThan(ar / ab);
   });

@@ -3,7 +3,7 @@ import { beeStateAt, type BeeState } from '../scene/bee.ts';
 import type { Population } from '../scene/population.ts';
 import { drawBackground } from './board.ts';
 import { LightModel } from './light.ts';
-import { blitSprite, drawShadow, type RgbFrame } from './raster.ts';
+import { blitSprite, drawShadow, type BgrFrame } from './raster.ts';
 import { Sensor } from './sensor.ts';
 import { SpriteBank, type WingState } from './sprites.ts';
 
@@ -20,10 +20,10 @@ export class SceneRenderer {
   readonly width: number;
   readonly height: number;
   readonly frameBytes: number;
-  private readonly background: RgbFrame;
+  private readonly background: BgrFrame;
   private readonly litBackground: Uint8ClampedArray;
   private litGainKey = '';
-  private readonly scene: RgbFrame;
+  private readonly scene: BgrFrame;
   private readonly sprites = new SpriteBank();
   private readonly light: LightModel;
   private readonly sensor: Sensor;
@@ -41,7 +41,7 @@ export class SceneRenderer {
   }
 
   /**
-   * Renders one frame into `out` (RGB, width × height × 3 bytes, 4-byte aligned). Frames must be rendered
+   * Renders one frame into `out` (BGR, width × height × 3 bytes, 4-byte aligned). Frames must be rendered
    * in increasing order for the sensor noise to be reproducible.
    */
   render(frame: number, states: readonly BeeState[], out: Uint8Array | Uint8ClampedArray): void {
@@ -120,9 +120,9 @@ export class SceneRenderer {
     const source = this.background.data;
     const target = this.litBackground;
     for (let i = 0; i < this.frameBytes; i += 3) {
-      target[i] = lutR[source[i] as number] as number;
+      target[i] = lutB[source[i] as number] as number;
       target[i + 1] = lutG[source[i + 1] as number] as number;
-      target[i + 2] = lutB[source[i + 2] as number] as number;
+      target[i + 2] = lutR[source[i + 2] as number] as number;
     }
   }
 }
