@@ -1,7 +1,9 @@
 // Accuracy of the agent's real vision pipeline (ffmpeg capture → detector → tracker → counting) on the
 // simulator's held-out scenarios, scored against their ground truth, for the shipped ONNX model and, as the
 // baseline measured in the same run, the classical motion detector.
-//   pnpm bench:accuracy [-- --seconds 60 --scenarios a,b --detectors onnx,motion --model FILE --cache DIR --json FILE]
+// --seeds N renders each scenario N times (its own seed, then the next ones) and also reports each set of clips
+// alone, to show how far the totals move between equally valid clips.
+//   pnpm bench:accuracy [-- --seconds 60 --scenarios a,b --detectors onnx,motion --model FILE --seeds N --cache DIR --json FILE]
 import { writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,7 +16,7 @@ import { compareIntervals, INTERVAL_FIELDS, type IntervalComparison } from '../s
 import { DetectionAccumulator, MotAccumulator, type MotSummary } from '../src/eval/mot.ts';
 import { Outbox } from '../src/outbox/outbox.ts';
 import { Pipeline } from '../src/pipeline.ts';
-import { agentConfigFor, cachedClip, gateFor, type CachedClip } from './clips.ts';
+import { agentConfigFor, cachedClip, gateFor, parseSeeds, type CachedClip } from './clips.ts';
 
 type DetectorKind = 'onnx' | 'motion';
 
@@ -24,6 +26,7 @@ const { values } = parseArgs({
   options: {
     seconds: { type: 'string', default: '60' },
     scenarios: { type: 'string' },
+    seeds: { type: 'string', default: '1' },
     detectors: { type: 'string', default: 'onnx,motion' },
     model: { type: 'string' },
     cache: { type: 'string', default: join(tmpdir(), 'hivegate-accuracy-clips') },
@@ -43,10 +46,13 @@ for (const name of scenarioNames) {
 const detectors = values.detectors.split(',') as DetectorKind[];
 for (const kind of detectors) if (kind !== 'onnx' && kind !== 'motion') throw new Error(`--detectors takes onnx and/or motion, got "${kind}"`);
 const model = values.model ? resolve(callerDir, values.model) : undefined;
+const seeds = parseSeeds(values.seeds);
 const cacheDir = resolve(callerDir, values.cache);
 
 interface RunResult {
   scenario: string;
+  /** Which of the `--seeds` clips of the scenario (0: the suite's own seed). */
+  variant: number;
   detector: DetectorKind;
   frames: number;
   fps: number;
@@ -58,7 +64,8 @@ interface RunResult {
   agentRecords: EntranceMovementInput[];
 }
 
-async function runPipeline(name: string, clip: CachedClip, kind: DetectorKind): Promise<RunResult> {
+async function runPipeline(clip: CachedClip, variant: number, kind: DetectorKind): Promise<RunResult> {
+  const name = clip.label;
   const { truth } = clip;
   const config = agentConfigFor(clip, { detector: kind, model });
   const capture = createCapture(config);
@@ -99,6 +106,7 @@ async function runPipeline(name: string, clip: CachedClip, kind: DetectorKind): 
   if (frames !== truth.frameCount) throw new Error(`${name}: the pipeline processed ${frames} frames, the clip has ${truth.frameCount}`);
   return {
     scenario: name,
+    variant,
     detector: kind,
     frames,
     fps: frames / elapsed,
@@ -146,18 +154,20 @@ async function main(): Promise<void> {
   await mkdir(cacheDir, { recursive: true });
   const results: RunResult[] = [];
   const started = performance.now();
-  for (const name of scenarioNames) {
-    const clip = await cachedClip(name, seconds, cacheDir);
-    for (const kind of detectors) {
-      console.error(`${name}: running the pipeline with the ${kind} detector…`);
-      const result = await runPipeline(name, clip, kind);
-      console.error(`${name} / ${kind}: MOTA ${num(result.mot.mota)}, IDF1 ${num(result.mot.idf1)}, count error ${pct(result.intervals.countError)}, ${result.fps.toFixed(0)} fps`);
-      results.push(result);
+  for (let variant = 0; variant < seeds; variant++) {
+    for (const name of scenarioNames) {
+      const clip = await cachedClip(name, seconds, cacheDir, variant);
+      for (const kind of detectors) {
+        console.error(`${clip.label}: running the pipeline with the ${kind} detector…`);
+        const result = await runPipeline(clip, variant, kind);
+        console.error(`${clip.label} / ${kind}: MOTA ${num(result.mot.mota)}, IDF1 ${num(result.mot.idf1)}, count error ${pct(result.intervals.countError)}, ${result.fps.toFixed(0)} fps`);
+        results.push(result);
+      }
     }
   }
 
   const lines: string[] = [];
-  lines.push(`held-out scenarios, ${seconds} s each; gate max(10 px, 0.5 × bee length); model ${model ?? 'shipped default'}`);
+  lines.push(`held-out scenarios, ${seconds} s each${seeds > 1 ? `, ${seeds} clips of each` : ''}; gate max(10 px, 0.5 × bee length); model ${model ?? 'shipped default'}`);
   lines.push('');
   lines.push('| scenario | detector | det. precision | det. recall | MOTA | IDF1 | ID switches | in true/agent | out true/agent | count error | fps |');
   lines.push('|---|---|---|---|---|---|---|---|---|---|---|');
@@ -168,6 +178,19 @@ async function main(): Promise<void> {
   const totals = detectors.map((kind) => ({ kind, ...overall(results, kind) }));
   for (const t of totals) {
     lines.push(`| **all** | ${t.kind} | ${num(t.precision)} | ${num(t.recall)} | ${num(t.mota)} | ${num(t.idf1)} | ${t.switches} | ${t.intervals.truthIn}/${t.intervals.agentIn} | ${t.intervals.truthOut}/${t.intervals.agentOut} | ${pct(t.countError)} | |`);
+  }
+  if (seeds > 1) {
+    lines.push('');
+    lines.push('Each set of clips alone (one clip of every scenario):');
+    lines.push('');
+    lines.push('| clips | detector | MOTA | IDF1 | ID switches | count error |');
+    lines.push('|---|---|---|---|---|---|');
+    for (let variant = 0; variant < seeds; variant++) {
+      for (const kind of detectors) {
+        const t = overall(results.filter((r) => r.variant === variant), kind);
+        lines.push(`| ${variant === 0 ? "the suite's seeds" : `seeds + ${1000 * variant}`} | ${kind} | ${num(t.mota)} | ${num(t.idf1)} | ${t.switches} | ${pct(t.countError)} |`);
+      }
+    }
   }
   lines.push('');
   lines.push('Interval fields, all intervals of all scenarios: mean |agent − truth| (mean truth value)');
@@ -195,7 +218,7 @@ async function main(): Promise<void> {
   console.log(lines.join('\n'));
   if (values.json) {
     const slim = results.map(({ truthRecords: _t, agentRecords: _a, ...rest }) => rest);
-    writeFileSync(resolve(callerDir, values.json), JSON.stringify({ seconds, scenarios: scenarioNames, results: slim, totals }, null, 2));
+    writeFileSync(resolve(callerDir, values.json), JSON.stringify({ seconds, seeds, scenarios: scenarioNames, results: slim, totals }, null, 2));
   }
 }
 

@@ -7,22 +7,38 @@ import { findScenario, renderClip, withOverrides, type GroundTruth } from '@hive
 import { resolveConfig, type AgentConfig, type PartialAgentConfig } from '../src/config/config.ts';
 
 export interface CachedClip {
+  /** Row label: the scenario's name, with the seed when it is not the suite's. */
+  label: string;
   dir: string;
   clip: string;
   truth: GroundTruth;
 }
 
-export async function cachedClip(name: string, seconds: number, cacheDir: string): Promise<CachedClip> {
+/**
+ * `variant` 0 is the scenario as the suite defines it; variant k renders it with seed + 1000 k (clear of the
+ * suite's other seeds, which are a few apart): other
+ * bees, paths, light and noise, for more crossings than one clip holds and a view of how much the scores move
+ * from clip to clip.
+ */
+export async function cachedClip(name: string, seconds: number, cacheDir: string, variant = 0): Promise<CachedClip> {
   const found = findScenario(name);
   if (!found) throw new Error(`unknown scenario "${name}"`);
-  const scenario = withOverrides(found, { durationSeconds: seconds });
+  const scenario = withOverrides(found, { durationSeconds: seconds, seed: found.seed + 1000 * variant });
   const dir = join(cacheDir, `${scenario.name}-${scenario.seed}-${seconds}s`);
   if (!existsSync(join(dir, 'complete'))) {
     await rm(dir, { recursive: true, force: true });
     await renderClip({ scenario, outDir: dir, ids: { hiveId: 'sim-hive', boxId: 'sim-box' }, progress: process.stderr });
     await writeFile(join(dir, 'complete'), '');
   }
-  return { dir, clip: join(dir, 'clip.mp4'), truth: JSON.parse(readFileSync(join(dir, 'truth.json'), 'utf8')) as GroundTruth };
+  const label = variant === 0 ? name : `${name} (seed ${scenario.seed})`;
+  return { label, dir, clip: join(dir, 'clip.mp4'), truth: JSON.parse(readFileSync(join(dir, 'truth.json'), 'utf8')) as GroundTruth };
+}
+
+/** `--seeds N`: how many clips of each scenario (the suite's seed, then the next ones). */
+export function parseSeeds(value: string): number {
+  const seeds = Number(value);
+  if (!Number.isInteger(seeds) || seeds < 1 || seeds > 20) throw new Error(`--seeds must be a whole number from 1 to 20, got "${value}"`);
+  return seeds;
 }
 
 /** The gate for "this hypothesis is that bee": half a bee length, at least 10 px. */

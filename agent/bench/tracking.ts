@@ -4,7 +4,8 @@
 // invented, with what the tracker made of that bee; with --identities, where each true bee's frames went that its
 // main track did not hold (missed, or on other tracks), by role. Tune on training scenes; score held-out ones with
 // `pnpm bench:accuracy`.
-//   pnpm --filter @hivegate/agent bench:tracking [-- --split train --tracker '{"lostGateLengths":1.5}' --explain]
+// `--seeds N` replays N clips of each scenario (see bench:accuracy).
+//   pnpm --filter @hivegate/agent bench:tracking [-- --split train --tracker '{"lostGateLengths":1.5}' --seeds N --explain]
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -19,7 +20,7 @@ import type { PartialAgentConfig } from '../src/config/config.ts';
 import type { Detection } from '../src/detect/types.ts';
 import { compareIntervals } from '../src/eval/intervals.ts';
 import { DetectionAccumulator, matchByDistance, MotAccumulator } from '../src/eval/mot.ts';
-import { agentConfigFor, cachedClip, gateFor, type CachedClip } from './clips.ts';
+import { agentConfigFor, cachedClip, gateFor, parseSeeds, type CachedClip } from './clips.ts';
 
 const { values } = parseArgs({
   // `pnpm x -- --flag` hands the separator on; it separates nothing here.
@@ -28,6 +29,7 @@ const { values } = parseArgs({
     split: { type: 'string', default: 'train' },
     scenarios: { type: 'string' },
     seconds: { type: 'string', default: '60' },
+    seeds: { type: 'string', default: '1' },
     model: { type: 'string' },
     tracker: { type: 'string', default: '{}' },
     counting: { type: 'string', default: '{}' },
@@ -40,6 +42,7 @@ const { values } = parseArgs({
 });
 const callerDir = process.env.INIT_CWD ?? process.cwd();
 const seconds = Number(values.seconds);
+const seeds = parseSeeds(values.seeds);
 const names = values.scenarios ? values.scenarios.split(',') : SCENARIOS.filter((s) => s.split === values.split).map((s) => s.name);
 const model = values.model ? resolve(callerDir, values.model) : undefined;
 const trackerOverrides = JSON.parse(values.tracker) as PartialAgentConfig['tracker'];
@@ -88,6 +91,8 @@ interface Hypothesis {
 
 interface Replay {
   name: string;
+  /** Which of the `--seeds` clips of the scenario. */
+  variant: number;
   truth: GroundTruth;
   mot: ReturnType<MotAccumulator['summary']>;
   /** Of the detections the tracker's first pass takes (score ≥ highScore). */
@@ -103,7 +108,7 @@ interface Replay {
   hypotheses: Map<number, Hypothesis>;
 }
 
-function replay(clip: CachedClip, frames: FrameDetections[]): Replay {
+function replay(clip: CachedClip, variant: number, frames: FrameDetections[]): Replay {
   const { truth } = clip;
   const config = agentConfigFor(clip, { detector: 'onnx', model, tracker: trackerOverrides, counting: countingOverrides });
   const { tracker, counter } = createTracking(config);
@@ -143,7 +148,7 @@ function replay(clip: CachedClip, frames: FrameDetections[]): Replay {
       const bees = hypotheses.get(found[j]!.id)!.bees;
       bees.set(boxes[i]!.id, (bees.get(boxes[i]!.id) ?? 0) + 1);
     }
-    if (traced && traced.scenario === truth.scenario.name) {
+    if (traced && traced.scenario === clip.label) {
       const bee = boxes.find((b) => b.id === traced.bee);
       if (bee) {
         const near = (p: { x: number; y: number }) => Math.hypot(p.x - bee.x, p.y - bee.y) < 3 * truth.beeLengthPx;
@@ -164,7 +169,7 @@ function replay(clip: CachedClip, frames: FrameDetections[]): Replay {
   records.push(...last.movements);
   crossings.push(...last.crossings);
   const c = compareIntervals(truth.intervals, records);
-  return { name: truth.scenario.name, truth, mot: mot.summary(), precision: detection.precision, recall: detection.recall, truthIn: c.truthIn, truthOut: c.truthOut, agentIn: c.agentIn, agentOut: c.agentOut, crossings, beeFrames, hypotheses };
+  return { name: clip.label, variant, truth, mot: mot.summary(), precision: detection.precision, recall: detection.recall, truthIn: c.truthIn, truthOut: c.truthOut, agentIn: c.agentIn, agentOut: c.agentOut, crossings, beeFrames, hypotheses };
 }
 
 /** The true bee a hypothesis followed for most of its life. */
@@ -211,32 +216,50 @@ function explain(r: Replay): string[] {
   return [...lines, ...invented];
 }
 
-async function main(): Promise<void> {
-  await mkdir(cacheDir, { recursive: true });
-  const replays: Replay[] = [];
-  for (const name of names) {
-    const clip = await cachedClip(name, seconds, cacheDir);
-    replays.push(replay(clip, await detectionsFor(clip)));
-  }
-  console.log(`tracker ${JSON.stringify(trackerOverrides)} counting ${JSON.stringify(countingOverrides)}`);
-  console.log('| scenario | det. precision | det. recall | MOTA | IDF1 | switches | in true/agent | out true/agent | count error |');
-  console.log('|---|---|---|---|---|---|---|---|---|');
+/** IDF1, identity switches and count error over several replays together. */
+function totals(replays: readonly Replay[]): { idf1: number; switches: number; countError: number } {
   let wrong = 0;
   let traffic = 0;
   let switches = 0;
   let idtp = 0;
   let idMistakes = 0;
   for (const r of replays) {
-    const rowWrong = Math.abs(r.agentIn - r.truthIn) + Math.abs(r.agentOut - r.truthOut);
-    const rowTraffic = r.truthIn + r.truthOut;
-    wrong += rowWrong;
-    traffic += rowTraffic;
+    wrong += Math.abs(r.agentIn - r.truthIn) + Math.abs(r.agentOut - r.truthOut);
+    traffic += r.truthIn + r.truthOut;
     switches += r.mot.switches;
     idtp += r.mot.idtp;
     idMistakes += r.mot.idfp + r.mot.idfn;
-    console.log(`| ${r.name} | ${r.precision.toFixed(3)} | ${r.recall.toFixed(3)} | ${r.mot.mota.toFixed(3)} | ${r.mot.idf1.toFixed(3)} | ${r.mot.switches} | ${r.truthIn}/${r.agentIn} | ${r.truthOut}/${r.agentOut} | ${((rowWrong / Math.max(1, rowTraffic)) * 100).toFixed(1)} % |`);
   }
-  console.log(`| **all** | | | | ${((2 * idtp) / Math.max(1, 2 * idtp + idMistakes)).toFixed(3)} | ${switches} | | | ${((wrong / Math.max(1, traffic)) * 100).toFixed(1)} % |`);
+  return { idf1: (2 * idtp) / Math.max(1, 2 * idtp + idMistakes), switches, countError: wrong / Math.max(1, traffic) };
+}
+
+const percent = (share: number): string => `${(share * 100).toFixed(1)} %`;
+
+async function main(): Promise<void> {
+  await mkdir(cacheDir, { recursive: true });
+  const replays: Replay[] = [];
+  for (let variant = 0; variant < seeds; variant++) {
+    for (const name of names) {
+      const clip = await cachedClip(name, seconds, cacheDir, variant);
+      replays.push(replay(clip, variant, await detectionsFor(clip)));
+    }
+  }
+  console.log(`tracker ${JSON.stringify(trackerOverrides)} counting ${JSON.stringify(countingOverrides)}`);
+  console.log('| scenario | det. precision | det. recall | MOTA | IDF1 | switches | in true/agent | out true/agent | count error |');
+  console.log('|---|---|---|---|---|---|---|---|---|');
+  for (const r of replays) {
+    const rowWrong = Math.abs(r.agentIn - r.truthIn) + Math.abs(r.agentOut - r.truthOut);
+    const rowTraffic = r.truthIn + r.truthOut;
+    console.log(`| ${r.name} | ${r.precision.toFixed(3)} | ${r.recall.toFixed(3)} | ${r.mot.mota.toFixed(3)} | ${r.mot.idf1.toFixed(3)} | ${r.mot.switches} | ${r.truthIn}/${r.agentIn} | ${r.truthOut}/${r.agentOut} | ${percent(rowWrong / Math.max(1, rowTraffic))} |`);
+  }
+  if (seeds > 1) {
+    for (let variant = 0; variant < seeds; variant++) {
+      const t = totals(replays.filter((r) => r.variant === variant));
+      console.log(`| ${variant === 0 ? "the suite's seeds" : `seeds + ${1000 * variant}`} | | | | ${t.idf1.toFixed(3)} | ${t.switches} | | | ${percent(t.countError)} |`);
+    }
+  }
+  const all = totals(replays);
+  console.log(`| **all** | | | | ${all.idf1.toFixed(3)} | ${all.switches} | | | ${percent(all.countError)} |`);
   if (values.identities) {
     for (const r of replays) {
       console.log(`\n${r.name}: frames each true bee spent off its main track, by role (missed / on other tracks)`);
