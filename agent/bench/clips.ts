@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findScenario, renderClip, withOverrides, type GroundTruth } from '@hivegate/simulator';
+import { findScenario, RENDER_REVISION, renderClip, withOverrides, type GroundTruth } from '@hivegate/simulator';
 import { resolveConfig, type AgentConfig, type PartialAgentConfig } from '../src/config/config.ts';
 
 export interface CachedClip {
@@ -24,7 +24,7 @@ export async function cachedClip(name: string, seconds: number, cacheDir: string
   const found = findScenario(name);
   if (!found) throw new Error(`unknown scenario "${name}"`);
   const scenario = withOverrides(found, { durationSeconds: seconds, seed: found.seed + 1000 * variant });
-  const dir = join(cacheDir, `${scenario.name}-${scenario.seed}-${seconds}s`);
+  const dir = join(cacheDir, `${scenario.name}-${scenario.seed}-${seconds}s-r${RENDER_REVISION}`);
   if (!existsSync(join(dir, 'complete'))) {
     await rm(dir, { recursive: true, force: true });
     await renderClip({ scenario, outDir: dir, ids: { hiveId: 'sim-hive', boxId: 'sim-box' }, progress: process.stderr });

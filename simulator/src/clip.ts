@@ -8,6 +8,12 @@ import { planPopulation } from './scene/population.ts';
 import { Timeline } from './scene/timeline.ts';
 import { GroundTruthBuilder, type GroundTruth, type TruthIds } from './truth/ground-truth.ts';
 
+/**
+ * Changes whenever the same scenario and seed render to other pixels (2: frames handed to ffmpeg blue-first, so
+ * converted to yuv420p by another converter). Caches of rendered clips key on it, so a stale render is not reused.
+ */
+export const RENDER_REVISION = 2;
+
 export interface RenderClipOptions {
   scenario: Scenario;
   outDir: string;

@@ -1,4 +1,4 @@
-export { renderClip, type RenderClipOptions, type RenderedClip } from './clip.ts';
+export { RENDER_REVISION, renderClip, type RenderClipOptions, type RenderedClip } from './clip.ts';
 export { FileCamera, type FileCameraOptions } from './io/camera.ts';
 export { SCENARIOS, findScenario, withOverrides } from './scenario/suite.ts';
 export { plannedCrossings, scenarioStartUnix, validateScenario, type Scenario, type Split } from './scenario/scenario.ts';

@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { createWriteStream, existsSync, readFileSync, type WriteStream } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { renderClip } from '../src/clip.ts';
+import { RENDER_REVISION, renderClip } from '../src/clip.ts';
 import { resolveTool, StderrTail } from '../src/io/ffmpeg.ts';
 import type { GroundTruth } from '../src/truth/ground-truth.ts';
 import type { TruthFrame } from '../src/truth/recorder.ts';
@@ -93,7 +93,7 @@ export function movementsInInput(frame: TruthFrame, earlier: TruthFrame, scaleX:
 
 /** Key of a rendered clip in the cache: anything that changes the pixels changes the key. */
 export function clipKey(clip: TrainingClip): string {
-  const hash = createHash('sha256').update(JSON.stringify(clip.scenario)).digest('hex').slice(0, 12);
+  const hash = createHash('sha256').update(JSON.stringify({ revision: RENDER_REVISION, scenario: clip.scenario })).digest('hex').slice(0, 12);
   return `${clip.scenario.name}-${hash}`;
 }
 
