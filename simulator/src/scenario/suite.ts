@@ -96,6 +96,18 @@ const TRAIN: Scenario[] = [
     light: { level: 0.95, warmth: 0, drift: 0.1, cloudsPerMinute: 3, shadowStrength: 0.45, sunAngleDeg: 45 },
     noiseSigma: 3,
   }),
+  scenario({
+    name: 'second-thoughts',
+    description: 'bees walking up to the slot and turning back, among two-way traffic; for tuning counting rules',
+    split: 'train',
+    seed: 7707,
+    startTime: '2024-06-22T09:15:00Z',
+    traffic: { crossingsPerMinute: 45, inShare: 0.5, flyShare: 0.75 },
+    density: { wanderers: 3, fanners: 1, guards: 2, meetingsPerMinute: 2, turnBacksPerMinute: 10 },
+    speed: 1.05,
+    light: { level: 0.95, warmth: -0.1, drift: 0.05, cloudsPerMinute: 0.5, shadowStrength: 0.5, sunAngleDeg: 120 },
+    noiseSigma: 3,
+  }),
 ];
 
 const HELDOUT: Scenario[] = [
