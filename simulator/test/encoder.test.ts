@@ -6,12 +6,15 @@ import { Mp4Encoder } from '../src/io/encoder.ts';
 
 describe('Mp4Encoder', () => {
   it('reports why ffmpeg failed instead of hanging', async () => {
-    const encoder = new Mp4Encoder({ path: '/nonexistent-directory/clip.mp4', width: 64, height: 48, fps: 10, crf: 23, creationTime: '2024-01-01T00:00:00.000Z' });
+    const encoder = new Mp4Encoder({ path: '/nonexistent-directory/clip.mp4', width: 640, height: 480, fps: 10, crf: 23, creationTime: '2024-01-01T00:00:00.000Z' });
     await encoder.start();
-    // Frames are refused once ffmpeg is gone; finishing then explains why, in ffmpeg's words.
+    // Frames are refused once ffmpeg is gone; finishing then explains why, in ffmpeg's words. Submitting goes on
+    // until then, however long ffmpeg takes to give up: a fixed number of small frames could all fit in the
+    // loopback socket's buffer before a slow (loaded) ffmpeg died, and the loop ended without an error.
+    const deadline = Date.now() + 10_000;
     await expect(
       (async () => {
-        for (let i = 0; i < 200; i++) encoder.submit(await encoder.acquire());
+        while (Date.now() < deadline) encoder.submit(await encoder.acquire());
       })(),
     ).rejects.toThrow(/ffmpeg/);
     await expect(encoder.finish()).rejects.toThrow(/ffmpeg exited with code 1: .*No such file or directory/s);
