@@ -47,11 +47,11 @@ const DEFAULTS: Required<Omit<TrackerOptions, 'kalman'>> = {
   lowScore: 0.1,
   birthScore: 0.6,
   minHits: 3,
-  maxMissedFrames: 10,
+  maxMissedFrames: 20,
   gateLengths: 0.5,
   maxGateLengths: 4,
   lostGateLengths: 1,
-  movementWeight: 2,
+  movementWeight: 4,
   splitAfterMissedFrames: 2,
   beeLengthPx: 40,
 };
