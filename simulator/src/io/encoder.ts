@@ -22,9 +22,9 @@ export interface EncoderOptions {
 }
 
 /**
- * Encodes raw BGR frames (blue, green, red bytes; see `BgrFrame`) to an H.264 mp4 with the system ffmpeg. Frame buffers come from a small pool and
- * return to it only once the bytes have left, so a buffer is never overwritten while in flight; waiting for a
- * free buffer is the backpressure.
+ * Encodes raw BGR frames (blue, green, red bytes; see `BgrFrame`) to an H.264 mp4 with the system ffmpeg. Frame
+ * buffers come from a small pool and return to it only once the bytes have left, so a buffer is never overwritten
+ * while in flight; waiting for a free buffer is the backpressure.
  *
  * Frames travel over a loopback TCP connection that ffmpeg opens to us, not through its stdin. A pipe holds
  * 64 KiB, so a 900 KB frame crosses it in a dozen hand-overs that each need this (busy, rendering) event loop
