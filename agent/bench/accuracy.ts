@@ -1,8 +1,8 @@
 // Accuracy of the agent's real vision pipeline (ffmpeg capture → detector → tracker → counting) on the
 // simulator's held-out scenarios, scored against their ground truth, for the shipped ONNX model and, as the
 // baseline measured in the same run, the classical motion detector.
-// --seeds N renders each scenario N times (its own seed, then the next ones) and also reports each set of clips
-// alone, to show how far the totals move between equally valid clips.
+// --seeds N renders each scenario N times (its own seed, then seed + 1000, + 2000, …) and also reports each set of
+// clips alone, to show how far the totals move between equally valid clips.
 //   pnpm bench:accuracy [-- --seconds 60 --scenarios a,b --detectors onnx,motion --model FILE --seeds N --cache DIR --json FILE]
 import { writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
@@ -16,7 +16,7 @@ import { compareIntervals, INTERVAL_FIELDS, type IntervalComparison } from '../s
 import { DetectionAccumulator, MotAccumulator, type MotSummary } from '../src/eval/mot.ts';
 import { Outbox } from '../src/outbox/outbox.ts';
 import { Pipeline } from '../src/pipeline.ts';
-import { agentConfigFor, cachedClip, gateFor, parseSeeds, type CachedClip } from './clips.ts';
+import { agentConfigFor, cachedClip, clipSetLabel, gateFor, parseSeeds, type CachedClip } from './clips.ts';
 
 type DetectorKind = 'onnx' | 'motion';
 
@@ -188,7 +188,7 @@ async function main(): Promise<void> {
     for (let variant = 0; variant < seeds; variant++) {
       for (const kind of detectors) {
         const t = overall(results.filter((r) => r.variant === variant), kind);
-        lines.push(`| ${variant === 0 ? "the suite's seeds" : `seeds + ${1000 * variant}`} | ${kind} | ${num(t.mota)} | ${num(t.idf1)} | ${t.switches} | ${pct(t.countError)} |`);
+        lines.push(`| ${clipSetLabel(variant)} | ${kind} | ${num(t.mota)} | ${num(t.idf1)} | ${t.switches} | ${pct(t.countError)} |`);
       }
     }
   }

@@ -14,16 +14,17 @@ export interface CachedClip {
   truth: GroundTruth;
 }
 
+/** Variant k of a scenario renders with seed + k × this: clear of the suite's other seeds, which are a few apart. */
+const VARIANT_SEED_STEP = 1000;
+
 /**
- * `variant` 0 is the scenario as the suite defines it; variant k renders it with seed + 1000 k (clear of the
- * suite's other seeds, which are a few apart): other
- * bees, paths, light and noise, for more crossings than one clip holds and a view of how much the scores move
- * from clip to clip.
+ * `variant` 0 is the scenario as the suite defines it; the others render it with another seed (other bees, paths,
+ * light and noise), for more crossings than one clip holds and a view of how much the scores move from clip to clip.
  */
 export async function cachedClip(name: string, seconds: number, cacheDir: string, variant = 0): Promise<CachedClip> {
   const found = findScenario(name);
   if (!found) throw new Error(`unknown scenario "${name}"`);
-  const scenario = withOverrides(found, { durationSeconds: seconds, seed: found.seed + 1000 * variant });
+  const scenario = withOverrides(found, { durationSeconds: seconds, seed: found.seed + VARIANT_SEED_STEP * variant });
   const dir = join(cacheDir, `${scenario.name}-${scenario.seed}-${seconds}s-r${RENDER_REVISION}`);
   if (!existsSync(join(dir, 'complete'))) {
     await rm(dir, { recursive: true, force: true });
@@ -34,7 +35,12 @@ export async function cachedClip(name: string, seconds: number, cacheDir: string
   return { label, dir, clip: join(dir, 'clip.mp4'), truth: JSON.parse(readFileSync(join(dir, 'truth.json'), 'utf8')) as GroundTruth };
 }
 
-/** `--seeds N`: how many clips of each scenario (the suite's seed, then the next ones). */
+/** Row label of one set of clips, one of every scenario, in the per-set totals. */
+export function clipSetLabel(variant: number): string {
+  return variant === 0 ? "the suite's seeds" : `seeds + ${VARIANT_SEED_STEP * variant}`;
+}
+
+/** `--seeds N`: how many clips of each scenario (the suite's seed, then variants 1 … N − 1, see `cachedClip`). */
 export function parseSeeds(value: string): number {
   const seeds = Number(value);
   if (!Number.isInteger(seeds) || seeds < 1 || seeds > 20) throw new Error(`--seeds must be a whole number from 1 to 20, got "${value}"`);
