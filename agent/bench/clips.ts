@@ -55,7 +55,14 @@ export function gateFor(truth: GroundTruth): number {
 /** The agent's configuration for a clip, as the accuracy benchmark runs it: zone and counting from the truth. */
 export function agentConfigFor(
   clip: CachedClip,
-  options: { detector: 'onnx' | 'motion'; model?: string | undefined; tracker?: PartialAgentConfig['tracker']; counting?: PartialAgentConfig['counting'] },
+  options: {
+    detector: 'onnx' | 'motion';
+    model?: string | undefined;
+    /** Detector settings on top of the agent's defaults (motion gate, threshold…). */
+    detectorOverrides?: PartialAgentConfig['detector'];
+    tracker?: PartialAgentConfig['tracker'];
+    counting?: PartialAgentConfig['counting'];
+  },
 ): AgentConfig {
   const { truth } = clip;
   return resolveConfig({
@@ -64,7 +71,12 @@ export function agentConfigFor(
       boxId: 'sim-box',
       source: { url: clip.clip, width: truth.width, height: truth.height, fps: truth.fps },
       cloud: { url: 'http://127.0.0.1:9', token: 'bench' },
-      detector: { kind: options.detector, ...(options.detector === 'onnx' && options.model ? { model: options.model } : {}), motion: { beeLengthPx: truth.beeLengthPx } },
+      detector: {
+        ...options.detectorOverrides,
+        kind: options.detector,
+        ...(options.detector === 'onnx' && options.model ? { model: options.model } : {}),
+        motion: { ...options.detectorOverrides?.motion, beeLengthPx: truth.beeLengthPx },
+      },
       tracker: options.tracker ?? {},
       counting: {
         zone: truth.entranceZone,

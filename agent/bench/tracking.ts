@@ -5,7 +5,7 @@
 // main track did not hold (missed, or on other tracks), by role. Tune on training scenes; score held-out ones with
 // `pnpm bench:accuracy`.
 // `--seeds N` replays N clips of each scenario (see bench:accuracy).
-//   pnpm --filter @hivegate/agent bench:tracking [-- --split train --tracker '{"lostGateLengths":1.5}' --seeds N --explain]
+//   pnpm --filter @hivegate/agent bench:tracking [-- --split train --tracker '{"lostGateLengths":1.5}' --detector '{"motionGate":false}' --seeds N --explain]
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -31,6 +31,7 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '60' },
     seeds: { type: 'string', default: '1' },
     model: { type: 'string' },
+    detector: { type: 'string', default: '{}' },
     tracker: { type: 'string', default: '{}' },
     counting: { type: 'string', default: '{}' },
     threshold: { type: 'string', description: 'detector score threshold (default: the agent default)' },
@@ -45,6 +46,7 @@ const seconds = Number(values.seconds);
 const seeds = parseSeeds(values.seeds);
 const names = values.scenarios ? values.scenarios.split(',') : SCENARIOS.filter((s) => s.split === values.split).map((s) => s.name);
 const model = values.model ? resolve(callerDir, values.model) : undefined;
+const detectorOverrides = JSON.parse(values.detector) as PartialAgentConfig['detector'];
 const trackerOverrides = JSON.parse(values.tracker) as PartialAgentConfig['tracker'];
 const countingOverrides = JSON.parse(values.counting) as PartialAgentConfig['counting'];
 const cacheDir = resolve(callerDir, values.cache);
@@ -60,14 +62,15 @@ interface FrameDetections {
 /** Peaks below this are not cached; a replay can use any threshold above it (peak finding ignores the threshold). */
 const CACHED_THRESHOLD = 0.1;
 
-/** Runs capture and detector over the clip once; later runs with the same model file read the cached result. */
+/** Runs capture and detector over the clip once; later runs with the same model file and detector settings read the cached result. */
 async function detectionsFor(clip: CachedClip): Promise<FrameDetections[]> {
-  const config = agentConfigFor(clip, { detector: 'onnx', model });
+  const config = agentConfigFor(clip, { detector: 'onnx', model, detectorOverrides });
   config.detector.scoreThreshold = CACHED_THRESHOLD;
-  const modelHash = createHash('sha256').update(readFileSync(config.detector.model!)).digest('hex').slice(0, 12);
-  const file = join(clip.dir, `detections-${modelHash}-${CACHED_THRESHOLD}.json`);
+  // Keyed on the model and on every detector setting but the threshold (the motion gate changes what is detected).
+  const key = createHash('sha256').update(readFileSync(config.detector.model!)).update(JSON.stringify(config.detector)).digest('hex').slice(0, 12);
+  const file = join(clip.dir, `detections-${key}-${CACHED_THRESHOLD}.json`);
   if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as FrameDetections[];
-  console.error(`${clip.truth.scenario.name}: detecting (once per model)…`);
+  console.error(`${clip.truth.scenario.name}: detecting (once per model and detector settings)…`);
   const capture = createCapture(config);
   const detector = await createDetector(config);
   const frames: FrameDetections[] = [];
@@ -110,7 +113,7 @@ interface Replay {
 
 function replay(clip: CachedClip, variant: number, frames: FrameDetections[]): Replay {
   const { truth } = clip;
-  const config = agentConfigFor(clip, { detector: 'onnx', model, tracker: trackerOverrides, counting: countingOverrides });
+  const config = agentConfigFor(clip, { detector: 'onnx', model, detectorOverrides, tracker: trackerOverrides, counting: countingOverrides });
   const { tracker, counter } = createTracking(config);
   const threshold = values.threshold ? Number(values.threshold) : config.detector.scoreThreshold;
   if (!(threshold >= CACHED_THRESHOLD)) throw new Error(`--threshold must be at least ${CACHED_THRESHOLD}`);

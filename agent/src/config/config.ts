@@ -49,7 +49,9 @@ export const AgentConfigSchema = Type.Object(
         motion: Type.Object(
           {
             workWidth: PositiveInt(),
-            threshold: Type.Number({ minimum: 1, maximum: 255 }),
+            threshold: Type.Number({ minimum: 1, maximum: 255, description: 'Gray-level change that counts as motion in a picture of mean level referenceLuma.' }),
+            referenceLuma: Type.Number({ minimum: 0, maximum: 255, description: 'Darker pictures get a proportionally lower threshold; 0 keeps it fixed.' }),
+            minThreshold: Type.Number({ minimum: 1, maximum: 255, description: 'The lowest threshold a dark picture gets.' }),
             learningRate: Type.Number({ minimum: 0, maximum: 1 }),
             beeLengthPx: Type.Number({ exclusiveMinimum: 0 }),
             lightChangeFraction: Type.Number({ minimum: 0, maximum: 1 }),
@@ -150,7 +152,7 @@ function defaults(): PartialAgentConfig {
       iouThreshold: 0.45,
       motionGate: true,
       minMotionFraction: 0.0005,
-      motion: { workWidth: 320, threshold: 25, learningRate: 0.05, beeLengthPx: 40, lightChangeFraction: 0.35 },
+      motion: { workWidth: 320, threshold: 25, referenceLuma: 128, minThreshold: 8, learningRate: 0.05, beeLengthPx: 40, lightChangeFraction: 0.35 },
     },
     tracker: { highScore: 0.5, lowScore: 0.1, birthScore: 0.6, minHits: 3, maxMissedFrames: 20, gateLengths: 0.5, maxGateLengths: 4, lostGateLengths: 1, movementWeight: 4, splitAfterMissedFrames: 2 },
     counting: { intervalSeconds: 60, hysteresisPx: 6, stationaryPx: 10, interactionPx: 40, interactionMinFrames: 3, maxLatenessSeconds: 120, edgeBandPx: 20, reversalDepthPx: 0, reversalMaxTurnSeconds: 0.5 },

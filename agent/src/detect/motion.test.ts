@@ -166,6 +166,28 @@ describe('MotionDetector', () => {
     expect(() => detector.measureGray(still, 80, 60)).toThrow('gray picture must be 80×60 bytes, got 19200');
   });
 
+  // Regression: a fixed threshold of 25 took bees walking on a dim board (dusk) for still frames, so the motion gate
+  // skipped the model for seconds and tracks froze while the bees walked into the hive.
+  it('lowers the threshold in proportion to a dark picture, down to minThreshold', () => {
+    const dusk = new Uint8Array(160 * 120).fill(50);
+    const walked = Uint8Array.from(dusk);
+    walked.fill(32, 60 * 160 + 40, 60 * 160 + 52); // a bee 18 levels darker than the board
+    const fixed = new MotionDetector({ referenceLuma: 0 });
+    const scaled = new MotionDetector();
+    for (const detector of [fixed, scaled]) detector.measureGray(dusk, 160, 120);
+    expect(fixed.threshold).toBe(25);
+    expect(scaled.threshold).toBeCloseTo((25 * 50) / 128, 5);
+    expect(fixed.measureGray(walked, 160, 120).foregroundFraction).toBe(0);
+    expect(scaled.measureGray(walked, 160, 120).foregroundFraction).toBeCloseTo(12 / (160 * 120), 5);
+
+    const night = new MotionDetector();
+    night.measureGray(new Uint8Array(160 * 120).fill(5), 160, 120);
+    expect(night.threshold).toBe(8);
+    const daylight = new MotionDetector();
+    daylight.measureGray(new Uint8Array(160 * 120).fill(200), 160, 120);
+    expect(daylight.threshold).toBe(25);
+  });
+
   it('lets a still scene fade into the background', () => {
     const detector = new MotionDetector({ learningRate: 0.2, foregroundLearningRate: 0.2 });
     detector.analyse(scene([]));
