@@ -184,6 +184,28 @@ describe('MovementAggregator', () => {
     expect(lenient.flush()[0]).toMatchObject({ beesIn: 1, beesOut: 1 });
   });
 
+  it('still splits a track that paused at its turn when the bee it met there came from the far side and vanished', () => {
+    // Track s walks in to y = 30 and stands 0.8 s as above; track o came out of the slot to the same spot and was lost
+    // there as s stood on it (their peaks merged), and s then walked off with that bee.
+    const stand = Array.from({ length: 8 }, (): Point => [320, 30]);
+    const path = [...walk([[320, 200], [320, 30]], 20), ...stand, ...walk([[320, 30], [320, 200]], 20)];
+    const partner = walk([[320, 5], [322, 30]], 18);
+    const swapped = new MovementAggregator({ zone, fps, reversalDepthPx: 20 });
+    play(swapped, { s: { from: 0, path }, o: { from: 6, path: partner } }, 55);
+    expect(swapped.flush()[0]).toMatchObject({ beesIn: 1, beesOut: 1 });
+    // The same bee beside a guard who stays in view: a bee turning round, one track, nothing counted.
+    const guarded = new MovementAggregator({ zone, fps, reversalDepthPx: 20 });
+    play(guarded, { s: { from: 0, path }, g: { from: 0, path: Array.from({ length: 55 }, (): Point => [335, 30]) } }, 55);
+    expect(guarded.flush()[0]).toMatchObject({ beesIn: 0, beesOut: 0 });
+    // A bee that vanished far from the turn, or long before it, says nothing about it.
+    const elsewhere = new MovementAggregator({ zone, fps, reversalDepthPx: 20 });
+    play(elsewhere, { s: { from: 0, path }, o: { from: 6, path: walk([[400, 5], [400, 30]], 18) } }, 55);
+    expect(elsewhere.flush()[0]).toMatchObject({ beesIn: 0, beesOut: 0 });
+    const earlier = new MovementAggregator({ zone, fps, reversalDepthPx: 20 });
+    play(earlier, { s: { from: 0, path }, o: { from: 0, path: walk([[320, 5], [322, 30]], 5) } }, 55);
+    expect(earlier.flush()[0]).toMatchObject({ beesIn: 0, beesOut: 0 });
+  });
+
   it('attributes a crossing to the interval in which it happened, across a boundary', () => {
     const aggregator = new MovementAggregator({ zone, fps, intervalSeconds: 2 });
     // Crosses inwards around frame 10 (t = 1 s), track ends at 3.5 s in the next interval.

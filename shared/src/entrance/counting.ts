@@ -41,7 +41,9 @@ export interface CountingConfig {
    * whose tracks swapped where they met (a forager going in passing one coming out at the slot: one peak for a few
    * frames, and the track leaves with the other bee). Its first part is decided and counted when it crosses back;
    * the rest is decided at the end like a track of its own. A bee that turns round stops to do it; one that turns
-   * back without a pause is counted in and out (netFlow stays right). Whether this helps depends on the entrance:
+   * back without a pause is counted in and out (netFlow stays right). A track that paused is still split when another
+   * track, begun on the far side, was last seen where it turned (within `interactionPx`, within a second) and is seen
+   * no more: the bee it swapped with, lost where their peaks merged. Whether this helps depends on the entrance:
    * it mends swaps in two-way traffic at the slot, and miscounts bees that walk up to the slot and turn away.
    */
   reversalDepthPx?: number;
@@ -118,6 +120,10 @@ interface IntervalState {
 const BIRTH_MEMORY_SECONDS = 10;
 /** A new track a moment before the old one's last sighting can still be the bee's (both saw it briefly). */
 const PICKUP_LEAD_SECONDS = 0.2;
+/** How close to a track's turn, in time, the bee it swapped with was last seen. */
+const PARTNER_SECONDS = 1;
+/** A track unseen for this long is taken for gone (a lost bee is often missed for a frame or two first). */
+const GONE_SECONDS = 0.1;
 
 const DEFAULTS = {
   intervalSeconds: 60,
@@ -154,6 +160,8 @@ export class MovementAggregator {
   private firstFrameT: number | undefined;
   /** Where and when recent tracks began, to tell a lost bee that was picked up again from one that was not. */
   private births: { t: number; x: number; y: number }[] = [];
+  /** Where and when recently ended tracks were last seen, and the side they began on. */
+  private ends: { t: number; x: number; y: number; startSide: Side | undefined }[] = [];
   private closedBefore = -Infinity;
 
   constructor(config: CountingConfig) {
@@ -237,12 +245,36 @@ export class MovementAggregator {
     const side = track.side;
     if (depth <= 0 || !side || side === track.startSide || next !== track.startSide || track.depthOnSide < depth) return undefined;
     const maxPause = this.config.reversalMaxTurnSeconds;
-    if (!track.away || paused(track.away, depth / 2, maxPause)) return undefined;
+    if (!track.away) return undefined;
+    if (paused(track.away, depth / 2, maxPause) && !this.partnerVanished(trackId, track.away, side, t)) return undefined;
     const direction: Direction = side === 'inside' ? 'in' : 'out';
     const crossing = this.record(trackId, direction, track.sideSince);
     // The rest is a track of its own, born here at the edge.
     Object.assign(track, { startSide: side, startSideAt: crossing.t, bornAt: t, bornDistance: distance, farthest: Math.abs(distance) });
     return crossing;
+  }
+
+  /**
+   * Whether another track that began on `side` was last seen where this one turned (within `interactionPx`, a second
+   * either way) and is seen no more: the bee coming out that this track swapped with, whose own track ended where
+   * the peaks merged. A bee that turns round alone leaves no such track.
+   */
+  private partnerVanished(trackId: TrackId, away: readonly number[], side: Side, now: number): boolean {
+    let turn = 0;
+    let deepest = -Infinity;
+    for (let i = 0; i < away.length; i += 3) {
+      const depth = Math.abs(signedDistanceToPolygon([away[i + 1]!, away[i + 2]!], this.config.zone));
+      if (depth > deepest) [deepest, turn] = [depth, i];
+    }
+    const [turnT, turnX, turnY] = [away[turn]!, away[turn + 1]!, away[turn + 2]!];
+    const radius = this.config.interactionPx;
+    const near = (c: { t: number; x: number; y: number; startSide: Side | undefined }) =>
+      c.startSide === side && Math.abs(c.t - turnT) <= PARTNER_SECONDS && c.t < now - GONE_SECONDS && Math.hypot(c.x - turnX, c.y - turnY) <= radius;
+    if (this.ends.some(near)) return true;
+    for (const [id, other] of this.tracks) {
+      if (id !== trackId && other.last && near({ ...other.last, startSide: other.startSide })) return true;
+    }
+    return false;
   }
 
   /** Counts a decided crossing in the interval it happened in, or the oldest still open (a late count beats a lost one). */
@@ -289,6 +321,10 @@ export class MovementAggregator {
     const track = this.tracks.get(trackId);
     if (!track) return null;
     this.tracks.delete(trackId);
+    if (track.last) {
+      this.ends.push({ ...track.last, startSide: track.startSide });
+      while (this.ends[0]!.t < track.last.t - BIRTH_MEMORY_SECONDS) this.ends.shift();
+    }
     for (const key of this.pairs.keys()) if (pairHas(key, trackId)) this.pairs.delete(key);
 
     let direction: Direction | null =
