@@ -100,6 +100,8 @@ interface TrackState {
   depthOnSide: number;
   /** Since it crossed away from its start side: t, x, y of each sighting, flat. Kept only while `reversalDepthPx` is on. */
   away?: number[];
+  /** Where and when, during `away`, it was furthest from the edge: where it turned back. */
+  turn?: { t: number; x: number; y: number };
   last?: { t: number; x: number; y: number };
   touchedZone: boolean;
 }
@@ -215,8 +217,12 @@ export class MovementAggregator {
         track.sideSince = t;
         track.depthOnSide = 0;
         track.away = this.config.reversalDepthPx > 0 && side !== track.startSide ? [] : undefined;
+        track.turn = undefined;
       }
-      track.away?.push(t, bee.x, bee.y);
+      if (track.away) {
+        track.away.push(t, bee.x, bee.y);
+        if (!track.turn || Math.abs(distance) > track.depthOnSide) track.turn = { t, x: bee.x, y: bee.y };
+      }
       track.depthOnSide = Math.max(track.depthOnSide, Math.abs(distance));
     }
 
@@ -245,8 +251,8 @@ export class MovementAggregator {
     const side = track.side;
     if (depth <= 0 || !side || side === track.startSide || next !== track.startSide || track.depthOnSide < depth) return undefined;
     const maxPause = this.config.reversalMaxTurnSeconds;
-    if (!track.away) return undefined;
-    if (paused(track.away, depth / 2, maxPause) && !this.partnerVanished(trackId, track.away, side, t)) return undefined;
+    if (!track.away || !track.turn) return undefined;
+    if (paused(track.away, depth / 2, maxPause) && !this.partnerVanished(trackId, track.turn, side, t)) return undefined;
     const direction: Direction = side === 'inside' ? 'in' : 'out';
     const crossing = this.record(trackId, direction, track.sideSince);
     // The rest is a track of its own, born here at the edge.
@@ -259,20 +265,13 @@ export class MovementAggregator {
    * either way) and is seen no more: the bee coming out that this track swapped with, whose own track ended where
    * the peaks merged. A bee that turns round alone leaves no such track.
    */
-  private partnerVanished(trackId: TrackId, away: readonly number[], side: Side, now: number): boolean {
-    let turn = 0;
-    let deepest = -Infinity;
-    for (let i = 0; i < away.length; i += 3) {
-      const depth = Math.abs(signedDistanceToPolygon([away[i + 1]!, away[i + 2]!], this.config.zone));
-      if (depth > deepest) [deepest, turn] = [depth, i];
-    }
-    const [turnT, turnX, turnY] = [away[turn]!, away[turn + 1]!, away[turn + 2]!];
+  private partnerVanished(trackId: TrackId, turn: { t: number; x: number; y: number }, side: Side, now: number): boolean {
     const radius = this.config.interactionPx;
-    const near = (c: { t: number; x: number; y: number; startSide: Side | undefined }) =>
-      c.startSide === side && Math.abs(c.t - turnT) <= PARTNER_SECONDS && c.t < now - GONE_SECONDS && Math.hypot(c.x - turnX, c.y - turnY) <= radius;
-    if (this.ends.some(near)) return true;
+    const near = (seen: { t: number; x: number; y: number }, startSide: Side | undefined) =>
+      startSide === side && Math.abs(seen.t - turn.t) <= PARTNER_SECONDS && seen.t < now - GONE_SECONDS && Math.hypot(seen.x - turn.x, seen.y - turn.y) <= radius;
+    if (this.ends.some((end) => near(end, end.startSide))) return true;
     for (const [id, other] of this.tracks) {
-      if (id !== trackId && other.last && near({ ...other.last, startSide: other.startSide })) return true;
+      if (id !== trackId && other.last && near(other.last, other.startSide)) return true;
     }
     return false;
   }
