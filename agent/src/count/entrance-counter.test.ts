@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EndedTrack, TrackPoint, TrackView } from '../track/tracker.ts';
+import { createTracking } from '../agent.ts';
+import { resolveConfig } from '../config/config.ts';
 import { EntranceCounter } from './entrance-counter.ts';
 
 const T0 = 1_767_225_600; // a whole minute, Unix seconds
@@ -74,6 +76,15 @@ describe('EntranceCounter', () => {
     const decided = outputs.filter((o) => o.crossings.length > 0).map((o) => [o.s, o.crossings.map((x) => x.direction)]);
     // In when it crosses back (y < 294 at 4.1 s), out when the track ends.
     expect(decided).toEqual([[4.1, ['in']], [5.1, ['out']]]);
+    expect(c.flush([]).movements).toEqual([expect.objectContaining({ beesIn: 1, beesOut: 1, netFlow: 0 })]);
+  });
+
+  it('with the agent defaults, splits a track that walks deep into the zone and straight back out', () => {
+    // The default zone is the lower half of the frame; the default reversal depth is 25 px. A forager going in that
+    // swapped with one coming out at the slot: neither crossing would count without the split.
+    const config = resolveConfig({ file: { hiveId: 'hive-1', boxId: 'box-1', source: { url: 'clip.mp4', fps: 10 }, cloud: { url: 'http://127.0.0.1:8600', token: 't' } }, env: {} });
+    const { counter: c } = createTracking(config);
+    play(c, [{ id: 4, from: 1, to: 5, path: (s) => [320, s < 3 ? 100 + 100 * (s - 1) : 300 - 100 * (s - 3)] }], 8);
     expect(c.flush([]).movements).toEqual([expect.objectContaining({ beesIn: 1, beesOut: 1, netFlow: 0 })]);
   });
 
