@@ -40,6 +40,8 @@ describe('resolveConfig', () => {
     expect(() => resolveConfig({ file: { ...minimal, source: { url: 'a', fps: 0 } }, env: {} })).toThrow(/source\.fps must be > 0/);
     expect(() => resolveConfig({ file: { ...minimal, detectr: {} } as never, env: {} })).toThrow('invalid configuration: detectr is not an allowed property');
     expect(() => resolveConfig({ file: { ...minimal, counting: { edgeBandPx: -1 } } as never, env: {} })).toThrow(/counting\.edgeBandPx must be >= 0/);
+    expect(() => resolveConfig({ file: { ...minimal, detector: { motion: { referenceLuma: -1 } } } as never, env: {} })).toThrow(/detector\.motion\.referenceLuma must be >= 0/);
+    expect(() => resolveConfig({ file: { ...minimal, detector: { motion: { minThreshold: 0 } } } as never, env: {} })).toThrow(/detector\.motion\.minThreshold must be >= 1/);
     expect(() => resolveConfig({ file: { ...minimal, cloud: undefined } as never, env: {} })).toThrow(/cloud\.(url|token) is required/);
   });
 
