@@ -424,7 +424,11 @@ describe('a restart during transcoding', () => {
       const ready = await waitForState(origin2, user.token, 'r', 'READY');
       const playlist = parseMediaPlaylist(await (await fetch(ready.playlistURL!)).text());
       expect(Math.abs(playlist.segments.reduce((a, s) => a + s.durationSeconds, 0) - CLIP_SECONDS)).toBeLessThanOrEqual(1 / FPS);
-      const [record] = await second.app.ctx.jobs.list<{ videoId: string }>('video.transcode');
+      // The video turns READY before the queue marks its job done; read the job once it has left 'running'.
+      const record = await waitFor(async () => {
+        const [job] = await second!.app.ctx.jobs.list<{ videoId: string }>('video.transcode');
+        return job && job.state !== 'running' ? job : null;
+      }, 'the transcode job to finish', 10_000);
       expect(record).toMatchObject({ state: 'done', attempts: 1, payload: { videoId: ready.id } });
     } finally {
       await second?.close();
