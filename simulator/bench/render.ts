@@ -18,7 +18,11 @@ import { planPopulation } from '../src/scene/population.ts';
 import { Timeline } from '../src/scene/timeline.ts';
 import { GroundTruthBuilder } from '../src/truth/ground-truth.ts';
 
-const { values } = parseArgs({ options: { scenario: { type: 'string', default: 'busy-afternoon' }, seconds: { type: 'string', default: '30' } } });
+const { values } = parseArgs({
+  // `pnpm bench:render -- --scenario dusk` hands the separator on; it separates nothing here.
+  args: process.argv.slice(2).filter((arg) => arg !== '--'),
+  options: { scenario: { type: 'string', default: 'busy-afternoon' }, seconds: { type: 'string', default: '30' } },
+});
 const base = findScenario(values.scenario);
 if (!base) throw new Error(`unknown scenario ${values.scenario}`);
 const scenario = withOverrides(base, { durationSeconds: Number(values.seconds) });
