@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.ts';
 import { defaultConfig } from '../src/config.ts';
 import { resolveBinary } from '../src/video/ffmpeg.ts';
+import { waitFor } from './helper.ts';
 
 // The same job queue, transcode and heatmap SQL on the embedded database (no DATABASE_URL).
 const dataDir = mkdtempSync(path.join(tmpdir(), 'hivegate-embedded-video-'));
@@ -25,16 +26,6 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function waitFor<T>(probe: () => Promise<T | null | undefined | false>, what: string): Promise<T> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 describe('video and heatmaps on the embedded database', () => {
   it('adds trajectories, renders the day and transcodes a video to READY', async () => {
     const user = await app.ctx.users.create('embedded-bees');
@@ -47,7 +38,7 @@ describe('video and heatmaps on the embedded database', () => {
     const day = await waitFor(async () => {
       const d = await app.ctx.heatmaps.get(user.id, '1', '2026-05-01');
       return d?.renderedAt ? d : null;
-    }, 'the render');
+    }, 'the render', 30_000);
     expect(day).toMatchObject({ trajectoryCount: 1, pointCount: 2, maxCount: 1, cols: 64, rows: 48 });
     expect(await app.ctx.blobs.head(day.imageKey!)).not.toBeNull();
 
@@ -62,7 +53,7 @@ describe('video and heatmaps on the embedded database', () => {
       const v = await app.ctx.videos.get(user.id, video.id);
       if (v?.state === 'FAILED') throw new Error(`transcode failed: ${v.failureReason}`);
       return v?.state === 'READY' ? v : null;
-    }, 'READY');
+    }, 'READY', 30_000);
     expect(ready.segmentCount).toBe(2);
     expect(ready.durationSeconds).toBeCloseTo(3, 1);
   });

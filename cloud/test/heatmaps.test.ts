@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pngjs from 'pngjs';
 import { binTrajectories } from '../src/heatmaps/grid.ts';
-import { buildTestApp, createUser, graphql, type TestApp } from './helper.ts';
+import { buildTestApp, createUser, graphql, waitFor, type TestApp } from './helper.ts';
 
 const FRAME = { width: 640, height: 480 };
 const GRID = { cols: 160, rows: 120 };
@@ -42,16 +42,6 @@ async function cells(ownerId: number, boxId: string, date: string): Promise<Map<
 
 async function day(ownerId: number, boxId: string, date: string) {
   return t.app.ctx.heatmaps.get(ownerId, boxId, date);
-}
-
-async function waitFor<T>(probe: () => Promise<T | undefined | null | false>, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 /** Seeded tracks like bees walking at the entrance: deterministic, so expected counts can be recomputed. */
@@ -200,7 +190,7 @@ describe('rendered heatmaps', () => {
       const result = await graphql(t.app, token, HEATMAPS_QUERY, { boxIds: [21, 22], date: null });
       const heatmaps = result.data?.entranceHeatmaps as Record<string, unknown>[] | undefined;
       return heatmaps && heatmaps.length === 3 && heatmaps.every((h) => h.imageURL) ? heatmaps : null;
-    }, 'three rendered heatmaps');
+    }, 'three rendered heatmaps', 15_000);
     expect(listed.map((h) => [h.boxId, h.date])).toEqual([
       ['22', '2026-05-06'],
       ['21', '2026-05-06'],
@@ -244,7 +234,7 @@ describe('rendered heatmaps', () => {
       const d = await day(user.id, 'burst', '2026-05-07');
       const pending = await t.app.ctx.db.query(`SELECT 1 FROM jobs WHERE kind = 'heatmap.render' AND dedupe_key = $1 AND state IN ('queued', 'running')`, [`${user.id}/burst/2026-05-07`]);
       return d?.renderedAt && pending.rowCount === 0 ? d : null;
-    }, 'the renders to settle');
+    }, 'the renders to settle', 15_000);
     // At most one render per debounce period (0.3 s here) while uploads arrive, plus the one after the last.
     expect(rendered.renderCount).toBeGreaterThanOrEqual(1);
     expect(rendered.renderCount).toBeLessThanOrEqual(Math.min(5, Math.floor(uploadSeconds / 0.3) + 2));
@@ -268,7 +258,7 @@ describe('rendered heatmaps', () => {
     const alice = await createUser(t.app);
     const bob = await createUser(t.app);
     await post(alice.token, { boxId: 31, timestamp: '2026-05-08T10:00:00', frameDimensions: FRAME, trackHistory: randomTracks(31, 5, 20) });
-    await waitFor(async () => (await day(alice.user.id, '31', '2026-05-08'))?.renderedAt, "alice's render");
+    await waitFor(async () => (await day(alice.user.id, '31', '2026-05-08'))?.renderedAt, "alice's render", 15_000);
     const seenByBob = await graphql(t.app, bob.token, HEATMAPS_QUERY, { boxIds: [31], date: null });
     expect(seenByBob.data?.entranceHeatmaps).toEqual([]);
 
@@ -277,7 +267,7 @@ describe('rendered heatmaps', () => {
       const result = await graphql(t.app, bob.token, HEATMAPS_QUERY, { boxIds: [31], date: '2026-05-08' });
       const list = result.data?.entranceHeatmaps as { imageURL: string | null; pointCount: number }[];
       return list[0]?.imageURL ? list : null;
-    }, "bob's render");
+    }, "bob's render", 15_000);
     expect(bobs).toHaveLength(1);
     expect(bobs[0]!.pointCount).toBe(2);
     const alices = (await graphql(t.app, alice.token, HEATMAPS_QUERY, { boxIds: [31], date: '2026-05-08' })).data?.entranceHeatmaps as { imageURL: string; pointCount: number }[];

@@ -114,3 +114,14 @@ export async function startDatabaseRelay(target = new URL(ADMIN_DATABASE_URL)) {
     },
   };
 }
+
+/** Polls `probe` until it gives something truthy and returns that; fails naming `what` after `timeoutMs`. */
+export async function waitFor<T>(probe: () => Promise<T | undefined | null | false>, what: string, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

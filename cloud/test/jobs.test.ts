@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { migrate } from '../src/db/migrate.ts';
 import { PostgresDatabase } from '../src/db/postgres.ts';
 import { JobQueue, PermanentJobError, type JobHandler, type JobQueueConfig } from '../src/jobs/job-queue.ts';
-import { createTestDatabase } from './helper.ts';
+import { createTestDatabase, waitFor } from './helper.ts';
 
 const silent = { info() {}, warn() {}, error() {}, debug() {}, trace() {}, fatal() {}, child() { return silent; }, level: 'silent' } as unknown as FastifyBaseLogger;
 
@@ -24,16 +24,6 @@ async function instance(handlers: Record<string, JobHandler<never>>, config: Par
   await queue.start();
   opened.at(-1)!.queue = queue;
   return { db, queue };
-}
-
-async function waitFor<T>(probe: () => Promise<T | undefined | null | false>, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -8,7 +8,7 @@ import pg from 'pg';
 import pngjs from 'pngjs';
 import { parseMediaPlaylist } from '../src/video/hls-playlist.ts';
 import { resolveBinary } from '../src/video/ffmpeg.ts';
-import { buildTestApp, createTestDatabase, createUser, type TestApp } from './helper.ts';
+import { buildTestApp, createTestDatabase, createUser, waitFor, type TestApp } from './helper.ts';
 
 const CLIP_SECONDS = 6;
 const FPS = 25;
@@ -70,22 +70,12 @@ async function videosOf(origin: string, token: string, boxId: string | number): 
   return result.data!.gateVideos as VideoView[];
 }
 
-async function waitFor<T>(probe: () => Promise<T | undefined | null | false>, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 async function waitForState(origin: string, token: string, boxId: string | number, state: string): Promise<VideoView> {
   return waitFor(async () => {
     const [video] = await videosOf(origin, token, boxId);
     if (video?.state === 'FAILED' && state !== 'FAILED') throw new Error(`transcode failed: ${video.failureReason}`);
     return video?.state === state ? video : null;
-  }, `the video of box ${boxId} to be ${state}`);
+  }, `the video of box ${boxId} to be ${state}`, 30_000);
 }
 
 async function blobKeys(app: TestApp['app'], prefix = 'videos/'): Promise<string[]> {
@@ -201,7 +191,7 @@ describe('stored video', () => {
     const day = await waitFor(async () => {
       const d = await t.app.ctx.heatmaps.get(owner.user.id, '7', '2026-05-01');
       return d?.imageKey ? d : null;
-    }, 'the heatmap render');
+    }, 'the heatmap render', 30_000);
     const blob = await t.app.ctx.blobs.get(day.imageKey!);
     const chunks: Buffer[] = [];
     for await (const chunk of blob!.body) chunks.push(chunk as Buffer);
@@ -363,7 +353,7 @@ describe('deleting a video', () => {
       const job = await waitFor(async () => {
         const jobs = await t.app.ctx.jobs.list<{ videoId: string }>('video.transcode');
         return jobs.find((j) => j.payload.videoId === video!.id && j.state === 'done');
-      }, 'the transcode job to end');
+      }, 'the transcode job to end', 30_000);
       expect(job.attempts).toBe(1);
       // Regression: a transcode that outlived its video used to store its playlist and mark nothing READY.
       expect(await blobKeys(t.app, `videos/${video!.id}/`)).toEqual([]);
@@ -409,7 +399,7 @@ describe('a restart during transcoding', () => {
       const midway = await waitFor(async () => {
         const [video] = await videosOf(origin, user.token, 'r');
         return video?.state === 'PROCESSING' && video.progress > 0 ? video : null;
-      }, 'visible progress');
+      }, 'visible progress', 30_000);
       expect(midway.progress).toBeLessThan(100);
       await first.close();
 
