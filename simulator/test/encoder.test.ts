@@ -1,4 +1,4 @@
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -35,6 +35,29 @@ describe('Mp4Encoder', () => {
     } finally {
       if (saved === undefined) delete process.env.FFMPEG_PATH;
       else process.env.FFMPEG_PATH = saved;
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('encodes as a Raspberry Pi 5 camera does: x264 with rpicam-vid\'s options', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'hivegate-encoder-'));
+    try {
+      const path = join(dir, 'clip.mp4');
+      const encoder = new Mp4Encoder({ path, width: 64, height: 48, fps: 10, crf: 23, creationTime: '2024-01-01T00:00:00.000Z' });
+      await encoder.start();
+      for (let i = 0; i < 10; i++) {
+        const frame = await encoder.acquire();
+        for (let p = 0; p < frame.length; p++) frame[p] = (p * 7 + i * 13) & 0xff;
+        encoder.submit(frame);
+      }
+      await encoder.finish();
+      await encoder.stop();
+      // x264 writes the settings it ran with into the stream itself.
+      const settings = /options: ([^\0]*)/.exec((await readFile(path)).toString('latin1'))?.[1] ?? '';
+      for (const option of ['me=dia', 'subme=0', 'chroma_me=0', 'weightp=0', 'weightb=0', 'mixed_ref=0', 'bframes=1', 'scenecut=0']) {
+        expect(settings).toContain(` ${option} `);
+      }
+    } finally {
       await rm(dir, { recursive: true, force: true });
     }
   });

@@ -7,10 +7,10 @@ import { resolveTool, StderrTail } from './ffmpeg.ts';
 const CONNECT_TIMEOUT_MS = 10_000;
 
 /**
- * What rpicam-vid asks of libx264 on a Raspberry Pi 5, which has no hardware H.264 encoder (outside its low-latency
- * mode): on top of the superfast preset, diamond motion search without sub-pixel refinement or chroma, no look-ahead,
+ * What rpicam-vid asks of libx264 on a Raspberry Pi 5 (which has no hardware H.264 encoder) outside its low-latency
+ * mode: on top of the superfast preset, diamond motion search without sub-pixel refinement or chroma, no look-ahead,
  * one B-frame, no weighted prediction, no scene-cut keyframes. Clips then carry the compression of the camera the
- * agent runs beside, and x264 codes a noisy dim scene in about half the time the preset alone takes.
+ * agent runs beside, and x264 spends far less on the sensor noise of dim scenes than with the preset alone.
  */
 const CAMERA_X264_PARAMS = 'me=dia:subme=0:merange=16:chroma-me=0:weightp=0:weightb=0:rc-lookahead=0:mixed-refs=0:partitions=i8x8,i4x4:bframes=1:scenecut=0';
 
