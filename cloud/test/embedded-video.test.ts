@@ -9,6 +9,9 @@ import { defaultConfig } from '../src/config.ts';
 import { resolveBinary } from '../src/video/ffmpeg.ts';
 import { waitFor } from './helper.ts';
 
+/** How long a wait for the render or the transcode may take: both run ffmpeg, slow on a loaded machine. */
+const FFMPEG_WAIT_MS = 30_000;
+
 // The same job queue, transcode and heatmap SQL on the embedded database (no DATABASE_URL).
 const dataDir = mkdtempSync(path.join(tmpdir(), 'hivegate-embedded-video-'));
 let app: FastifyInstance;
@@ -38,7 +41,7 @@ describe('video and heatmaps on the embedded database', () => {
     const day = await waitFor(async () => {
       const d = await app.ctx.heatmaps.get(user.id, '1', '2026-05-01');
       return d?.renderedAt ? d : null;
-    }, 'the render', 30_000);
+    }, 'the render', FFMPEG_WAIT_MS);
     expect(day).toMatchObject({ trajectoryCount: 1, pointCount: 2, maxCount: 1, cols: 64, rows: 48 });
     expect(await app.ctx.blobs.head(day.imageKey!)).not.toBeNull();
 
@@ -53,7 +56,7 @@ describe('video and heatmaps on the embedded database', () => {
       const v = await app.ctx.videos.get(user.id, video.id);
       if (v?.state === 'FAILED') throw new Error(`transcode failed: ${v.failureReason}`);
       return v?.state === 'READY' ? v : null;
-    }, 'READY', 30_000);
+    }, 'READY', FFMPEG_WAIT_MS);
     expect(ready.segmentCount).toBe(2);
     expect(ready.durationSeconds).toBeCloseTo(3, 1);
   });

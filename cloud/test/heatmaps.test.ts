@@ -5,6 +5,8 @@ import { buildTestApp, createUser, graphql, waitFor, type TestApp } from './help
 
 const FRAME = { width: 640, height: 480 };
 const GRID = { cols: 160, rows: 120 };
+/** How long a wait for a debounced render may take. */
+const RENDER_WAIT_MS = 15_000;
 
 let t: TestApp;
 let base: string;
@@ -190,7 +192,7 @@ describe('rendered heatmaps', () => {
       const result = await graphql(t.app, token, HEATMAPS_QUERY, { boxIds: [21, 22], date: null });
       const heatmaps = result.data?.entranceHeatmaps as Record<string, unknown>[] | undefined;
       return heatmaps && heatmaps.length === 3 && heatmaps.every((h) => h.imageURL) ? heatmaps : null;
-    }, 'three rendered heatmaps', 15_000);
+    }, 'three rendered heatmaps', RENDER_WAIT_MS);
     expect(listed.map((h) => [h.boxId, h.date])).toEqual([
       ['22', '2026-05-06'],
       ['21', '2026-05-06'],
@@ -234,7 +236,7 @@ describe('rendered heatmaps', () => {
       const d = await day(user.id, 'burst', '2026-05-07');
       const pending = await t.app.ctx.db.query(`SELECT 1 FROM jobs WHERE kind = 'heatmap.render' AND dedupe_key = $1 AND state IN ('queued', 'running')`, [`${user.id}/burst/2026-05-07`]);
       return d?.renderedAt && pending.rowCount === 0 ? d : null;
-    }, 'the renders to settle', 15_000);
+    }, 'the renders to settle', RENDER_WAIT_MS);
     // At most one render per debounce period (0.3 s here) while uploads arrive, plus the one after the last.
     expect(rendered.renderCount).toBeGreaterThanOrEqual(1);
     expect(rendered.renderCount).toBeLessThanOrEqual(Math.min(5, Math.floor(uploadSeconds / 0.3) + 2));
@@ -258,7 +260,7 @@ describe('rendered heatmaps', () => {
     const alice = await createUser(t.app);
     const bob = await createUser(t.app);
     await post(alice.token, { boxId: 31, timestamp: '2026-05-08T10:00:00', frameDimensions: FRAME, trackHistory: randomTracks(31, 5, 20) });
-    await waitFor(async () => (await day(alice.user.id, '31', '2026-05-08'))?.renderedAt, "alice's render", 15_000);
+    await waitFor(async () => (await day(alice.user.id, '31', '2026-05-08'))?.renderedAt, "alice's render", RENDER_WAIT_MS);
     const seenByBob = await graphql(t.app, bob.token, HEATMAPS_QUERY, { boxIds: [31], date: null });
     expect(seenByBob.data?.entranceHeatmaps).toEqual([]);
 
@@ -267,7 +269,7 @@ describe('rendered heatmaps', () => {
       const result = await graphql(t.app, bob.token, HEATMAPS_QUERY, { boxIds: [31], date: '2026-05-08' });
       const list = result.data?.entranceHeatmaps as { imageURL: string | null; pointCount: number }[];
       return list[0]?.imageURL ? list : null;
-    }, "bob's render", 15_000);
+    }, "bob's render", RENDER_WAIT_MS);
     expect(bobs).toHaveLength(1);
     expect(bobs[0]!.pointCount).toBe(2);
     const alices = (await graphql(t.app, alice.token, HEATMAPS_QUERY, { boxIds: [31], date: '2026-05-08' })).data?.entranceHeatmaps as { imageURL: string; pointCount: number }[];

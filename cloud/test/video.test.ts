@@ -12,6 +12,8 @@ import { buildTestApp, createTestDatabase, createUser, waitFor, type TestApp } f
 
 const CLIP_SECONDS = 6;
 const FPS = 25;
+/** How long a wait for a transcode or a heatmap render may take: both run ffmpeg, slow on a loaded machine. */
+const FFMPEG_WAIT_MS = 30_000;
 const MAX_BYTES = 1024 * 1024;
 
 let work: string;
@@ -75,7 +77,7 @@ async function waitForState(origin: string, token: string, boxId: string | numbe
     const [video] = await videosOf(origin, token, boxId);
     if (video?.state === 'FAILED' && state !== 'FAILED') throw new Error(`transcode failed: ${video.failureReason}`);
     return video?.state === state ? video : null;
-  }, `the video of box ${boxId} to be ${state}`, 30_000);
+  }, `the video of box ${boxId} to be ${state}`, FFMPEG_WAIT_MS);
 }
 
 async function blobKeys(app: TestApp['app'], prefix = 'videos/'): Promise<string[]> {
@@ -191,7 +193,7 @@ describe('stored video', () => {
     const day = await waitFor(async () => {
       const d = await t.app.ctx.heatmaps.get(owner.user.id, '7', '2026-05-01');
       return d?.imageKey ? d : null;
-    }, 'the heatmap render', 30_000);
+    }, 'the heatmap render', FFMPEG_WAIT_MS);
     const blob = await t.app.ctx.blobs.get(day.imageKey!);
     const chunks: Buffer[] = [];
     for await (const chunk of blob!.body) chunks.push(chunk as Buffer);
@@ -353,7 +355,7 @@ describe('deleting a video', () => {
       const job = await waitFor(async () => {
         const jobs = await t.app.ctx.jobs.list<{ videoId: string }>('video.transcode');
         return jobs.find((j) => j.payload.videoId === video!.id && j.state === 'done');
-      }, 'the transcode job to end', 30_000);
+      }, 'the transcode job to end', FFMPEG_WAIT_MS);
       expect(job.attempts).toBe(1);
       // Regression: a transcode that outlived its video used to store its playlist and mark nothing READY.
       expect(await blobKeys(t.app, `videos/${video!.id}/`)).toEqual([]);
@@ -399,7 +401,7 @@ describe('a restart during transcoding', () => {
       const midway = await waitFor(async () => {
         const [video] = await videosOf(origin, user.token, 'r');
         return video?.state === 'PROCESSING' && video.progress > 0 ? video : null;
-      }, 'visible progress', 30_000);
+      }, 'visible progress', FFMPEG_WAIT_MS);
       expect(midway.progress).toBeLessThan(100);
       await first.close();
 
