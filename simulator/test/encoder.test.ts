@@ -62,6 +62,31 @@ describe('Mp4Encoder', () => {
     }
   });
 
+  it('writes the same file for the same frames, though x264 codes on two threads', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'hivegate-encoder-'));
+    try {
+      const encode = async (name: string): Promise<Buffer> => {
+        const path = join(dir, name);
+        const encoder = new Mp4Encoder({ path, width: 160, height: 120, fps: 10, crf: 23, creationTime: '2024-01-01T00:00:00.000Z' });
+        await encoder.start();
+        for (let i = 0; i < 30; i++) {
+          const frame = await encoder.acquire();
+          // Moving noise-like texture: enough for x264 to make different choices if its threads raced.
+          for (let p = 0; p < frame.length; p++) frame[p] = ((p * 2654435761 + i * 40503) >>> 24) & 0xff;
+          encoder.submit(frame);
+        }
+        await encoder.finish();
+        await encoder.stop();
+        return readFile(path);
+      };
+      const first = await encode('a.mp4');
+      expect((await encode('b.mp4')).equals(first)).toBe(true);
+      expect(/options: [^\0]* threads=2 /.test(first.toString('latin1'))).toBe(true);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('refuses frames of the wrong size and use before start', async () => {
     const encoder = new Mp4Encoder({ path: '/tmp/unused.mp4', width: 64, height: 48, fps: 10, crf: 23, creationTime: '2024-01-01T00:00:00.000Z' });
     expect(() => encoder.submit(Buffer.alloc(64 * 48 * 3))).toThrow(/not started/);
