@@ -11,8 +11,7 @@ import { GroundTruthBuilder, type GroundTruth, type TruthIds } from './truth/gro
 /**
  * Changes whenever the same scenario and seed render to other pixels (2: frames handed to ffmpeg blue-first, so
  * converted to yuv420p by another converter; 3: x264 set as a Raspberry Pi 5 camera sets it; 4: two x264
- * threads, which code slightly other bits). Caches of rendered
- * clips key on it, so a stale render is not reused.
+ * threads, which code slightly other bits). Caches of rendered clips key on it, so a stale render is not reused.
  */
 export const RENDER_REVISION = 4;
 
