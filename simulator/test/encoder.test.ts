@@ -40,51 +40,23 @@ describe('Mp4Encoder', () => {
   });
 
   it('encodes as a Raspberry Pi 5 camera does: x264 with rpicam-vid\'s options', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'hivegate-encoder-'));
-    try {
-      const path = join(dir, 'clip.mp4');
-      const encoder = new Mp4Encoder({ path, width: 64, height: 48, fps: 10, crf: 23, creationTime: '2024-01-01T00:00:00.000Z' });
-      await encoder.start();
-      for (let i = 0; i < 10; i++) {
-        const frame = await encoder.acquire();
-        for (let p = 0; p < frame.length; p++) frame[p] = (p * 7 + i * 13) & 0xff;
-        encoder.submit(frame);
-      }
-      await encoder.finish();
-      await encoder.stop();
-      // x264 writes the settings it ran with into the stream itself.
-      const settings = /options: ([^\0]*)/.exec((await readFile(path)).toString('latin1'))?.[1] ?? '';
+    await withTempDir(async (dir) => {
+      const file = await encodeFrames(join(dir, 'clip.mp4'), 64, 48, 10, (p, i) => (p * 7 + i * 13) & 0xff);
+      const settings = x264Settings(file);
       for (const option of ['me=dia', 'subme=0', 'chroma_me=0', 'weightp=0', 'weightb=0', 'mixed_ref=0', 'bframes=1', 'scenecut=0']) {
         expect(settings).toContain(` ${option} `);
       }
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('writes the same file for the same frames, though x264 codes on two threads', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'hivegate-encoder-'));
-    try {
-      const encode = async (name: string): Promise<Buffer> => {
-        const path = join(dir, name);
-        const encoder = new Mp4Encoder({ path, width: 160, height: 120, fps: 10, crf: 23, creationTime: '2024-01-01T00:00:00.000Z' });
-        await encoder.start();
-        for (let i = 0; i < 30; i++) {
-          const frame = await encoder.acquire();
-          // Moving noise-like texture: enough for x264 to make different choices if its threads raced.
-          for (let p = 0; p < frame.length; p++) frame[p] = ((p * 2654435761 + i * 40503) >>> 24) & 0xff;
-          encoder.submit(frame);
-        }
-        await encoder.finish();
-        await encoder.stop();
-        return readFile(path);
-      };
-      const first = await encode('a.mp4');
-      expect((await encode('b.mp4')).equals(first)).toBe(true);
-      expect(/options: [^\0]* threads=2 /.test(first.toString('latin1'))).toBe(true);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    await withTempDir(async (dir) => {
+      // Moving noise-like texture: enough for x264 to make different choices if its threads raced.
+      const texture = (p: number, i: number) => ((p * 2654435761 + i * 40503) >>> 24) & 0xff;
+      const first = await encodeFrames(join(dir, 'a.mp4'), 160, 120, 30, texture);
+      expect((await encodeFrames(join(dir, 'b.mp4'), 160, 120, 30, texture)).equals(first)).toBe(true);
+      expect(x264Settings(first)).toContain(' threads=2 ');
+    });
   });
 
   it('refuses frames of the wrong size and use before start', async () => {
@@ -93,3 +65,31 @@ describe('Mp4Encoder', () => {
     await expect(encoder.finish()).rejects.toThrow(/not started/);
   });
 });
+
+async function withTempDir(body: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'hivegate-encoder-'));
+  try {
+    await body(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Encodes `frames` frames whose byte `p` of frame `i` is `fill(p, i)`, and returns the file. */
+async function encodeFrames(path: string, width: number, height: number, frames: number, fill: (p: number, i: number) => number): Promise<Buffer> {
+  const encoder = new Mp4Encoder({ path, width, height, fps: 10, crf: 23, creationTime: '2024-01-01T00:00:00.000Z' });
+  await encoder.start();
+  for (let i = 0; i < frames; i++) {
+    const frame = await encoder.acquire();
+    for (let p = 0; p < frame.length; p++) frame[p] = fill(p, i);
+    encoder.submit(frame);
+  }
+  await encoder.finish();
+  await encoder.stop();
+  return readFile(path);
+}
+
+/** The settings x264 writes into the stream it coded (its SEI "options: …" string). */
+function x264Settings(file: Buffer): string {
+  return /options: ([^\0]*)/.exec(file.toString('latin1'))?.[1] ?? '';
+}
