@@ -7,10 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.ts';
 import { defaultConfig } from '../src/config.ts';
 import { resolveBinary } from '../src/video/ffmpeg.ts';
-import { waitFor } from './helper.ts';
-
-/** How long a wait for the render or the transcode may take: both run ffmpeg, slow on a loaded machine. */
-const FFMPEG_WAIT_MS = 30_000;
+import { FFMPEG_WAIT_MS, waitFor } from './helper.ts';
 
 // The same job queue, transcode and heatmap SQL on the embedded database (no DATABASE_URL).
 const dataDir = mkdtempSync(path.join(tmpdir(), 'hivegate-embedded-video-'));

@@ -115,6 +115,9 @@ export async function startDatabaseRelay(target = new URL(ADMIN_DATABASE_URL)) {
   };
 }
 
+/** How long a wait for a transcode or a heatmap render may take: both run ffmpeg, slow on a loaded machine. */
+export const FFMPEG_WAIT_MS = 30_000;
+
 /** Polls `probe` until it gives something truthy and returns that; fails naming `what` after `timeoutMs`. */
 export async function waitFor<T>(probe: () => Promise<T | undefined | null | false>, what: string, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

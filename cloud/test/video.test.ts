@@ -8,12 +8,10 @@ import pg from 'pg';
 import pngjs from 'pngjs';
 import { parseMediaPlaylist } from '../src/video/hls-playlist.ts';
 import { resolveBinary } from '../src/video/ffmpeg.ts';
-import { buildTestApp, createTestDatabase, createUser, waitFor, type TestApp } from './helper.ts';
+import { buildTestApp, createTestDatabase, createUser, FFMPEG_WAIT_MS, waitFor, type TestApp } from './helper.ts';
 
 const CLIP_SECONDS = 6;
 const FPS = 25;
-/** How long a wait for a transcode or a heatmap render may take: both run ffmpeg, slow on a loaded machine. */
-const FFMPEG_WAIT_MS = 30_000;
 const MAX_BYTES = 1024 * 1024;
 
 let work: string;
