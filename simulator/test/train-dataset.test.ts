@@ -95,4 +95,10 @@ describe('train-detector command line', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--widths must be four channel counts like 16,16,48,64, got "16,16"');
   });
+
+  it('refuses an output stride other than 1 or 2, naming the option, before rendering anything', async () => {
+    const result = await trainDetector('--out', 'model.onnx', '--stride', '4');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--stride must be 1 or 2, got "4"');
+  });
 });

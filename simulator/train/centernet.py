@@ -5,12 +5,12 @@ A small CenterNet-style network that sees the current frame and the one before i
 encoder down to 1/16 of the input, a light top-down path back to 1/4, and four outputs: a centre heatmap
 (sigmoid), the box width and height in input pixels, the offset of the box centre from the heatmap cell's centre
 in input pixels, and how far the bee moved since the earlier frame (CenterTrack's tracking offset), which lets
-the tracker tell a bee that walked into a neighbour's place from the neighbour that stood still. The features stop at stride 4, but each stride-4 cell
-predicts its 2x2 sub-cells (a pixel shuffle), so the outputs have stride 2: at stride 4 a cell is 8 pixels of a
-640x480 frame and two bees standing side by side merged into one peak. Trained with CenterNet's penalty-reduced focal
-loss on the heatmap and L1 on size and offset at the centre cells, on random crops of the frames that the
-simulator's training scenarios produce (see README.md). Run through `pnpm --filter @hivegate/simulator
-train-detector`, which renders and exports the frames first.
+the tracker tell a bee that walked into a neighbour's place from the neighbour that stood still. The features stop
+at stride 4, but each stride-4 cell predicts its 2x2 sub-cells (a pixel shuffle), so the outputs have stride 2: at
+stride 4 a cell is 8 pixels of a 640x480 frame and two bees standing side by side merged into one peak (`--stride
+1`: 4x4 sub-cells). Trained with CenterNet's penalty-reduced focal loss on the heatmap and L1 on size and offset at
+the centre cells, on random crops of the frames that the simulator's training scenarios produce (see README.md).
+Run through `pnpm --filter @hivegate/simulator train-detector`, which renders and exports the frames first.
 """
 
 import argparse
@@ -29,8 +29,8 @@ import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-STRIDE = 2  # of the outputs; the features have stride 2 * SHUFFLE
-SHUFFLE = 2
+FEATURE_STRIDE = 4  # of the deepest full-width features; a pixel shuffle takes the outputs finer
+DEFAULT_STRIDE = 2  # of the outputs
 OUTPUTS = 7  # heatmap, width, height, offset x, offset y, movement x, movement y
 FRAMES = 2  # the current frame and the one before it, RGB each
 # Multiples of 8 channels suit onnxruntime's convolution kernels: (12, 24, 48, 64) ran 5.5 ms a frame on one x86
@@ -46,9 +46,10 @@ def conv_bn_relu(cin, cout, stride=1):
 
 
 class BeeCenterNet(nn.Module):
-    def __init__(self, widths, head_width):
+    def __init__(self, widths, head_width, stride=DEFAULT_STRIDE):
         super().__init__()
         c2, c4, c8, c16 = widths
+        self.shuffle = FEATURE_STRIDE // stride
         self.down2 = conv_bn_relu(3 * FRAMES, c2, 2)
         self.down4 = nn.Sequential(conv_bn_relu(c2, c4, 2), conv_bn_relu(c4, c4))
         self.down8 = nn.Sequential(conv_bn_relu(c4, c8, 2), conv_bn_relu(c8, c8))
@@ -58,11 +59,11 @@ class BeeCenterNet(nn.Module):
         self.lateral8 = nn.Conv2d(c8, c4, 1)
         self.merge4 = conv_bn_relu(c4, c4)
         self.head = conv_bn_relu(c4, head_width)
-        self.out = nn.Conv2d(head_width, OUTPUTS * SHUFFLE * SHUFFLE, 1)
+        self.out = nn.Conv2d(head_width, OUTPUTS * self.shuffle * self.shuffle, 1)
         # Start with a low centre probability everywhere (CenterNet's prior), so the first steps are not spent
-        # unlearning a flood of false peaks. Output channel c of the shuffle comes from inputs c*4 .. c*4+3.
+        # unlearning a flood of false peaks. Output channel c of the shuffle comes from inputs c*s*s .. (c+1)*s*s-1.
         with torch.no_grad():
-            self.out.bias[: SHUFFLE * SHUFFLE].fill_(-2.19)
+            self.out.bias[: self.shuffle * self.shuffle].fill_(-2.19)
 
     def forward(self, x):
         f4 = self.down4(self.down2(x))
@@ -70,7 +71,7 @@ class BeeCenterNet(nn.Module):
         f16 = self.down16(f8)
         f8 = self.merge8(f8 + F.interpolate(self.lateral16(f16), scale_factor=2.0, mode="nearest"))
         f4 = self.merge4(f4 + F.interpolate(self.lateral8(f8), scale_factor=2.0, mode="nearest"))
-        out = F.pixel_shuffle(self.out(self.head(f4)), SHUFFLE)
+        out = F.pixel_shuffle(self.out(self.head(f4)), self.shuffle)
         return out[:, 0:1], out[:, 1:3], out[:, 3:5], out[:, 5:7]
 
 
@@ -113,7 +114,7 @@ def to_input(pair):
     return t.permute(0, 3, 1, 2).reshape(3 * FRAMES, t.shape[1], t.shape[2])
 
 
-def render_targets(batch_boxes, out_h, out_w):
+def render_targets(batch_boxes, out_h, out_w, stride):
     """Heatmap (Gaussian per centre, 1 at the centre cell), size, offset and movement at centre cells, and their masks."""
     n = len(batch_boxes)
     heat = np.zeros((n, 1, out_h, out_w), np.float32)
@@ -126,16 +127,16 @@ def render_targets(batch_boxes, out_h, out_w):
     xs = np.arange(out_w, dtype=np.float32)[None, :]
     for i, boxes in enumerate(batch_boxes):
         for cx, cy, bw, bh, mx, my, known in boxes:
-            gx, gy = cx / STRIDE - 0.5, cy / STRIDE - 0.5
+            gx, gy = cx / stride - 0.5, cy / stride - 0.5
             ix, iy = int(round(gx)), int(round(gy))
             if ix < 0 or iy < 0 or ix >= out_w or iy >= out_h:
                 continue
-            sigma = min(1.5, max(0.5, min(bw, bh) / (3 * STRIDE)))
+            sigma = min(1.5, max(0.5, min(bw, bh) / (3 * stride)))
             blob = np.exp(-((xs - gx) ** 2 + (ys - gy) ** 2) / (2 * sigma * sigma))
             np.maximum(heat[i, 0], blob, out=heat[i, 0])
             heat[i, 0, iy, ix] = 1.0
             size[i, :, iy, ix] = (bw, bh)
-            offset[i, :, iy, ix] = (cx - (ix + 0.5) * STRIDE, cy - (iy + 0.5) * STRIDE)
+            offset[i, :, iy, ix] = (cx - (ix + 0.5) * stride, cy - (iy + 0.5) * stride)
             mask[i, 0, iy, ix] = 1.0
             if known:
                 movement[i, :, iy, ix] = (mx, my)
@@ -245,7 +246,7 @@ def decode_peaks(heat, threshold):
     return [torch.nonzero(keep[i, 0]).numpy() for i in range(heat.shape[0])]
 
 
-def evaluate(net, frames, boxes, indices, threshold=0.35):
+def evaluate(net, frames, boxes, indices, stride, threshold=0.35):
     """Precision and recall of centre peaks on whole frames (a centre within a quarter bee length counts), and the
     mean error of the movement of the bees found, input pixels."""
     net.eval()
@@ -259,7 +260,7 @@ def evaluate(net, frames, boxes, indices, threshold=0.35):
             peaks = decode_peaks(torch.sigmoid(heat), threshold)
             for k, idx in enumerate(chunk):
                 truth = boxes[idx]
-                found = [((px + 0.5) * STRIDE + offset[k, 0, py, px].item(), (py + 0.5) * STRIDE + offset[k, 1, py, px].item()) for py, px in peaks[k]]
+                found = [((px + 0.5) * stride + offset[k, 0, py, px].item(), (py + 0.5) * stride + offset[k, 1, py, px].item()) for py, px in peaks[k]]
                 used = set()
                 for cx, cy, bw, bh, mx, my, known in truth:
                     gate = max(2.5, 0.25 * max(bw, bh))
@@ -297,6 +298,7 @@ def main():
     parser.add_argument("--crop", default="192x160", help="training crop WxH in input pixels")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--widths", default=DEFAULT_WIDTHS, help="channels at strides 2, 4, 8 and 16")
+    parser.add_argument("--stride", type=int, choices=(1, 2), default=DEFAULT_STRIDE, help="input pixels per output cell")
     parser.add_argument("--head", type=int, default=DEFAULT_HEAD_WIDTH, help="channels of the output head")
     parser.add_argument("--crowd-share", type=float, default=0.5, help="share of crops centred where two bees meet")
     parser.add_argument("--val-clips", default="", help="comma-separated clip indices kept out of training for validation")
@@ -318,7 +320,7 @@ def main():
     widths = tuple(int(v) for v in args.widths.split(","))
     if len(widths) != 4:
         sys.exit(f"--widths takes four channel counts, got {args.widths}")
-    net = BeeCenterNet(widths, args.head)
+    net = BeeCenterNet(widths, args.head, args.stride)
     params = sum(p.numel() for p in net.parameters())
     print(f"model: {params} parameters ({params * 4 / 1024:.0f} KB as float32)", flush=True)
     sampler = Sampler(frames, boxes, train_idx, crop_w, crop_h, args.seed, args.crowd_share)
@@ -334,12 +336,12 @@ def main():
 
     started = time.time()
     running = None
-    out_h, out_w = crop_h // STRIDE, crop_w // STRIDE
+    out_h, out_w = crop_h // args.stride, crop_w // args.stride
     for step in range(args.steps):
         for group in optimizer.param_groups:
             group["lr"] = lr_at(step)
         images, batch_boxes = sampler.batch(args.batch)
-        heat_t, size_t, offset_t, movement_t, mask, moved_mask = render_targets(batch_boxes, out_h, out_w)
+        heat_t, size_t, offset_t, movement_t, mask, moved_mask = render_targets(batch_boxes, out_h, out_w, args.stride)
         heat, size, offset, movement = net(images)
         positives = mask.sum().clamp(min=1.0)
         heat_loss = focal_loss(heat, heat_t)
@@ -359,7 +361,7 @@ def main():
             print(f"step {done}/{args.steps}  loss {running[0]:.3f} (heatmap {running[1]:.3f}, size {running[2]:.2f} px, offset {running[3]:.2f} px, movement {running[4]:.2f} px)"
                   f"  lr {lr_at(step):.1e}  {elapsed / 60:.1f} min, about {eta / 60:.1f} min left", flush=True)
         if len(val_idx) > 0 and (done % 1000 == 0 or done == args.steps):
-            precision, recall, movement_error = evaluate(net, frames, boxes, val_idx)
+            precision, recall, movement_error = evaluate(net, frames, boxes, val_idx, args.stride)
             print(f"validation at step {done}: precision {precision:.3f}, recall {recall:.3f} (peaks >= 0.35 on whole frames), "
                   f"movement error {movement_error:.2f} px", flush=True)
 
@@ -378,7 +380,7 @@ def main():
         "hivegate.kind": "bee-centernet",
         "hivegate.seed": str(args.seed),
         "hivegate.steps": str(args.steps),
-        "hivegate.stride": str(STRIDE),
+        "hivegate.stride": str(args.stride),
         "hivegate.frames": str(FRAMES),
         "hivegate.widths": ",".join(str(w) for w in widths),
         "hivegate.head": str(args.head),

@@ -14,11 +14,12 @@ import { trainingPlan } from './plan.ts';
  * trainer (Debian's python3-torch and python3-onnx), which writes the ONNX model.
  */
 
-const USAGE = `usage: train-detector --out FILE [--seed N] [--steps N] [--widths A,B,C,D] [--variants N] [--seconds S] [--cache DIR] [--python PATH]
+const USAGE = `usage: train-detector --out FILE [--seed N] [--steps N] [--widths A,B,C,D] [--stride 1|2] [--variants N] [--seconds S] [--cache DIR] [--python PATH]
   --out FILE      ONNX model to write (relative paths are taken from where the command was started)
   --seed N        seed of the whole run: clip variants, crops, augmentation, weights (default 1)
   --steps N       training steps of 16 crops each (default 16000)
   --widths LIST   the network's channels at strides 2, 4, 8 and 16 (default: the trainer's, 16,16,48,64)
+  --stride 1|2    input pixels per output cell (default: the trainer's, 2)
   --variants N    clips per training scenario (default 5; the last of each is kept for validation)
   --seconds S     length of each training clip (default 24)
   --cache DIR     rendered clips and the exported dataset (default: $TMPDIR/hivegate-detector-data)
@@ -54,6 +55,7 @@ async function main(argv: string[]): Promise<void> {
       seed: { type: 'string' },
       steps: { type: 'string' },
       widths: { type: 'string' },
+      stride: { type: 'string' },
       variants: { type: 'string' },
       seconds: { type: 'string' },
       cache: { type: 'string' },
@@ -74,6 +76,7 @@ async function main(argv: string[]): Promise<void> {
   const variants = integer('variants', values.variants, 5, 1, 50);
   const seconds = integer('seconds', values.seconds, 24, 1, 600);
   if (values.widths !== undefined && !/^\d{1,3}(,\d{1,3}){3}$/.test(values.widths)) throw new UsageError(`--widths must be four channel counts like 16,16,48,64, got "${values.widths}"`);
+  if (values.stride !== undefined && values.stride !== '1' && values.stride !== '2') throw new UsageError(`--stride must be 1 or 2, got "${values.stride}"`);
   const cacheDir = resolve(callerDir, values.cache ?? join(tmpdir(), 'hivegate-detector-data'));
   const python = findPython(values.python);
   const started = performance.now();
@@ -86,7 +89,7 @@ async function main(argv: string[]): Promise<void> {
 
   await mkdir(dirname(out), { recursive: true });
   const script = join(import.meta.dirname, 'centernet.py');
-  const args = [script, '--data', dirname(dataset.framesPath), '--out', out, '--seed', String(seed), '--steps', String(steps), '--val-clips', validation.join(','), ...(values.widths ? ['--widths', values.widths] : [])];
+  const args = [script, '--data', dirname(dataset.framesPath), '--out', out, '--seed', String(seed), '--steps', String(steps), '--val-clips', validation.join(','), ...(values.widths ? ['--widths', values.widths] : []), ...(values.stride ? ['--stride', values.stride] : [])];
   const child = spawn(python, args, { stdio: ['ignore', 'inherit', 'inherit'] });
   const code = await new Promise<number | null>((done, fail) => {
     child.on('error', fail);
