@@ -99,6 +99,6 @@ describe('train-detector command line', () => {
   it('refuses an output stride other than 1 or 2, naming the option, before rendering anything', async () => {
     const result = await trainDetector('--out', 'model.onnx', '--stride', '4');
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('--stride must be 1 or 2, got "4"');
+    expect(result.stderr).toContain('--stride must be an integer from 1 to 2, got "4"');
   });
 });

@@ -19,7 +19,7 @@ const USAGE = `usage: train-detector --out FILE [--seed N] [--steps N] [--widths
   --seed N        seed of the whole run: clip variants, crops, augmentation, weights (default 1)
   --steps N       training steps of 16 crops each (default 16000)
   --widths LIST   the network's channels at strides 2, 4, 8 and 16 (default: the trainer's, 16,16,48,64)
-  --stride 1|2    input pixels per output cell (default: the trainer's, 2)
+  --stride 1|2    input pixels per output cell (default 2)
   --variants N    clips per training scenario (default 5; the last of each is kept for validation)
   --seconds S     length of each training clip (default 24)
   --cache DIR     rendered clips and the exported dataset (default: $TMPDIR/hivegate-detector-data)
@@ -75,8 +75,8 @@ async function main(argv: string[]): Promise<void> {
   const steps = integer('steps', values.steps, 16000, 1, 1_000_000);
   const variants = integer('variants', values.variants, 5, 1, 50);
   const seconds = integer('seconds', values.seconds, 24, 1, 600);
+  const stride = integer('stride', values.stride, 2, 1, 2);
   if (values.widths !== undefined && !/^\d{1,3}(,\d{1,3}){3}$/.test(values.widths)) throw new UsageError(`--widths must be four channel counts like 16,16,48,64, got "${values.widths}"`);
-  if (values.stride !== undefined && values.stride !== '1' && values.stride !== '2') throw new UsageError(`--stride must be 1 or 2, got "${values.stride}"`);
   const cacheDir = resolve(callerDir, values.cache ?? join(tmpdir(), 'hivegate-detector-data'));
   const python = findPython(values.python);
   const started = performance.now();
@@ -89,7 +89,7 @@ async function main(argv: string[]): Promise<void> {
 
   await mkdir(dirname(out), { recursive: true });
   const script = join(import.meta.dirname, 'centernet.py');
-  const args = [script, '--data', dirname(dataset.framesPath), '--out', out, '--seed', String(seed), '--steps', String(steps), '--val-clips', validation.join(','), ...(values.widths ? ['--widths', values.widths] : []), ...(values.stride ? ['--stride', values.stride] : [])];
+  const args = [script, '--data', dirname(dataset.framesPath), '--out', out, '--seed', String(seed), '--steps', String(steps), '--stride', String(stride), '--val-clips', validation.join(','), ...(values.widths ? ['--widths', values.widths] : [])];
   const child = spawn(python, args, { stdio: ['ignore', 'inherit', 'inherit'] });
   const code = await new Promise<number | null>((done, fail) => {
     child.on('error', fail);
