@@ -67,7 +67,9 @@ async function detectionsFor(clip: CachedClip): Promise<FrameDetections[]> {
   const config = agentConfigFor(clip, { detector: 'onnx', model, detectorOverrides });
   config.detector.scoreThreshold = CACHED_THRESHOLD;
   // Keyed on the model and on every detector setting but the threshold (the motion gate changes what is detected).
-  const key = createHash('sha256').update(readFileSync(config.detector.model!)).update(JSON.stringify(config.detector)).digest('hex').slice(0, 12);
+  const hash = createHash('sha256').update(readFileSync(config.detector.model!));
+  if (config.detector.slot) hash.update(readFileSync(config.detector.slot.model));
+  const key = hash.update(JSON.stringify(config.detector)).digest('hex').slice(0, 12);
   const file = join(clip.dir, `detections-${key}-${CACHED_THRESHOLD}.json`);
   if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as FrameDetections[];
   console.error(`${clip.truth.scenario.name}: detecting (once per model and detector settings)…`);

@@ -5,7 +5,7 @@ import type { Frame } from '../src/capture/frame.ts';
 import { MotionGatedDetector } from '../src/detect/gated.ts';
 import { MotionDetector } from '../src/detect/motion.ts';
 import { detectLayout, OnnxDetector } from '../src/detect/onnx.ts';
-import { centerNetModel, centerNetPairModel, yoloConstantModel } from './helpers/onnx-builder.ts';
+import { centerNetAnySizePairModel, centerNetModel, centerNetPairModel, yoloConstantModel } from './helpers/onnx-builder.ts';
 import { tempDir } from './helpers/media.ts';
 
 const dir = tempDir('onnx');
@@ -100,6 +100,38 @@ describe('ONNX detector on onnxruntime-node', () => {
     expect(await moves(at(3100, [100, 60]))).toEqual([{ dx: 0, dy: 0 }]);
   });
 
+  it('looks at a region of the frame at the scale it is given, and maps detections and movements back to frame px', async () => {
+    // 320×160 frame px into a 640×320 input: twice the scale, as a zoom-2 slot model on a 640×480 camera with a
+    // 320×240 whole-frame model.
+    const region = { x: 100, y: 40, width: 320, height: 160, inputWidth: 640, inputHeight: 320 };
+    const detector = await OnnxDetector.load(save('any-size.onnx', centerNetAnySizePairModel({ w: 20, h: 8 }, 10)), { scoreThreshold: 0.5, region: () => region });
+    const first = blackFrame(640, 480, 'rgb24');
+    dot(first, 200, 100, [255, 0, 0]);
+    dot(first, 500, 400, [255, 0, 0]); // outside the region: never seen
+    dot(first, 60, 100, [255, 0, 0]); // left of the region: never seen
+    const found = await detector.detect(first);
+    expect(found).toHaveLength(1);
+    expect(Math.abs(found[0]!.x - 200)).toBeLessThanOrEqual(4);
+    expect(Math.abs(found[0]!.y - 100)).toBeLessThanOrEqual(4);
+    expect(found[0]).toMatchObject({ w: 10, h: 4, movement: { dx: 0, dy: 0 } }); // input px ÷ 2
+    const second = { ...first, data: first.data.slice(), timestampMs: 33 };
+    dot(second, 300, 150, [255, 0, 0]);
+    const moved = (await detector.detect(second)).sort((a, b) => a.x - b.x);
+    expect(moved.map((d) => d.movement)).toEqual([{ dx: 0, dy: 0 }, { dx: 5, dy: 5 }]); // 10 input px ÷ 2
+  });
+
+  it('crops a region at the frame\'s corner instead of shrinking the whole frame into the input', async () => {
+    // The input is as large as the frame, but it holds the top-left quarter at twice the scale.
+    const region = { x: 0, y: 0, width: 320, height: 240, inputWidth: 640, inputHeight: 480 };
+    const detector = await OnnxDetector.load(save('any-size-corner.onnx', centerNetAnySizePairModel({ w: 20, h: 8 }, 10)), { scoreThreshold: 0.5, region: () => region });
+    const frame = blackFrame(640, 480, 'rgb24');
+    dot(frame, 200, 100, [255, 0, 0]);
+    const found = await detector.detect(frame);
+    expect(found).toHaveLength(1);
+    expect(Math.abs(found[0]!.x - 200)).toBeLessThanOrEqual(4);
+    expect(Math.abs(found[0]!.y - 100)).toBeLessThanOrEqual(4);
+  });
+
   it('refuses a model with a movement output but a three-channel input', () => {
     const io = (name: string, shape: number[]) => ({ name, isTensor: true as const, type: 'float32' as const, shape });
     expect(() => detectLayout([io('images', [1, 3, 240, 320])], [io('heatmap', [1, 1, 120, 160]), io('size', [1, 2, 120, 160]), io('movement', [1, 2, 120, 160])])).toThrow(
@@ -161,5 +193,27 @@ describe('createDetector', () => {
     const detector = await createDetector(config);
     expect(detector.describe()).toBe(`onnx centernet (${model}), motion-gated`);
     expect(detector).toBeInstanceOf(MotionGatedDetector);
+  });
+
+  it('adds the slot pass when the config names a slot model, and takes its bees inside the band', async () => {
+    const { createDetector } = await import('../src/detect/factory.ts');
+    const { resolveConfig } = await import('../src/config/config.ts');
+    const whole = save('whole-pair.onnx', centerNetPairModel({ width: 320, height: 240 }, { w: 20, h: 8 }, 10));
+    const slot = save('slot-pair.onnx', centerNetAnySizePairModel({ w: 30, h: 12 }, 10));
+    const zone = [[100, 100], [540, 100], [540, 160], [100, 160]];
+    const config = resolveConfig({
+      file: { hiveId: 1, boxId: 2, source: { url: 'clip.mp4' }, cloud: { url: 'http://127.0.0.1:1', token: 't' }, counting: { zone }, detector: { kind: 'onnx', model: whole, motionGate: false, slot: { model: slot } } },
+      env: {},
+    });
+    expect(config.detector.slot).toEqual({ model: slot, zoom: 2, marginLengths: 1.5 });
+    const detector = await createDetector(config);
+    expect(detector.describe()).toBe(`onnx centernet (${whole}), slot pass ×2 (${slot})`);
+    const frame = blackFrame(640, 480, 'rgb24');
+    dot(frame, 300, 130, [255, 0, 0], 3); // in the zone: the slot model's box (30×12 input px at scale 1)
+    dot(frame, 300, 400, [255, 0, 0], 3); // far below it: the whole-frame model's (20×8 input px at scale 0.5)
+    const found = (await detector.detect(frame)).sort((a, b) => a.y - b.y);
+    expect(found.map((d) => [d.w, d.h])).toEqual([[30, 12], [40, 16]]);
+    expect(Math.abs(found[0]!.x - 300)).toBeLessThanOrEqual(4);
+    expect(Math.abs(found[1]!.y - 400)).toBeLessThanOrEqual(8);
   });
 });

@@ -79,6 +79,18 @@ describe('training dataset export', () => {
     expect(worst).toBeLessThanOrEqual(1);
   });
 
+  it('exports a zoom-2 dataset at the frame size into a folder of its own, beside the 320x240 one', async () => {
+    const zoomed = await buildDataset({ clips: [clip], cacheDir: dir, inputWidth: 640, inputHeight: 480 });
+    expect(zoomed.framesPath).not.toBe(dataset.framesPath);
+    expect(statSync(dataset.framesPath).size).toBe(10 * 2 * 320 * 240 * 3);
+    expect(statSync(zoomed.framesPath).size).toBe(10 * 2 * 640 * 480 * 3);
+    const labels = JSON.parse(readFileSync(zoomed.labelsPath, 'utf8')) as DatasetLabels;
+    const truth = JSON.parse(readFileSync(join(clipDir(), 'truth.json'), 'utf8')) as GroundTruth;
+    expect(labels.frames[2]!.boxes[0]![0]).toBeCloseTo(truth.frames[6]!.boxes[0]!.x, 1);
+    const full = await run('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-i', join(clipDir(), 'clip.mp4'), '-vf', 'scale=640:480:flags=bilinear,format=rgb24', '-frames:v', '1', '-f', 'rawvideo', 'pipe:1']);
+    expect(readFileSync(zoomed.framesPath).subarray(0, 640 * 480 * 3).equals(full.output)).toBe(true);
+  });
+
   it('reuses rendered clips on the next export', async () => {
     const before = statSync(join(clipDir(), 'clip.mp4')).mtimeMs;
     const again = await buildDataset({ clips: [clip], cacheDir: dir, inputWidth: 320, inputHeight: 240 });
@@ -100,5 +112,11 @@ describe('train-detector command line', () => {
     const result = await trainDetector('--out', 'model.onnx', '--stride', '4');
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--stride must be an integer from 1 to 2, got "4"');
+  });
+
+  it('refuses a zoom other than 1 or 2, naming the option, before rendering anything', async () => {
+    const result = await trainDetector('--out', 'model.onnx', '--zoom', '3');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--zoom must be an integer from 1 to 2, got "3"');
   });
 });

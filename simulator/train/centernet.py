@@ -93,7 +93,8 @@ def load_dataset(data_dir):
     if labels.get("version") != 2:
         sys.exit(f"labels.json is version {labels.get('version')}; this trainer reads version 2 (frame pairs): export the data again")
     h, w = labels["inputHeight"], labels["inputWidth"]
-    raw = np.fromfile(os.path.join(data_dir, "frames.u8"), dtype=np.uint8)
+    # Mapped, not read: a zoom-2 export is 15 GB, and the page cache keeps what the crops touch.
+    raw = np.memmap(os.path.join(data_dir, "frames.u8"), dtype=np.uint8, mode="r")
     expected = labels["count"] * FRAMES * h * w * 3
     if raw.size != expected:
         sys.exit(f"frames.u8 holds {raw.size} bytes, labels.json promises {expected}")
@@ -299,6 +300,8 @@ def main():
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--widths", default=DEFAULT_WIDTHS, help="channels at strides 2, 4, 8 and 16")
     parser.add_argument("--stride", type=int, choices=(1, 2), default=DEFAULT_STRIDE, help="input pixels per output cell")
+    parser.add_argument("--zoom", type=int, choices=(1, 2), default=1,
+                        help="scale of the input against a 320x240 frame; a zoom-2 model is exported for any input size, multiples of 16")
     parser.add_argument("--head", type=int, default=DEFAULT_HEAD_WIDTH, help="channels of the output head")
     parser.add_argument("--crowd-share", type=float, default=0.5, help="share of crops centred where two bees meet")
     parser.add_argument("--val-clips", default="", help="comma-separated clip indices kept out of training for validation")
@@ -371,7 +374,10 @@ def main():
     tmp = args.out + ".tmp"
     # torch 1.13's exporter warns about constants it cannot shape-infer; the checker below is the real test.
     warnings.filterwarnings("ignore", category=UserWarning, module="torch.onnx")
-    torch.onnx.export(exported, dummy, tmp, input_names=["images"], output_names=["heatmap", "size", "offset", "movement"], opset_version=13, do_constant_folding=True)
+    outputs = ["heatmap", "size", "offset", "movement"]
+    # A zoom-2 model runs on a band around the entrance slot whose size depends on the camera's zone.
+    dynamic = {name: {2: "height", 3: "width"} for name in ["images", *outputs]} if args.zoom > 1 else None
+    torch.onnx.export(exported, dummy, tmp, input_names=["images"], output_names=outputs, opset_version=13, do_constant_folding=True, dynamic_axes=dynamic)
     import onnx
 
     model = onnx.load(tmp)
@@ -381,6 +387,7 @@ def main():
         "hivegate.seed": str(args.seed),
         "hivegate.steps": str(args.steps),
         "hivegate.stride": str(args.stride),
+        "hivegate.zoom": str(args.zoom),
         "hivegate.frames": str(FRAMES),
         "hivegate.widths": ",".join(str(w) for w in widths),
         "hivegate.head": str(args.head),

@@ -100,7 +100,8 @@ export function clipKey(clip: TrainingClip): string {
 export async function buildDataset(options: DatasetOptions): Promise<Dataset> {
   const { cacheDir, inputWidth, inputHeight } = options;
   const log = options.log ?? (() => {});
-  const outDir = join(cacheDir, 'dataset');
+  // One folder per input size: a zoom-2 export (15 GB) does not overwrite the 320x240 one.
+  const outDir = join(cacheDir, `dataset-${inputWidth}x${inputHeight}`);
   await rm(outDir, { recursive: true, force: true });
   await mkdir(outDir, { recursive: true });
   const framesPath = join(outDir, 'frames.u8');

@@ -14,17 +14,20 @@ import { trainingPlan } from './plan.ts';
  * trainer (Debian's python3-torch and python3-onnx), which writes the ONNX model.
  */
 
-const USAGE = `usage: train-detector --out FILE [--seed N] [--steps N] [--widths A,B,C,D] [--stride 1|2] [--variants N] [--seconds S] [--cache DIR] [--python PATH]
+const USAGE = `usage: train-detector --out FILE [--seed N] [--steps N] [--widths A,B,C,D] [--stride 1|2] [--zoom 1|2] [--variants N] [--seconds S] [--cache DIR] [--python PATH]
   --out FILE      ONNX model to write (relative paths are taken from where the command was started)
   --seed N        seed of the whole run: clip variants, crops, augmentation, weights (default 1)
   --steps N       training steps of 16 crops each (default 16000)
   --widths LIST   the network's channels at strides 2, 4, 8 and 16 (default: the trainer's, 16,16,48,64)
   --stride 1|2    input pixels per output cell (default 2)
+  --zoom 1|2      scale of the model's input: 1 sees whole frames at 320x240 (the agent's default model), 2 sees
+                  bees twice as large, at 640x480 for a whole frame, for the agent's pass over the entrance slot
   --variants N    clips per training scenario (default 5; the last of each is kept for validation)
   --seconds S     length of each training clip (default 24)
   --cache DIR     rendered clips and the exported dataset (default: $TMPDIR/hivegate-detector-data)
   --python PATH   Python with torch and onnx (default: HIVEGATE_PYTHON, else /usr/bin/python3, else python3)`;
 
+/** The model input at zoom 1; a zoom-2 model sees the same picture at twice the size. */
 const INPUT_WIDTH = 320;
 const INPUT_HEIGHT = 240;
 
@@ -56,6 +59,7 @@ async function main(argv: string[]): Promise<void> {
       steps: { type: 'string' },
       widths: { type: 'string' },
       stride: { type: 'string' },
+      zoom: { type: 'string' },
       variants: { type: 'string' },
       seconds: { type: 'string' },
       cache: { type: 'string' },
@@ -76,6 +80,7 @@ async function main(argv: string[]): Promise<void> {
   const variants = integer('variants', values.variants, 5, 1, 50);
   const seconds = integer('seconds', values.seconds, 24, 1, 600);
   const stride = integer('stride', values.stride, 2, 1, 2);
+  const zoom = integer('zoom', values.zoom, 1, 1, 2);
   if (values.widths !== undefined && !/^\d{1,3}(,\d{1,3}){3}$/.test(values.widths)) throw new UsageError(`--widths must be four channel counts like 16,16,48,64, got "${values.widths}"`);
   const cacheDir = resolve(callerDir, values.cache ?? join(tmpdir(), 'hivegate-detector-data'));
   const python = findPython(values.python);
@@ -83,13 +88,13 @@ async function main(argv: string[]): Promise<void> {
 
   const clips = trainingPlan({ seed, variants, seconds });
   console.error(`rendering and exporting ${clips.length} training clips (${seconds} s each) into ${cacheDir}`);
-  const dataset = await buildDataset({ clips, cacheDir, inputWidth: INPUT_WIDTH, inputHeight: INPUT_HEIGHT, log: (line) => console.error(line) });
+  const dataset = await buildDataset({ clips, cacheDir, inputWidth: INPUT_WIDTH * zoom, inputHeight: INPUT_HEIGHT * zoom, log: (line) => console.error(line) });
   const validation = variants > 1 ? clips.flatMap((clip, index) => (clip.scenario.name.endsWith(`-v${variants - 1}`) ? [index] : [])) : [];
   console.error(`data ready: ${dataset.count} frames in ${((performance.now() - started) / 1000).toFixed(0)} s; training…`);
 
   await mkdir(dirname(out), { recursive: true });
   const script = join(import.meta.dirname, 'centernet.py');
-  const args = [script, '--data', dirname(dataset.framesPath), '--out', out, '--seed', String(seed), '--steps', String(steps), '--stride', String(stride), '--val-clips', validation.join(','), ...(values.widths ? ['--widths', values.widths] : [])];
+  const args = [script, '--data', dirname(dataset.framesPath), '--out', out, '--seed', String(seed), '--steps', String(steps), '--stride', String(stride), '--zoom', String(zoom), '--val-clips', validation.join(','), ...(values.widths ? ['--widths', values.widths] : [])];
   const child = spawn(python, args, { stdio: ['ignore', 'inherit', 'inherit'] });
   const code = await new Promise<number | null>((done, fail) => {
     child.on('error', fail);

@@ -62,16 +62,26 @@ describe('resolveConfig', () => {
     expect(resolveConfig({ file: { ...minimal, detector: { model: '/models/yolo.onnx' } }, env: {} }).detector.model).toBe('/models/yolo.onnx');
     expect(resolveConfig({ file: { ...minimal, detector: { kind: 'motion' } }, env: {} }).detector.model).toBeUndefined();
   });
+
+  it('runs no slot pass unless a slot model is named, and fills and checks its settings', () => {
+    expect(resolveConfig({ file: minimal, env: {} }).detector.slot).toBeUndefined();
+    expect(resolveConfig({ file: { ...minimal, detector: { slot: { model: '/m/slot.onnx', zoom: 1.5 } } }, env: {} }).detector.slot).toEqual({ model: '/m/slot.onnx', zoom: 1.5, marginLengths: 1.5 });
+    expect(() => resolveConfig({ file: { ...minimal, detector: { slot: {} } } as never, env: {} })).toThrow('invalid configuration: detector.slot.model is required');
+    expect(() => resolveConfig({ file: { ...minimal, detector: { slot: { model: 'm', zoom: 8 } } }, env: {} })).toThrow(/detector\.slot\.zoom must be <= 4/);
+    expect(() => resolveConfig({ file: { ...minimal, detector: { slot: { model: 'm', margin: 1 } } } as never, env: {} })).toThrow('invalid configuration: detector.slot.margin is not an allowed property');
+    expect(() => resolveConfig({ file: { ...minimal, detector: { kind: 'motion', slot: { model: 'm' } } }, env: {} })).toThrow('invalid configuration: detector.slot needs detector.kind onnx');
+  });
 });
 
 describe('readConfigFile', () => {
   it('reads YAML and resolves relative paths against the file', () => {
     const dir = mkdtempSync(join(tmpdir(), 'hivegate-config-'));
     const path = join(dir, 'agent.yaml');
-    writeFileSync(path, 'hiveId: 7\nboxId: 3\ndetector:\n  kind: onnx\n  model: models/bee.onnx\nstateDir: state\n');
+    writeFileSync(path, 'hiveId: 7\nboxId: 3\ndetector:\n  kind: onnx\n  model: models/bee.onnx\n  slot:\n    model: models/slot.onnx\nstateDir: state\n');
     const config = readConfigFile(path);
     expect(config.hiveId).toBe(7);
     expect(config.detector?.model).toBe(join(dir, 'models/bee.onnx'));
+    expect(config.detector?.slot?.model).toBe(join(dir, 'models/slot.onnx'));
     expect(config.stateDir).toBe(join(dir, 'state'));
   });
   it('says which file is broken', () => {

@@ -44,6 +44,16 @@ export const AgentConfigSchema = Type.Object(
         iouThreshold: Type.Number({ minimum: 0, maximum: 1 }),
         classes: Type.Optional(Type.Array(Type.Integer({ minimum: 0 }))),
         threads: Type.Optional(Type.Integer({ minimum: 1, maximum: 64, description: 'ONNX only: CPU threads for inference (default: onnxruntime picks, usually every core).' })),
+        slot: Type.Optional(
+          Type.Object(
+            {
+              model: Type.String({ minLength: 1, description: 'ONNX CenterNet model that looks at the band around the entrance zone at a larger scale.' }),
+              zoom: Type.Number({ minimum: 1, maximum: 4, description: 'Its scale against the whole-frame model: 2 sees bees twice as large.' }),
+              marginLengths: NonNegative(),
+            },
+            { additionalProperties: false, description: 'ONNX only: a second pass over the entrance slot, whose detections replace the whole-frame ones there.' },
+          ),
+        ),
         motionGate: Type.Boolean({ description: 'ONNX only: skip inference on frames where nothing moves.' }),
         minMotionFraction: Type.Number({ minimum: 0, maximum: 1 }),
         motion: Type.Object(
@@ -185,6 +195,7 @@ export function resolveConfig(layers: { file?: PartialAgentConfig; flags?: Parti
   // The shipped model was trained on colour; the motion detector only needs luma and reads a third of the bytes.
   if (source && source.pixelFormat === undefined) source.pixelFormat = detector?.kind === 'motion' ? 'gray' : 'rgb24';
   if (merged.deviceId === undefined) merged.deviceId = hostname().replace(/:/g, '-') || 'hivegate-agent';
+  if (detector?.slot) detector.slot = { zoom: 2, marginLengths: 1.5, ...(detector.slot as Record<string, unknown>) };
   const sensors = merged.sensors as Record<string, unknown> | undefined;
   if (sensors) merged.sensors = { intervalSeconds: 60, timeoutSeconds: 10, ...sensors };
   const outbox = merged.outbox as Record<string, unknown> | undefined;
@@ -193,6 +204,7 @@ export function resolveConfig(layers: { file?: PartialAgentConfig; flags?: Parti
   if (!result.ok) throw new ConfigError(`invalid configuration: ${result.error}`);
   const config = result.value;
   if (config.detector.kind === 'onnx' && !config.detector.model) throw new ConfigError('invalid configuration: detector.model is required when detector.kind is onnx');
+  if (config.detector.slot && config.detector.kind !== 'onnx') throw new ConfigError('invalid configuration: detector.slot needs detector.kind onnx');
   if (config.tracker.lowScore > config.tracker.highScore) throw new ConfigError('invalid configuration: tracker.lowScore must not exceed tracker.highScore');
   if (config.sensors && !config.sensors.command === !config.sensors.file) throw new ConfigError('invalid configuration: sensors needs exactly one of sensors.command or sensors.file');
   return config;
@@ -222,6 +234,7 @@ export function readConfigFile(path: string): PartialAgentConfig {
   const base = dirname(resolve(path));
   const local = (p: unknown) => (typeof p === 'string' && !isAbsolute(p) ? resolve(base, p) : p) as string;
   if (config.detector?.model) config.detector.model = local(config.detector.model);
+  if (config.detector?.slot?.model) config.detector.slot.model = local(config.detector.slot.model);
   if (config.outbox?.path) config.outbox.path = local(config.outbox.path);
   if (config.stateDir) config.stateDir = local(config.stateDir);
   if (config.sensors?.file) config.sensors.file = local(config.sensors.file);

@@ -15,6 +15,21 @@ export interface OnnxDetectorOptions {
   inputWidth?: number;
   inputHeight?: number;
   threads?: number;
+  /**
+   * Where the model looks: a part of the frame and the input size it is stretched to, given the frame's size. By
+   * default the whole frame goes into the model's own input size (letterboxed for YOLO).
+   */
+  region?: (frameWidth: number, frameHeight: number) => InputRegion;
+}
+
+/** A rectangle of the frame (frame px) and the model input it is stretched to. */
+export interface InputRegion {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  inputWidth: number;
+  inputHeight: number;
 }
 
 interface ModelShape {
@@ -69,6 +84,8 @@ export class OnnxDetector implements Detector {
   private mapping: InputMapping | undefined;
   private resampler: Resampler | undefined;
   private mappingKey = '';
+  /** The input size for the current frame size: the model's own, or the region's. */
+  private input: { width: number; height: number };
   /** The model's input; for a two-frame model the second half holds the previous frame's tensor. */
   private buffer: Float32Array;
   /** Timestamp of the frame in the buffer's first half, once there is one. */
@@ -79,6 +96,7 @@ export class OnnxDetector implements Detector {
     private readonly shape: ModelShape,
     private readonly options: OnnxDetectorOptions,
   ) {
+    this.input = { width: shape.inputWidth, height: shape.inputHeight };
     this.buffer = new Float32Array(3 * shape.frames * shape.inputWidth * shape.inputHeight);
   }
 
@@ -94,7 +112,8 @@ export class OnnxDetector implements Detector {
       throw new Error(`cannot load ONNX model ${path}: ${(error as Error).message}`);
     }
     const fallback = { ...(options.inputWidth ? { width: options.inputWidth } : {}), ...(options.inputHeight ? { height: options.inputHeight } : {}) };
-    const shape = detectLayout(session.inputMetadata, session.outputMetadata, fallback);
+    // A region sets the input size frame by frame; the model only has to accept it.
+    const shape = detectLayout(session.inputMetadata, session.outputMetadata, options.region ? { width: 1, height: 1, ...fallback } : fallback);
     return new OnnxDetector(session, shape, options);
   }
 
@@ -112,15 +131,15 @@ export class OnnxDetector implements Detector {
   }
 
   async detect(frame: Frame): Promise<Detection[]> {
-    const { inputWidth, inputHeight, inputName, layout } = this.shape;
+    const { inputName, layout } = this.shape;
     const key = `${frame.width}x${frame.height}`;
     if (key !== this.mappingKey) {
       this.mappingKey = key;
-      this.mapping = (layout === 'yolo' ? letterbox : stretch)(frame.width, frame.height, inputWidth, inputHeight);
-      this.resampler = resamplerFor(frame.width, frame.height, inputWidth, inputHeight, this.mapping);
+      this.setMapping(frame.width, frame.height);
       this.lastTimestampMs = undefined;
     }
     const mapping = this.mapping!;
+    const { width: inputWidth, height: inputHeight } = this.input;
     const plane = 3 * inputWidth * inputHeight;
     const pairsWithLast = this.shape.frames === 2 && this.lastTimestampMs !== undefined && frame.timestampMs - this.lastTimestampMs <= MAX_PAIR_GAP_MS && frame.timestampMs >= this.lastTimestampMs;
     // The frame in the first half becomes the previous one; with nothing usable before, a frame is its own previous
@@ -153,6 +172,22 @@ export class OnnxDetector implements Detector {
       ...(offset ? { offset: { data: offset.data as Float32Array, dims: offset.dims } } : {}),
       ...(movement ? { movement: { data: movement.data as Float32Array, dims: movement.dims } } : {}),
     });
+  }
+
+  private setMapping(frameWidth: number, frameHeight: number): void {
+    const region = this.options.region?.(frameWidth, frameHeight);
+    if (region) {
+      const scaleX = region.inputWidth / region.width;
+      const scaleY = region.inputHeight / region.height;
+      this.mapping = { scaleX, scaleY, padX: -region.x * scaleX, padY: -region.y * scaleY };
+      this.input = { width: region.inputWidth, height: region.inputHeight };
+    } else {
+      this.input = { width: this.shape.inputWidth, height: this.shape.inputHeight };
+      this.mapping = (this.shape.layout === 'yolo' ? letterbox : stretch)(frameWidth, frameHeight, this.input.width, this.input.height);
+    }
+    const size = 3 * this.shape.frames * this.input.width * this.input.height;
+    if (this.buffer.length !== size) this.buffer = new Float32Array(size);
+    this.resampler = resamplerFor(frameWidth, frameHeight, this.input.width, this.input.height, this.mapping);
   }
 
   async release(): Promise<void> {

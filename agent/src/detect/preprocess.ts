@@ -118,7 +118,8 @@ export function toInputTensor(frame: Frame, inputWidth: number, inputHeight: num
   const tensor = out ?? new Float32Array(plane * 3);
   const kx = frame.width / inputWidth;
   const ky = frame.height / inputHeight;
-  if (mapping.padX === 0 && mapping.padY === 0 && Number.isInteger(kx) && Number.isInteger(ky)) return shrinkByBlocks(frame, kx, ky, inputWidth, inputHeight, tensor);
+  const wholeFrame = mapping.padX === 0 && mapping.padY === 0 && mapping.scaleX * frame.width === inputWidth && mapping.scaleY * frame.height === inputHeight;
+  if (wholeFrame && Number.isInteger(kx) && Number.isInteger(ky)) return shrinkByBlocks(frame, kx, ky, inputWidth, inputHeight, tensor);
   tensor.fill(114 / 255);
   const r = resampler ?? resamplerFor(frame.width, frame.height, inputWidth, inputHeight, mapping);
   const channels = channelsOf(frame.format);

@@ -195,3 +195,38 @@ export function centerNetPairModel(input: { width: number; height: number }, box
     ],
   });
 }
+
+/**
+ * `centerNetPairModel` for any input size (`[1, 6, height, width]`, sides multiples of 4), as a slot model is: its
+ * size output is built from the heatmap's shape instead of a constant of fixed size.
+ */
+export function centerNetAnySizePairModel(box: { w: number; h: number }, scale: number): Uint8Array {
+  return encodeModel({
+    inputs: [valueInfo('images', [1, 6, 'height', 'width'])],
+    outputs: [valueInfo('heatmap', [1, 1, 'gh', 'gw']), valueInfo('size', [1, 2, 'gh', 'gw']), valueInfo('movement', [1, 2, 'gh', 'gw'])],
+    initializers: [
+      int64Tensor('red', [0]),
+      int64Tensor('redEnd', [1]),
+      int64Tensor('previousRed', [3]),
+      int64Tensor('previousRedEnd', [4]),
+      int64Tensor('axes', [1]),
+      floatTensor('zero', [], [0]),
+      floatTensor('boxW', [], [box.w]),
+      floatTensor('boxH', [], [box.h]),
+      floatTensor('scale', [], [scale]),
+    ],
+    nodes: [
+      node('Slice', ['images', 'red', 'redEnd', 'axes'], ['current']),
+      node('Slice', ['images', 'previousRed', 'previousRedEnd', 'axes'], ['previous']),
+      node('MaxPool', ['current'], ['heatmap'], { kernel_shape: [4, 4], strides: [4, 4] }),
+      node('MaxPool', ['previous'], ['previousPeaks'], { kernel_shape: [4, 4], strides: [4, 4] }),
+      node('Sub', ['heatmap', 'previousPeaks'], ['appeared']),
+      node('Mul', ['appeared', 'scale'], ['moved']),
+      node('Concat', ['moved', 'moved'], ['movement'], { axis: 1 }),
+      node('Mul', ['heatmap', 'zero'], ['zeros']),
+      node('Add', ['zeros', 'boxW'], ['widths']),
+      node('Add', ['zeros', 'boxH'], ['heights']),
+      node('Concat', ['widths', 'heights'], ['size'], { axis: 1 }),
+    ],
+  });
+}
