@@ -1,7 +1,7 @@
 // Frames per second of the agent's vision pipeline (capture → detector → tracker → counting) on a 640×480
 // simulator clip, as the agent ships it (the bee model, motion-gated, inference on one thread) and with the
 // motion detector, against decoding the same clip with ffmpeg alone in the same run. Peak RSS of this process.
-//   pnpm bench:agent [-- --seconds 20 --model FILE]
+//   pnpm bench:agent [-- --seconds 20 --model FILE --slot-model FILE]
 import { execFile } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -17,10 +17,13 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '20' },
     scenario: { type: 'string', default: 'busy-afternoon' },
     model: { type: 'string' },
+    'slot-model': { type: 'string' },
     cache: { type: 'string', default: join(tmpdir(), 'hivegate-accuracy-clips') },
   },
 });
-const model = values.model ? resolve(process.env.INIT_CWD ?? process.cwd(), values.model) : undefined;
+const callerDir = process.env.INIT_CWD ?? process.cwd();
+const model = values.model ? resolve(callerDir, values.model) : undefined;
+const slotModel = values['slot-model'] ? resolve(callerDir, values['slot-model']) : undefined;
 
 async function timeIt<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }> {
   const start = performance.now();
@@ -38,7 +41,7 @@ interface PipelineRun {
 }
 
 async function pipeline(clip: CachedClip, kind: 'onnx' | 'motion'): Promise<PipelineRun> {
-  const config = agentConfigFor(clip, { detector: kind, model });
+  const config = agentConfigFor(clip, { detector: kind, model, ...(kind === 'onnx' && slotModel ? { detectorOverrides: { slot: { model: slotModel } } } : {}) });
   config.detector.threads = 1;
   const capture = createCapture(config);
   const { detector, tracker, counter } = await createVision(config);

@@ -132,6 +132,12 @@ describe('ONNX detector on onnxruntime-node', () => {
     expect(Math.abs(found[0]!.y - 100)).toBeLessThanOrEqual(4);
   });
 
+  it('explains that a model of fixed input size cannot look at a region of another size', async () => {
+    const region = { x: 0, y: 40, width: 640, height: 160, inputWidth: 640, inputHeight: 160 };
+    const detector = await OnnxDetector.load(save('fixed-pair.onnx', centerNetPairModel({ width: 320, height: 240 }, { w: 20, h: 8 }, 10)), { region: () => region });
+    await expect(detector.detect(blackFrame(640, 480, 'rgb24'))).rejects.toThrow('the model takes only 320x240 inputs, but its region needs 640x160');
+  });
+
   it('refuses a model with a movement output but a three-channel input', () => {
     const io = (name: string, shape: number[]) => ({ name, isTensor: true as const, type: 'float32' as const, shape });
     expect(() => detectLayout([io('images', [1, 3, 240, 320])], [io('heatmap', [1, 1, 120, 160]), io('size', [1, 2, 120, 160]), io('movement', [1, 2, 120, 160])])).toThrow(

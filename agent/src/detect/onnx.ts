@@ -39,6 +39,8 @@ interface ModelShape {
   inputHeight: number;
   /** 1, or 2 for a model that also sees the previous frame (input `[1, 6, H, W]`: this frame's RGB, then the previous one's). */
   frames: 1 | 2;
+  /** Whether the model's input height and width are fixed numbers (else the model takes any size). */
+  fixedSize: boolean;
 }
 
 /** A source that jumps ahead this far (a reconnect, a restart) has no usable previous frame. */
@@ -76,7 +78,8 @@ export function detectLayout(inputs: readonly ort.InferenceSession.ValueMetadata
   const width = typeof inputShape[3] === 'number' ? inputShape[3] : fallback.width;
   if (!height || !width) throw new Error(`model input ${input.name} has a dynamic size: set the detector input width and height`);
   if (twoFrames && layout !== 'centernet') throw new Error('a movement output needs the CenterNet outputs "heatmap" and "size"');
-  return { layout, inputName: input.name, inputWidth: width, inputHeight: height, frames: twoFrames ? 2 : 1 };
+  const fixedSize = typeof inputShape[2] === 'number' && typeof inputShape[3] === 'number';
+  return { layout, inputName: input.name, inputWidth: width, inputHeight: height, frames: twoFrames ? 2 : 1, fixedSize };
 }
 
 /** A detector backed by an ONNX model on onnxruntime's CPU provider. */
@@ -177,6 +180,10 @@ export class OnnxDetector implements Detector {
   private setMapping(frameWidth: number, frameHeight: number): void {
     const region = this.options.region?.(frameWidth, frameHeight);
     if (region) {
+      const { fixedSize, inputWidth, inputHeight } = this.shape;
+      if (fixedSize && (region.inputWidth !== inputWidth || region.inputHeight !== inputHeight)) {
+        throw new Error(`the model takes only ${inputWidth}x${inputHeight} inputs, but its region needs ${region.inputWidth}x${region.inputHeight}: export it for any input size (train-detector --zoom 2 does)`);
+      }
       const scaleX = region.inputWidth / region.width;
       const scaleY = region.inputHeight / region.height;
       this.mapping = { scaleX, scaleY, padX: -region.x * scaleX, padY: -region.y * scaleY };
