@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs';
 import { findScenario, renderClip, withOverrides, type GroundTruth } from '@hivegate/simulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FfmpegCapture } from '../src/capture/capture.ts';
-import { DEFAULT_MODEL_PATH } from '../src/config/config.ts';
+import { DEFAULT_MODEL_PATH, SLOT_MODEL_PATH } from '../src/config/config.ts';
 import { OnnxDetector } from '../src/detect/onnx.ts';
+import { slotWindow, trustedArea } from '../src/detect/slot.ts';
 import { DetectionAccumulator } from '../src/eval/mot.ts';
 import { tempDir } from './helpers/media.ts';
 
@@ -53,5 +54,26 @@ describe('shipped bee detector', () => {
     expect(movementErrors.length).toBeGreaterThan(100);
     // Frame pixels; bees here walk 1–10 px a frame and fly faster.
     expect(movementErrors[Math.floor(movementErrors.length / 2)]).toBeLessThan(2);
+  }, 60_000);
+
+  it('has a slot model that finds the bees of the band around the entrance at full resolution', async () => {
+    const margin = 1.5 * truth.beeLengthPx;
+    const window = slotWindow({ zone: truth.entranceZone, frameWidth: truth.width, frameHeight: truth.height, marginPx: margin, scaleX: 640 / truth.width, scaleY: 480 / truth.height, multiple: 16 });
+    const area = trustedArea(window, truth.width, truth.height, truth.beeLengthPx / 2);
+    const detector = await OnnxDetector.load(SLOT_MODEL_PATH, { region: () => window });
+    expect(detector.seesMovement).toBe(true);
+    const inArea = (b: { x: number; y: number }) => b.x >= area.left && b.x < area.right && b.y >= area.top && b.y < area.bottom;
+    const score = new DetectionAccumulator(Math.max(10, truth.beeLengthPx / 2));
+    const capture = new FfmpegCapture({ source: clip, width: truth.width, height: truth.height, fps: truth.fps, pixelFormat: 'rgb24' });
+    await capture.start();
+    for await (const frame of capture) {
+      const detections = await detector.detect(frame);
+      if (frame.index % 4 !== 0 || frame.index === 0) continue;
+      score.update(truth.frames[frame.index]!.boxes.filter(inArea), detections.filter(inArea));
+    }
+    await detector.release();
+    expect(score.truePositives).toBeGreaterThan(50);
+    expect(score.recall).toBeGreaterThan(0.85);
+    expect(score.precision).toBeGreaterThan(0.9);
   }, 60_000);
 });

@@ -147,6 +147,8 @@ export type PartialAgentConfig = DeepPartial<AgentConfig>;
 
 /** The detector model that ships with the agent, trained on the simulator's training scenes (simulator/train). */
 export const DEFAULT_MODEL_PATH = fileURLToPath(new URL('../../models/bee-centernet.onnx', import.meta.url));
+/** The model for the opt-in slot pass (`detector.slot`): the same network trained at twice the scale. */
+export const SLOT_MODEL_PATH = fileURLToPath(new URL('../../models/bee-centernet-slot.onnx', import.meta.url));
 
 /**
  * Everything that has a sensible default; identity, source, cloud and zone have none (or a derived one), and the
