@@ -5,7 +5,7 @@ import type { Frame } from '../src/capture/frame.ts';
 import { MotionGatedDetector } from '../src/detect/gated.ts';
 import { MotionDetector } from '../src/detect/motion.ts';
 import { detectLayout, OnnxDetector } from '../src/detect/onnx.ts';
-import { centerNetAnySizePairModel, centerNetModel, centerNetPairModel, yoloConstantModel } from './helpers/onnx-builder.ts';
+import { centerNetModel, centerNetPairModel, yoloConstantModel } from './helpers/onnx-builder.ts';
 import { tempDir } from './helpers/media.ts';
 
 const dir = tempDir('onnx');
@@ -104,7 +104,7 @@ describe('ONNX detector on onnxruntime-node', () => {
     // 320×160 frame px into a 640×320 input: twice the scale, as a zoom-2 slot model on a 640×480 camera with a
     // 320×240 whole-frame model.
     const region = { x: 100, y: 40, width: 320, height: 160, inputWidth: 640, inputHeight: 320 };
-    const detector = await OnnxDetector.load(save('any-size.onnx', centerNetAnySizePairModel({ w: 20, h: 8 }, 10)), { scoreThreshold: 0.5, region: () => region });
+    const detector = await OnnxDetector.load(save('any-size.onnx', centerNetPairModel('any', { w: 20, h: 8 }, 10)), { scoreThreshold: 0.5, region: () => region });
     const first = blackFrame(640, 480, 'rgb24');
     dot(first, 200, 100, [255, 0, 0]);
     dot(first, 500, 400, [255, 0, 0]); // outside the region: never seen
@@ -123,7 +123,7 @@ describe('ONNX detector on onnxruntime-node', () => {
   it('crops a region at the frame\'s corner instead of shrinking the whole frame into the input', async () => {
     // The input is as large as the frame, but it holds the top-left quarter at twice the scale.
     const region = { x: 0, y: 0, width: 320, height: 240, inputWidth: 640, inputHeight: 480 };
-    const detector = await OnnxDetector.load(save('any-size-corner.onnx', centerNetAnySizePairModel({ w: 20, h: 8 }, 10)), { scoreThreshold: 0.5, region: () => region });
+    const detector = await OnnxDetector.load(save('any-size-corner.onnx', centerNetPairModel('any', { w: 20, h: 8 }, 10)), { scoreThreshold: 0.5, region: () => region });
     const frame = blackFrame(640, 480, 'rgb24');
     dot(frame, 200, 100, [255, 0, 0]);
     const found = await detector.detect(frame);
@@ -205,7 +205,7 @@ describe('createDetector', () => {
     const { createDetector } = await import('../src/detect/factory.ts');
     const { resolveConfig } = await import('../src/config/config.ts');
     const whole = save('whole-pair.onnx', centerNetPairModel({ width: 320, height: 240 }, { w: 20, h: 8 }, 10));
-    const slot = save('slot-pair.onnx', centerNetAnySizePairModel({ w: 30, h: 12 }, 10));
+    const slot = save('slot-pair.onnx', centerNetPairModel('any', { w: 30, h: 12 }, 10));
     const zone = [[100, 100], [540, 100], [540, 160], [100, 160]];
     const config = resolveConfig({
       file: { hiveId: 1, boxId: 2, source: { url: 'clip.mp4' }, cloud: { url: 'http://127.0.0.1:1', token: 't' }, counting: { zone }, detector: { kind: 'onnx', model: whole, motionGate: false, slot: { model: slot } } },

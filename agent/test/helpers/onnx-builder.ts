@@ -166,22 +166,34 @@ export function centerNetModel(input: { width: number; height: number }, box: { 
  * `heatmap` and `size` as in `centerNetModel` from this frame's red channel, and `movement [1,2,H/4,W/4]` whose
  * two planes are both `scale × (pool(this red) − pool(previous red))`: at a red dot that is new since the previous
  * frame it reads `scale` input pixels, at one that was already there 0. That shows which frame the detector fed as
- * the previous one.
+ * the previous one. With `input` 'any' it takes any input size (sides multiples of 4), as a slot model does: its
+ * size output is then built from the heatmap's shape instead of a constant.
  */
-export function centerNetPairModel(input: { width: number; height: number }, box: { w: number; h: number }, scale: number): Uint8Array {
-  const gh = input.height / 4;
-  const gw = input.width / 4;
+export function centerNetPairModel(input: { width: number; height: number } | 'any', box: { w: number; h: number }, scale: number): Uint8Array {
+  const fixed = input !== 'any';
+  const [h, w, gh, gw]: Dims = fixed ? [input.height, input.width, input.height / 4, input.width / 4] : ['height', 'width', 'gh', 'gw'];
+  const sizes = fixed
+    ? { initializers: [constantSizes(gh as number, gw as number, box)], nodes: [node('Identity', ['sizes'], ['size'])] }
+    : {
+        initializers: [floatTensor('zero', [], [0]), floatTensor('boxW', [], [box.w]), floatTensor('boxH', [], [box.h])],
+        nodes: [
+          node('Mul', ['heatmap', 'zero'], ['zeros']),
+          node('Add', ['zeros', 'boxW'], ['widths']),
+          node('Add', ['zeros', 'boxH'], ['heights']),
+          node('Concat', ['widths', 'heights'], ['size'], { axis: 1 }),
+        ],
+      };
   return encodeModel({
-    inputs: [valueInfo('images', [1, 6, input.height, input.width])],
-    outputs: [valueInfo('heatmap', [1, 1, gh, gw]), valueInfo('size', [1, 2, gh, gw]), valueInfo('movement', [1, 2, gh, gw])],
+    inputs: [valueInfo('images', [1, 6, h!, w!])],
+    outputs: [valueInfo('heatmap', [1, 1, gh!, gw!]), valueInfo('size', [1, 2, gh!, gw!]), valueInfo('movement', [1, 2, gh!, gw!])],
     initializers: [
       int64Tensor('red', [0]),
       int64Tensor('redEnd', [1]),
       int64Tensor('previousRed', [3]),
       int64Tensor('previousRedEnd', [4]),
       int64Tensor('axes', [1]),
-      constantSizes(gh, gw, box),
       floatTensor('scale', [], [scale]),
+      ...sizes.initializers,
     ],
     nodes: [
       node('Slice', ['images', 'red', 'redEnd', 'axes'], ['current']),
@@ -191,42 +203,7 @@ export function centerNetPairModel(input: { width: number; height: number }, box
       node('Sub', ['heatmap', 'previousPeaks'], ['appeared']),
       node('Mul', ['appeared', 'scale'], ['moved']),
       node('Concat', ['moved', 'moved'], ['movement'], { axis: 1 }),
-      node('Identity', ['sizes'], ['size']),
-    ],
-  });
-}
-
-/**
- * `centerNetPairModel` for any input size (`[1, 6, height, width]`, sides multiples of 4), as a slot model is: its
- * size output is built from the heatmap's shape instead of a constant of fixed size.
- */
-export function centerNetAnySizePairModel(box: { w: number; h: number }, scale: number): Uint8Array {
-  return encodeModel({
-    inputs: [valueInfo('images', [1, 6, 'height', 'width'])],
-    outputs: [valueInfo('heatmap', [1, 1, 'gh', 'gw']), valueInfo('size', [1, 2, 'gh', 'gw']), valueInfo('movement', [1, 2, 'gh', 'gw'])],
-    initializers: [
-      int64Tensor('red', [0]),
-      int64Tensor('redEnd', [1]),
-      int64Tensor('previousRed', [3]),
-      int64Tensor('previousRedEnd', [4]),
-      int64Tensor('axes', [1]),
-      floatTensor('zero', [], [0]),
-      floatTensor('boxW', [], [box.w]),
-      floatTensor('boxH', [], [box.h]),
-      floatTensor('scale', [], [scale]),
-    ],
-    nodes: [
-      node('Slice', ['images', 'red', 'redEnd', 'axes'], ['current']),
-      node('Slice', ['images', 'previousRed', 'previousRedEnd', 'axes'], ['previous']),
-      node('MaxPool', ['current'], ['heatmap'], { kernel_shape: [4, 4], strides: [4, 4] }),
-      node('MaxPool', ['previous'], ['previousPeaks'], { kernel_shape: [4, 4], strides: [4, 4] }),
-      node('Sub', ['heatmap', 'previousPeaks'], ['appeared']),
-      node('Mul', ['appeared', 'scale'], ['moved']),
-      node('Concat', ['moved', 'moved'], ['movement'], { axis: 1 }),
-      node('Mul', ['heatmap', 'zero'], ['zeros']),
-      node('Add', ['zeros', 'boxW'], ['widths']),
-      node('Add', ['zeros', 'boxH'], ['heights']),
-      node('Concat', ['widths', 'heights'], ['size'], { axis: 1 }),
+      ...sizes.nodes,
     ],
   });
 }
