@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FfmpegCapture } from '../src/capture/capture.ts';
 import { DEFAULT_MODEL_PATH, SLOT_MODEL_PATH } from '../src/config/config.ts';
 import { OnnxDetector } from '../src/detect/onnx.ts';
-import { slotWindow, trustedArea } from '../src/detect/slot.ts';
+import { insideArea, slotWindow, trustedArea } from '../src/detect/slot.ts';
 import { DetectionAccumulator } from '../src/eval/mot.ts';
 import { tempDir } from './helpers/media.ts';
 
@@ -62,7 +62,7 @@ describe('shipped bee detector', () => {
     const area = trustedArea(window, truth.width, truth.height, truth.beeLengthPx / 2);
     const detector = await OnnxDetector.load(SLOT_MODEL_PATH, { region: () => window });
     expect(detector.seesMovement).toBe(true);
-    const inArea = (b: { x: number; y: number }) => b.x >= area.left && b.x < area.right && b.y >= area.top && b.y < area.bottom;
+    const inArea = (b: { x: number; y: number }) => insideArea(b, area);
     const score = new DetectionAccumulator(Math.max(10, truth.beeLengthPx / 2));
     const capture = new FfmpegCapture({ source: clip, width: truth.width, height: truth.height, fps: truth.fps, pixelFormat: 'rgb24' });
     await capture.start();

@@ -59,7 +59,8 @@ export function trustedArea(window: InputRegion, frameWidth: number, frameHeight
 
 export type Area = ReturnType<typeof trustedArea>;
 
-const inside = (d: Detection, a: Area) => d.x >= a.left && d.x < a.right && d.y >= a.top && d.y < a.bottom;
+/** Whether a centre lies in the area (left and top edges included, right and bottom excluded). */
+export const insideArea = (p: { x: number; y: number }, a: Area) => p.x >= a.left && p.x < a.right && p.y >= a.top && p.y < a.bottom;
 
 /**
  * The whole-frame detections outside the trusted area, and the slot detections inside it. A whole-frame detection
@@ -68,10 +69,10 @@ const inside = (d: Detection, a: Area) => d.x >= a.left && d.x < a.right && d.y 
  * clear bee).
  */
 export function mergeSlotDetections(frame: readonly Detection[], slot: readonly Detection[], area: Area, duplicatePx: number): Detection[] {
-  const kept = slot.filter((d) => inside(d, area));
+  const kept = slot.filter((d) => insideArea(d, area));
   const limit = duplicatePx * duplicatePx;
   const duplicated = (d: Detection) => kept.some((k) => k.score >= d.score / 2 && (k.x - d.x) ** 2 + (k.y - d.y) ** 2 < limit);
-  const outside = frame.filter((d) => !inside(d, area) && !duplicated(d));
+  const outside = frame.filter((d) => !insideArea(d, area) && !duplicated(d));
   return [...outside, ...kept].sort((a, b) => b.score - a.score);
 }
 
