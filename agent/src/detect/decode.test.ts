@@ -57,6 +57,26 @@ describe('toInputTensor', () => {
       expect(Array.from(fast).map((v) => v.toFixed(5))).toEqual(Array.from(general).map((v) => v.toFixed(5)));
     }
   });
+  it('copies a crop at full resolution, and averages blocks of a crop, as the general path does', () => {
+    const random = (n: number) => Uint8Array.from({ length: n }, (_, i) => (i * 7919 + ((i * i) % 251)) % 256);
+    const frame: Frame = { data: random(16 * 12 * 3), width: 16, height: 12, format: 'rgb24', index: 0, timestampMs: 0 };
+    // A 6×4 crop whose top-left is frame pixel (3, 5), at scale 1 and at scale 1/2.
+    for (const scale of [1, 0.5]) {
+      const mapping = { scaleX: scale, scaleY: scale, padX: -3 * scale, padY: -5 * scale };
+      const fast = toInputTensor(frame, 6 * scale, 4 * scale, mapping);
+      const general = toInputTensor(frame, 6 * scale, 4 * scale, { ...mapping, padX: mapping.padX + 1e-12 });
+      expect(Array.from(fast).map((v) => v.toFixed(5))).toEqual(Array.from(general).map((v) => v.toFixed(5)));
+    }
+    const copy = toInputTensor(frame, 6, 4, { scaleX: 1, scaleY: 1, padX: -3, padY: -5 });
+    const p = (5 * 16 + 3) * 3;
+    expect([copy[0], copy[24], copy[48]].map((v) => Math.round(v! * 255))).toEqual([frame.data[p], frame.data[p + 1], frame.data[p + 2]]);
+  });
+  it('takes the general path for a crop that reaches past the frame', () => {
+    const frame: Frame = { data: new Uint8Array(4 * 4 * 3).fill(200), width: 4, height: 4, format: 'rgb24', index: 0, timestampMs: 0 };
+    const tensor = toInputTensor(frame, 4, 4, { scaleX: 1, scaleY: 1, padX: -2, padY: 0 });
+    expect(tensor[1]).toBeCloseTo(200 / 255);
+    expect(tensor[2]).toBeCloseTo(114 / 255); // past the right edge: padding, not the next row's pixels
+  });
   it('treats an RGB frame channel by channel', () => {
     const data = new Uint8Array(2 * 2 * 3);
     for (let i = 0; i < 4; i++) data.set([i * 60, 255, 0], i * 3);

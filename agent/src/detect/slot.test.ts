@@ -13,6 +13,13 @@ describe('slotWindow', () => {
     expect(window).toEqual({ x: 24, y: 37, width: 592, height: 176, inputWidth: 592, inputHeight: 176 });
   });
 
+  it('starts the band on a whole frame pixel, so that a crop at scale 1 copies pixels', () => {
+    // 44..207 is 163 tall: 176 at scale 1 would start at 37.5 when centred.
+    const window = slotWindow({ zone: [[70, 84], [570, 84], [570, 167], [70, 167]], frameWidth: 640, frameHeight: 480, marginPx: 40, scaleX: 1, scaleY: 1, multiple: 16 });
+    expect(window.y).toBe(38);
+    expect(window.height).toBe(176);
+  });
+
   it('keeps the band inside the frame, and no wider than the frame rounded down to the stride', () => {
     const window = slotWindow({ zone: [[0, 0], [640, 0], [640, 30], [0, 30]], frameWidth: 640, frameHeight: 480, marginPx: 40, scaleX: 1, scaleY: 1, multiple: 16 });
     expect(window.x).toBe(0);

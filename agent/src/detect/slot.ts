@@ -24,8 +24,9 @@ export interface SlotWindowOptions {
 
 /**
  * The band the slot model sees, and its input size: the zone's bounding box grown by the margin, widened until
- * its input sides are whole multiples of the model's stride at exactly the requested scale, and kept inside the
- * frame (a band that would be wider than the frame is the frame's width, rounded down to the multiple).
+ * its input sides are whole multiples of the model's stride at exactly the requested scale, started on a whole frame
+ * pixel and kept inside the frame (a band that would be wider than the frame is the frame's width, rounded down to
+ * the multiple).
  */
 export function slotWindow(options: SlotWindowOptions): InputRegion {
   const { zone, frameWidth, frameHeight, marginPx, scaleX, scaleY, multiple } = options;
@@ -38,7 +39,8 @@ export function slotWindow(options: SlotWindowOptions): InputRegion {
     const fit = Math.max(multiple, Math.floor((frameSize * scale) / multiple) * multiple);
     const input = Math.min(fit, Math.max(multiple, Math.ceil(((to - from) * scale) / multiple) * multiple));
     const size = input / scale;
-    const start = Math.min(Math.max(0, (from + to) / 2 - size / 2), Math.max(0, frameSize - size));
+    // On whole frame pixels: at scale 1 the crop is then a copy, not an interpolation that blurs every pixel by half.
+    const start = Math.min(Math.max(0, Math.round((from + to) / 2 - size / 2)), Math.max(0, Math.floor(frameSize - size)));
     return { start, size, input };
   };
   const x = axis(Math.min(...xs), Math.max(...xs), frameWidth, scaleX);
