@@ -1,7 +1,8 @@
 // Frames per second of the agent's vision pipeline (capture → detector → tracker → counting) on a 640×480
 // simulator clip, as the agent ships it (the bee model, motion-gated, inference on one thread) and with the
 // motion detector, against decoding the same clip with ffmpeg alone in the same run. Peak RSS of this process.
-//   pnpm bench:agent [-- --seconds 20 --model FILE --slot-model FILE]
+// With --slot-model it also runs the model with the slot pass, in the same run.
+//   pnpm bench:agent [-- --seconds 20 --model FILE --slot-model FILE --slot-margin LENGTHS]
 import { execFile } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -18,6 +19,7 @@ const { values } = parseArgs({
     scenario: { type: 'string', default: 'busy-afternoon' },
     model: { type: 'string' },
     'slot-model': { type: 'string' },
+    'slot-margin': { type: 'string' },
     cache: { type: 'string', default: join(tmpdir(), 'hivegate-accuracy-clips') },
   },
 });
@@ -40,8 +42,11 @@ interface PipelineRun {
   describe: string;
 }
 
-async function pipeline(clip: CachedClip, kind: 'onnx' | 'motion'): Promise<PipelineRun> {
-  const config = agentConfigFor(clip, { detector: kind, model, ...(kind === 'onnx' && slotModel ? { detectorOverrides: { slot: { model: slotModel } } } : {}) });
+const slotMargin = values['slot-margin'] === undefined ? undefined : Number(values['slot-margin']);
+
+async function pipeline(clip: CachedClip, kind: 'onnx' | 'onnx+slot' | 'motion'): Promise<PipelineRun> {
+  const slot = kind === 'onnx+slot' ? { slot: { model: slotModel!, ...(slotMargin === undefined ? {} : { marginLengths: slotMargin }) } } : undefined;
+  const config = agentConfigFor(clip, { detector: kind === 'motion' ? 'motion' : 'onnx', model, ...(slot ? { detectorOverrides: slot } : {}) });
   config.detector.threads = 1;
   const capture = createCapture(config);
   const { detector, tracker, counter } = await createVision(config);
@@ -80,23 +85,24 @@ async function main(): Promise<void> {
     for await (const _frame of capture) n++;
     return n;
   });
-  const model = await pipeline(clip, 'onnx');
-  const motion = await pipeline(clip, 'motion');
+  const runs: [string, PipelineRun][] = [['full pipeline, shipped model', await pipeline(clip, 'onnx')]];
+  if (slotModel) runs.push(['full pipeline, with the slot pass', await pipeline(clip, 'onnx+slot')]);
+  runs.push(['full pipeline, motion detector', await pipeline(clip, 'motion')]);
 
   const fpsOf = (n: number, ms: number) => (n / ms) * 1000;
   const decodeFps = fpsOf(frameCount, decode.ms);
   const captureFps = fpsOf(captureOnly.value, captureOnly.ms);
   console.log(`clip: simulator scenario ${values.scenario}, ${width}x${height} @ ${fps} fps, ${seconds} s (${frameCount} frames); ${clip.truth.crossings.length} true crossings`);
-  console.log(`ffmpeg decode only:              ${decodeFps.toFixed(1)} frames/s`);
-  console.log(`capture (ffmpeg → Node frames):  ${captureFps.toFixed(1)} frames/s`);
-  for (const [label, r] of [['full pipeline, shipped model', model], ['full pipeline, motion detector', motion]] as const) {
+  console.log(`ffmpeg decode only:                 ${decodeFps.toFixed(1)} frames/s`);
+  console.log(`capture (ffmpeg → Node frames):     ${captureFps.toFixed(1)} frames/s`);
+  for (const [label, r] of runs) {
     const fullFps = fpsOf(r.frames, r.ms);
     console.log(
-      `${`${label}:`.padEnd(33)}${fullFps.toFixed(1)} frames/s, ratio to decode ${(fullFps / decodeFps).toFixed(2)} ` +
+      `${`${label}:`.padEnd(36)}${fullFps.toFixed(1)} frames/s, ratio to decode ${(fullFps / decodeFps).toFixed(2)} ` +
         `(detector ${(r.detectMs / r.frames).toFixed(2)} ms/frame, inference skipped on ${r.inferenceSkipped} frames, ${r.crossings} crossings; ${r.describe})`,
     );
   }
-  console.log(`peak RSS (agent process, both pipelines): ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
+  console.log(`peak RSS (agent process, all pipelines): ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
 }
 
 await main();
