@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FfmpegCapture } from '../src/capture/capture.ts';
 import { DEFAULT_MODEL_PATH, SLOT_MODEL_PATH } from '../src/config/config.ts';
 import { OnnxDetector } from '../src/detect/onnx.ts';
-import { insideArea, slotWindow, trustedArea } from '../src/detect/slot.ts';
+import { insideArea, slotGeometry, trustedArea } from '../src/detect/slot.ts';
 import { DetectionAccumulator } from '../src/eval/mot.ts';
 import { tempDir } from './helpers/media.ts';
 
@@ -57,10 +57,10 @@ describe('shipped bee detector', () => {
   }, 60_000);
 
   it('has a slot model that finds the bees of the band around the entrance at full resolution', async () => {
-    const margin = 1.5 * truth.beeLengthPx;
-    const window = slotWindow({ zone: truth.entranceZone, frameWidth: truth.width, frameHeight: truth.height, marginPx: margin, scaleX: 640 / truth.width, scaleY: 480 / truth.height, multiple: 16 });
-    const area = trustedArea(window, truth.width, truth.height, truth.beeLengthPx / 2);
-    const detector = await OnnxDetector.load(SLOT_MODEL_PATH, { region: () => window });
+    const { window, edgePx } = slotGeometry({ zone: truth.entranceZone, marginLengths: 1.5, zoom: 2, beeLengthPx: truth.beeLengthPx }, { width: 320, height: 240 });
+    const band = window(truth.width, truth.height);
+    const area = trustedArea(band, truth.width, truth.height, edgePx);
+    const detector = await OnnxDetector.load(SLOT_MODEL_PATH, { region: window });
     expect(detector.seesMovement).toBe(true);
     const inArea = (b: { x: number; y: number }) => insideArea(b, area);
     const score = new DetectionAccumulator(Math.max(10, truth.beeLengthPx / 2));

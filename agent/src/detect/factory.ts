@@ -23,15 +23,11 @@ export async function createDetector(config: AgentConfig): Promise<ConfiguredDet
   const { slot } = config.detector;
   if (slot) {
     if (model.layout !== 'centernet') throw new Error('detector.slot needs a CenterNet whole-frame model: the slot model works at a multiple of its scale');
-    const { SlotRefinedDetector, slotWindow } = await import('./slot.ts');
-    const base = model.inputSize;
-    const marginPx = slot.marginLengths * config.detector.motion.beeLengthPx;
-    const window = (frameWidth: number, frameHeight: number) =>
-      slotWindow({ zone: config.counting.zone, frameWidth, frameHeight, marginPx, scaleX: (slot.zoom * base.width) / frameWidth, scaleY: (slot.zoom * base.height) / frameHeight, multiple: 16 });
+    const { SlotRefinedDetector, slotGeometry } = await import('./slot.ts');
+    const { window, edgePx } = slotGeometry({ ...slot, zone: config.counting.zone, beeLengthPx: config.detector.motion.beeLengthPx }, model.inputSize);
     const slotModel = await OnnxDetector.load(slot.model, { scoreThreshold: config.detector.scoreThreshold, region: window, ...(config.detector.threads ? { threads: config.detector.threads } : {}) });
     if (slotModel.layout !== 'centernet') throw new Error(`detector.slot.model ${slot.model} must be a CenterNet model`);
-    // Half a bee: a bee centred closer to the band's edge shows the slot model less than half of itself.
-    detector = new SlotRefinedDetector(model, slotModel, window, config.detector.motion.beeLengthPx / 2);
+    detector = new SlotRefinedDetector(model, slotModel, window, edgePx);
     description += `, slot pass ×${slot.zoom} (${slot.model})`;
   }
   if (!config.detector.motionGate) return Object.assign(detector, { describe: () => description });

@@ -48,6 +48,29 @@ export function slotWindow(options: SlotWindowOptions): InputRegion {
   return { x: x.start, y: y.start, width: x.size, height: y.size, inputWidth: x.input, inputHeight: y.input };
 }
 
+/** The slot pass's settings, as the agent's config gives them. */
+export interface SlotSettings {
+  zone: readonly (readonly number[])[];
+  /** Band margin beyond the zone, in bee lengths. */
+  marginLengths: number;
+  /** The slot model's scale against the whole-frame model's. */
+  zoom: number;
+  beeLengthPx: number;
+}
+
+/**
+ * The band for each frame size, for a whole-frame model of input size `base`, and the strip along the band's
+ * inner edges where the slot model is not trusted: half a bee, as a bee centred closer to the edge shows the
+ * slot model less than half of itself.
+ */
+export function slotGeometry(settings: SlotSettings, base: { width: number; height: number }) {
+  const { zone, marginLengths, zoom, beeLengthPx } = settings;
+  // The shipped network halves its features four times, so its input sides must be multiples of 16.
+  const window = (frameWidth: number, frameHeight: number) =>
+    slotWindow({ zone, frameWidth, frameHeight, marginPx: marginLengths * beeLengthPx, scaleX: (zoom * base.width) / frameWidth, scaleY: (zoom * base.height) / frameHeight, multiple: 16 });
+  return { window, edgePx: beeLengthPx / 2 };
+}
+
 /**
  * Where the slot model's detections are trusted: the band less a strip along each side that lies inside the
  * frame (the model sees only part of a bee there). At the frame's own edges nothing is lost by cropping.
