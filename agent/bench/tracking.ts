@@ -7,10 +7,11 @@
 // `--seeds N` replays N clips of each scenario (see bench:accuracy).
 //   pnpm --filter @hivegate/agent bench:tracking [-- --split train --tracker '{"lostGateLengths":1.5}' --detector '{"motionGate":false}' --seeds N --explain]
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { signedDistanceToPolygon, type Crossing, type EntranceMovementInput, type Point } from '@hivegate/shared';
 import { SCENARIOS, type GroundTruth } from '@hivegate/simulator';
@@ -59,6 +60,12 @@ interface FrameDetections {
   detections: number[][];
 }
 
+const detectDir = fileURLToPath(new URL('../src/detect/', import.meta.url));
+const DETECTION_SOURCES = readdirSync(detectDir)
+  .filter((name) => name.endsWith('.ts') && !name.endsWith('.test.ts'))
+  .sort()
+  .map((name) => join(detectDir, name));
+
 /** Peaks below this are not cached; a replay can use any threshold above it (peak finding ignores the threshold). */
 const CACHED_THRESHOLD = 0.1;
 
@@ -66,9 +73,11 @@ const CACHED_THRESHOLD = 0.1;
 async function detectionsFor(clip: CachedClip): Promise<FrameDetections[]> {
   const config = agentConfigFor(clip, { detector: 'onnx', model, detectorOverrides });
   config.detector.scoreThreshold = CACHED_THRESHOLD;
-  // Keyed on the model and on every detector setting but the threshold (the motion gate changes what is detected).
+  // Keyed on the model and on every detector setting but the threshold (the motion gate changes what is detected),
+  // and on the detection code: a change to how frames become detections must not replay stale results.
   const hash = createHash('sha256').update(readFileSync(config.detector.model!));
   if (config.detector.slot) hash.update(readFileSync(config.detector.slot.model));
+  for (const source of DETECTION_SOURCES) hash.update(readFileSync(source));
   const key = hash.update(JSON.stringify(config.detector)).digest('hex').slice(0, 12);
   const file = join(clip.dir, `detections-${key}-${CACHED_THRESHOLD}.json`);
   if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as FrameDetections[];
