@@ -48,7 +48,7 @@ const DEFAULTS: Required<Omit<TrackerOptions, 'kalman'>> = {
   birthScore: 0.6,
   minHits: 3,
   maxMissedFrames: 20,
-  gateLengths: 0.5,
+  gateLengths: 0.3,
   maxGateLengths: 4,
   lostGateLengths: 1,
   movementWeight: 4,
@@ -56,13 +56,13 @@ const DEFAULTS: Required<Omit<TrackerOptions, 'kalman'>> = {
   beeLengthPx: 40,
 };
 
-// initialSpeedStd sets how far a newborn track looks for its second detection (3σ ≈ 45 px at 30 fps, plus half a
-// bee length): wide enough for a bee crossing 1.5 lengths per frame, narrow enough that scattered false
+// initialSpeedStd sets how far a newborn track looks for its second detection (3σ = 60 px at 30 fps, plus
+// gateLengths): wide enough for a bee crossing 1.5 lengths per frame, narrow enough that scattered false
 // detections rarely chain into three consistent hits. accelerationStd: bees turn and stop, but a filter that
 // expects violent acceleration trusts its velocity too little and swaps bees whose paths cross (on the
 // simulator's training scenes with the shipped model, 400 gave a fifth fewer identity switches than 1500 and
 // half the count error).
-const DEFAULT_KALMAN: KalmanOptions = { accelerationStd: 400, measurementStd: 3, initialSpeedStd: 450 };
+const DEFAULT_KALMAN: KalmanOptions = { accelerationStd: 400, measurementStd: 3, initialSpeedStd: 600 };
 
 /** A point of a track's path: centre in frame px, wall-clock ms. */
 export interface TrackPoint {
