@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { findScenario, renderClip, withOverrides, type GroundTruth } from '@hivegate/simulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FfmpegCapture } from '../src/capture/capture.ts';
-import { DEFAULT_MODEL_PATH, SLOT_MODEL_PATH } from '../src/config/config.ts';
+import { DEFAULT_MODEL_PATH, SLOT_DEFAULTS, SLOT_MODEL_PATH } from '../src/config/config.ts';
 import { OnnxDetector } from '../src/detect/onnx.ts';
 import { insideArea, slotGeometry, trustedArea } from '../src/detect/slot.ts';
 import { DetectionAccumulator } from '../src/eval/mot.ts';
@@ -57,7 +57,7 @@ describe('shipped bee detector', () => {
   }, 60_000);
 
   it('has a slot model that finds the bees of the band around the entrance at full resolution', async () => {
-    const { window, edgePx } = slotGeometry({ zone: truth.entranceZone, marginLengths: 1.5, zoom: 2, beeLengthPx: truth.beeLengthPx }, { width: 320, height: 240 });
+    const { window, edgePx } = slotGeometry({ ...SLOT_DEFAULTS, zone: truth.entranceZone, beeLengthPx: truth.beeLengthPx }, { width: 320, height: 240 });
     const band = window(truth.width, truth.height);
     const area = trustedArea(band, truth.width, truth.height, edgePx);
     const detector = await OnnxDetector.load(SLOT_MODEL_PATH, { region: window });

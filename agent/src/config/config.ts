@@ -149,6 +149,8 @@ export type PartialAgentConfig = DeepPartial<AgentConfig>;
 export const DEFAULT_MODEL_PATH = fileURLToPath(new URL('../../models/bee-centernet.onnx', import.meta.url));
 /** The model for the opt-in slot pass (`detector.slot`): the same network trained at twice the scale. */
 export const SLOT_MODEL_PATH = fileURLToPath(new URL('../../models/bee-centernet-slot.onnx', import.meta.url));
+/** The slot pass's settings when `detector.slot` names only its model. */
+export const SLOT_DEFAULTS = { zoom: 2, marginLengths: 1.5 } as const;
 
 /**
  * Everything that has a sensible default; identity, source, cloud and zone have none (or a derived one), and the
@@ -197,7 +199,7 @@ export function resolveConfig(layers: { file?: PartialAgentConfig; flags?: Parti
   // The shipped model was trained on colour; the motion detector only needs luma and reads a third of the bytes.
   if (source && source.pixelFormat === undefined) source.pixelFormat = detector?.kind === 'motion' ? 'gray' : 'rgb24';
   if (merged.deviceId === undefined) merged.deviceId = hostname().replace(/:/g, '-') || 'hivegate-agent';
-  if (detector?.slot) detector.slot = { zoom: 2, marginLengths: 1.5, ...(detector.slot as Record<string, unknown>) };
+  if (detector?.slot) detector.slot = { ...SLOT_DEFAULTS, ...(detector.slot as Record<string, unknown>) };
   const sensors = merged.sensors as Record<string, unknown> | undefined;
   if (sensors) merged.sensors = { intervalSeconds: 60, timeoutSeconds: 10, ...sensors };
   const outbox = merged.outbox as Record<string, unknown> | undefined;
