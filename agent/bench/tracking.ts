@@ -60,11 +60,13 @@ interface FrameDetections {
   detections: number[][];
 }
 
-const detectDir = fileURLToPath(new URL('../src/detect/', import.meta.url));
-const DETECTION_SOURCES = readdirSync(detectDir)
-  .filter((name) => name.endsWith('.ts') && !name.endsWith('.test.ts'))
-  .sort()
-  .map((name) => join(detectDir, name));
+/** Digest of the detection code (`src/detect`, tests aside), read once per run. */
+const DETECTION_CODE = (() => {
+  const dir = fileURLToPath(new URL('../src/detect/', import.meta.url));
+  const hash = createHash('sha256');
+  for (const name of readdirSync(dir).filter((n) => n.endsWith('.ts') && !n.endsWith('.test.ts')).sort()) hash.update(readFileSync(join(dir, name)));
+  return hash.digest();
+})();
 
 /** Peaks below this are not cached; a replay can use any threshold above it (peak finding ignores the threshold). */
 const CACHED_THRESHOLD = 0.1;
@@ -77,7 +79,7 @@ async function detectionsFor(clip: CachedClip): Promise<FrameDetections[]> {
   // and on the detection code: a change to how frames become detections must not replay stale results.
   const hash = createHash('sha256').update(readFileSync(config.detector.model!));
   if (config.detector.slot) hash.update(readFileSync(config.detector.slot.model));
-  for (const source of DETECTION_SOURCES) hash.update(readFileSync(source));
+  hash.update(DETECTION_CODE);
   const key = hash.update(JSON.stringify(config.detector)).digest('hex').slice(0, 12);
   const file = join(clip.dir, `detections-${key}-${CACHED_THRESHOLD}.json`);
   if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as FrameDetections[];
