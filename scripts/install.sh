@@ -12,7 +12,8 @@ want_tests=0
 sudo_if_needed() { if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
 
 apt_packages=(ffmpeg)
-[[ $want_tests -eq 1 ]] && apt_packages+=(chromium shellcheck)
+# python3-onnx: the test of the 8-bit model rewrite (agent/tools/qdq.py).
+[[ $want_tests -eq 1 ]] && apt_packages+=(chromium shellcheck python3-onnx python3-numpy)
 missing=()
 for pkg in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")

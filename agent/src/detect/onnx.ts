@@ -20,6 +20,8 @@ export interface OnnxDetectorOptions {
    * default the whole frame goes into the model's own input size (letterboxed for YOLO).
    */
   region?: (frameWidth: number, frameHeight: number) => InputRegion;
+  /** Sees every output of every run, by name, before decoding (calibrating an 8-bit copy of the model reads them). */
+  observe?: (outputs: ort.InferenceSession.OnnxValueMapType) => void;
 }
 
 /** A rectangle of the frame (frame px) and the model input it is stretched to. */
@@ -153,6 +155,7 @@ export class OnnxDetector implements Detector {
     this.lastTimestampMs = frame.timestampMs;
     const feeds = { [inputName]: new ort.Tensor('float32', this.buffer, [1, 3 * this.shape.frames, inputHeight, inputWidth]) };
     const results = await this.session.run(feeds);
+    this.options.observe?.(results);
     if (layout === 'yolo') {
       const output = results[this.session.outputNames[0]!]!;
       return decodeYolo(output.data as Float32Array, output.dims, {

@@ -1,0 +1,79 @@
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { findScenario, renderClip, withOverrides, type GroundTruth } from '@hivegate/simulator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentConfigFor, type CachedClip } from '../bench/clips.ts';
+import { createCapture } from '../src/agent.ts';
+import { FLOAT_MODEL_PATH } from '../src/config/config.ts';
+import { OnnxDetector } from '../src/detect/onnx.ts';
+import type { Detection } from '../src/detect/types.ts';
+import { findPython, quantizeDetector } from '../tools/quantize.ts';
+import { tempDir } from './helpers/media.ts';
+
+async function render(name: string, seconds: number, dir: string): Promise<CachedClip> {
+  const scenario = withOverrides(findScenario(name)!, { durationSeconds: seconds });
+  const rendered = await renderClip({ scenario, outDir: join(dir, name), ids: { hiveId: 'h', boxId: 'b' } });
+  return { label: name, dir, clip: rendered.clipPath, truth: JSON.parse(readFileSync(rendered.truthPath, 'utf8')) as GroundTruth };
+}
+
+async function detectAll(model: string, clip: CachedClip): Promise<Detection[][]> {
+  const detector = await OnnxDetector.load(model, { threads: 1 });
+  const capture = createCapture(agentConfigFor(clip, { detector: 'onnx' }));
+  const frames: Detection[][] = [];
+  await capture.start();
+  for await (const frame of capture) frames.push(await detector.detect(frame));
+  await detector.release();
+  return frames;
+}
+
+// The 8-bit rewrite end to end: calibrated on a training scene through the real capture and onnxruntime, rewritten
+// by qdq.py (Debian's python3-onnx), then run beside the float model on a held-out scene.
+describe('quantize-detector', () => {
+  const dir = tempDir('quantize');
+  let calibration: CachedClip;
+  let heldOut: CachedClip;
+
+  beforeAll(async () => {
+    calibration = await render('busy-afternoon', 1.5, dir.path);
+    heldOut = await render('heldout-evening-rush', 2, dir.path);
+  }, 60_000);
+  afterAll(() => dir.cleanup());
+
+  it('makes an 8-bit model that finds the bees the float model finds, where it finds them', async () => {
+    const out = join(dir.path, 'int8.onnx');
+    const { tensors, frames } = await quantizeDetector({
+      model: FLOAT_MODEL_PATH,
+      out,
+      clips: [{ label: 'busy-afternoon', config: agentConfigFor(calibration, { detector: 'onnx' }) }],
+    });
+    expect(tensors).toBeGreaterThan(10);
+    expect(frames).toBe(45);
+    // int8 weights: a quarter of the float weights' bytes, plus scales.
+    expect(statSync(out).size).toBeLessThan(0.4 * statSync(FLOAT_MODEL_PATH).size);
+
+    const float = await detectAll(FLOAT_MODEL_PATH, heldOut);
+    const int8 = await detectAll(out, heldOut);
+    expect(int8).toHaveLength(float.length);
+    const distances: number[] = [];
+    let clear = 0;
+    let matched = 0;
+    for (const [i, detections] of float.entries()) {
+      for (const d of detections.filter((x) => x.score >= 0.5)) {
+        clear++;
+        const nearest = Math.min(...int8[i]!.map((q) => Math.hypot(q.x - d.x, q.y - d.y)));
+        if (nearest > 2) continue;
+        matched++;
+        distances.push(nearest);
+      }
+    }
+    expect(clear).toBeGreaterThan(200);
+    expect(matched / clear).toBeGreaterThan(0.97);
+    distances.sort((a, b) => a - b);
+    // Frame pixels (two per input pixel).
+    expect(distances[Math.floor(distances.length / 2)]).toBeLessThan(0.5);
+  }, 120_000);
+
+  it('says which Python it needs when the given one cannot rewrite models', () => {
+    expect(() => findPython('/nonexistent/python3')).toThrow(/no Python with onnx and numpy found \(tried \/nonexistent\/python3\).*apt-get install -y python3-onnx/);
+  });
+});

@@ -1,0 +1,76 @@
+// Makes an 8-bit copy of a CenterNet detector model, calibrated on the frames the agent really feeds it: clips of
+// the simulator's training scenes (never the held-out ones) through the agent's own capture and input code, at the
+// whole-frame scale or, with --slot, over the slot pass's band. See agent/tools/README.md.
+//   pnpm --filter @hivegate/agent quantize-detector -- --model models/bee-centernet.onnx --out models/bee-centernet-int8.onnx
+//   pnpm --filter @hivegate/agent quantize-detector -- --slot --model models/bee-centernet-slot.onnx --out models/bee-centernet-slot-int8.onnx
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { SCENARIOS } from '@hivegate/simulator';
+import { FLOAT_MODEL_PATH, SLOT_DEFAULTS } from '../src/config/config.ts';
+import { OnnxDetector } from '../src/detect/onnx.ts';
+import { slotGeometry } from '../src/detect/slot.ts';
+import { agentConfigFor, cachedClip, parseSeeds } from '../bench/clips.ts';
+import { quantizeDetector, type CalibrationClip } from './quantize.ts';
+
+const USAGE = `usage: quantize-detector --model FILE --out FILE [--slot] [--seeds N] [--seconds S] [--every N] [--cache DIR] [--python PATH]
+  --model FILE    the float CenterNet model (as train-detector makes it)
+  --out FILE      where the 8-bit model goes
+  --slot          a slot-pass model: calibrated on the band around the entrance zone, at its scale beside the
+                  whole-frame model
+  --seeds N       clips of each training scene (default 3)
+  --seconds S     length of each clip (default 60: the clips the accuracy benchmarks use, from the same cache)
+  --every N       record ranges on every Nth frame (default 5)
+  --percentile P  each tensor's range: the Pth percentile of the per-frame extremes (default 99; 100: the extremes)
+  --cache DIR     clip cache (default $TMPDIR/hivegate-accuracy-clips)
+  --python PATH   Python with onnx and numpy (default: HIVEGATE_PYTHON, else /usr/bin/python3, else python3)`;
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    args: process.argv.slice(2).filter((arg) => arg !== '--'),
+    options: {
+      model: { type: 'string' },
+      out: { type: 'string' },
+      slot: { type: 'boolean', default: false },
+      seeds: { type: 'string', default: '3' },
+      seconds: { type: 'string', default: '60' },
+      every: { type: 'string', default: '5' },
+      percentile: { type: 'string', default: '99' },
+      cache: { type: 'string', default: join(tmpdir(), 'hivegate-accuracy-clips') },
+      python: { type: 'string' },
+    },
+  });
+  const seconds = Number(values.seconds);
+  const every = Number(values.every);
+  const percentile = Number(values.percentile);
+  if (!values.model || !values.out || !(seconds > 0) || !Number.isInteger(every) || every < 1 || !(percentile >= 50 && percentile <= 100)) throw new Error(USAGE);
+  const callerDir = process.env.INIT_CWD ?? process.cwd();
+  const seeds = parseSeeds(values.seeds);
+  // The slot model's band is sized for the whole-frame model's input, as the agent sizes it.
+  const base = values.slot ? (await OnnxDetector.load(FLOAT_MODEL_PATH)).inputSize : undefined;
+  const clips: CalibrationClip[] = [];
+  for (let variant = 0; variant < seeds; variant++) {
+    for (const scene of SCENARIOS.filter((s) => s.split === 'train')) {
+      const clip = await cachedClip(scene.name, seconds, resolve(callerDir, values.cache), variant);
+      const config = agentConfigFor(clip, { detector: 'onnx' });
+      const settings = { ...SLOT_DEFAULTS, zone: config.counting.zone, beeLengthPx: config.detector.motion.beeLengthPx };
+      clips.push({ label: clip.label, config, ...(base ? { region: slotGeometry(settings, base).window } : {}) });
+    }
+  }
+  const out = resolve(callerDir, values.out);
+  const { tensors, frames } = await quantizeDetector({
+    model: resolve(callerDir, values.model),
+    out,
+    clips,
+    every,
+    percentile,
+    ...(values.python ? { python: values.python } : {}),
+    progress: (line) => console.error(line),
+  });
+  console.error(`${out}: ${tensors} tensors calibrated on ${frames} frames of ${clips.length} training clips`);
+}
+
+main().catch((error: Error) => {
+  console.error(error.message);
+  process.exit(1);
+});

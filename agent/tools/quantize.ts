@@ -1,0 +1,134 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createCapture } from '../src/agent.ts';
+import type { AgentConfig } from '../src/config/config.ts';
+import { OnnxDetector, type InputRegion } from '../src/detect/onnx.ts';
+
+const QDQ = fileURLToPath(new URL('./qdq.py', import.meta.url));
+
+/** Debian's onnx lives in the system Python; a pyenv or venv python3 earlier on PATH usually lacks it. */
+export function findPython(explicit?: string): string {
+  const candidates = explicit ? [explicit] : [process.env.HIVEGATE_PYTHON, '/usr/bin/python3', 'python3'].filter((c): c is string => Boolean(c));
+  for (const candidate of candidates) {
+    const probe = spawnSync(candidate, ['-c', 'import onnx, numpy'], { stdio: 'ignore' });
+    if (!probe.error && probe.status === 0) return candidate;
+  }
+  throw new Error(`no Python with onnx and numpy found (tried ${candidates.join(', ')}); install them with apt-get install -y python3-onnx python3-numpy`);
+}
+
+function runQdq(python: string, args: string[]): string {
+  const result = spawnSync(python, [QDQ, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  if (result.error || result.status !== 0) throw new Error(`qdq.py ${args[0]} failed: ${result.error?.message ?? result.stderr.trim()}`);
+  return result.stdout;
+}
+
+/**
+ * The lowest and highest value each named tensor took in each recorded frame. A tensor's range is then a percentile
+ * of those: the 99th of the per-frame highs keeps a rare outlier frame from coarsening every other frame's steps.
+ */
+export class RangeRecorder {
+  private readonly lows = new Map<string, number[]>();
+  private readonly highs = new Map<string, number[]>();
+  frames = 0;
+
+  constructor(private readonly names: readonly string[]) {}
+
+  record(outputs: Readonly<Record<string, { data: unknown }>>): void {
+    this.frames++;
+    for (const name of this.names) {
+      const tensor = outputs[name];
+      if (!tensor) throw new Error(`the calibrated model has no output "${name}"`);
+      const data = tensor.data as Float32Array;
+      let low = Infinity;
+      let high = -Infinity;
+      for (let i = 0; i < data.length; i++) {
+        const v = data[i]!;
+        if (v < low) low = v;
+        if (v > high) high = v;
+      }
+      push(this.lows, name, low);
+      push(this.highs, name, high);
+    }
+  }
+
+  /** Per tensor: [low, high], the `percentile`th of the per-frame highs and its mirror of the lows (100: extremes). */
+  ranges(percentile: number): Record<string, [number, number]> {
+    const ranges: Record<string, [number, number]> = {};
+    for (const name of this.names) {
+      const lows = [...(this.lows.get(name) ?? [])].sort((a, b) => a - b);
+      const highs = [...(this.highs.get(name) ?? [])].sort((a, b) => a - b);
+      if (highs.length === 0) throw new Error('no frames were recorded');
+      const rank = (n: number, p: number) => Math.min(n - 1, Math.max(0, Math.ceil((p / 100) * n) - 1));
+      const mirrored = highs.length - 1 - rank(highs.length, percentile);
+      ranges[name] = [lows[mirrored]!, highs[rank(highs.length, percentile)]!];
+    }
+    return ranges;
+  }
+}
+
+function push(map: Map<string, number[]>, name: string, value: number): void {
+  const list = map.get(name);
+  if (list) list.push(value);
+  else map.set(name, [value]);
+}
+
+export interface CalibrationClip {
+  /** Names the clip in progress lines. */
+  label: string;
+  /** The agent's configuration for the clip (source, zone, bee size). */
+  config: AgentConfig;
+  /** Where in the frame the model looks (the slot pass's band); the whole frame when absent. */
+  region?: (frameWidth: number, frameHeight: number) => InputRegion;
+}
+
+export interface QuantizeOptions {
+  model: string;
+  out: string;
+  clips: readonly CalibrationClip[];
+  /** Record ranges on every nth frame (the model still sees every frame: it pairs each with the one before). */
+  every?: number;
+  /** Which percentile of the per-frame extremes bounds each tensor (default 99; 100: the extremes). */
+  percentile?: number;
+  python?: string;
+  progress?: (line: string) => void;
+}
+
+/**
+ * Runs the float model over the clips as the agent would (its capture, its input code, its frame pairing),
+ * records the range of every tensor that gets quantized, and writes the 8-bit model (`qdq.py`).
+ */
+export async function quantizeDetector(options: QuantizeOptions): Promise<{ tensors: number; frames: number }> {
+  const python = findPython(options.python);
+  const every = options.every ?? 1;
+  const work = mkdtempSync(join(tmpdir(), 'hivegate-quantize-'));
+  try {
+    const exposed = join(work, 'exposed.onnx');
+    const names = JSON.parse(runQdq(python, ['expose', options.model, exposed])) as string[];
+    const recorder = new RangeRecorder(names);
+    for (const clip of options.clips) {
+      let frame = 0;
+      const observe = (outputs: Readonly<Record<string, { data: unknown }>>) => {
+        if (frame++ % every === 0) recorder.record(outputs);
+      };
+      const detector = await OnnxDetector.load(exposed, { threads: 1, observe, ...(clip.region ? { region: clip.region } : {}) });
+      const capture = createCapture(clip.config);
+      try {
+        await capture.start();
+        for await (const picture of capture) await detector.detect(picture);
+      } finally {
+        await capture.stop();
+        await detector.release();
+      }
+      options.progress?.(`${clip.label}: ${frame} frames`);
+    }
+    const rangesFile = join(work, 'ranges.json');
+    writeFileSync(rangesFile, JSON.stringify(recorder.ranges(options.percentile ?? 99)));
+    runQdq(python, ['quantize', options.model, rangesFile, options.out]);
+    return { tensors: names.length, frames: recorder.frames };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
