@@ -1,7 +1,9 @@
 // Frames per second of the agent's vision pipeline (capture → detector → tracker → counting) on a 640×480
 // simulator clip, as the agent ships it (the bee model, motion-gated, inference on one thread) and with the
 // motion detector, against decoding the same clip with ffmpeg alone in the same run. Peak RSS of this process.
-// With --slot-model it also runs the model with the slot pass, in the same run.
+// With --slot-model it also runs the model with the slot pass, in the same run. --model and --slot-model may be
+// given more than once (say, a float model and its 8-bit copy): every model runs alone, and the nth slot model
+// runs beside the nth model (or the first), all in the same run.
 //   pnpm bench:agent [-- --seconds 20 --model FILE --slot-model FILE --slot-margin LENGTHS]
 import { execFile } from 'node:child_process';
 import { tmpdir } from 'node:os';
@@ -17,15 +19,15 @@ const { values } = parseArgs({
   options: {
     seconds: { type: 'string', default: '20' },
     scenario: { type: 'string', default: 'busy-afternoon' },
-    model: { type: 'string' },
-    'slot-model': { type: 'string' },
+    model: { type: 'string', multiple: true },
+    'slot-model': { type: 'string', multiple: true },
     'slot-margin': { type: 'string' },
     cache: { type: 'string', default: join(tmpdir(), 'hivegate-accuracy-clips') },
   },
 });
 const callerDir = process.env.INIT_CWD ?? process.cwd();
-const model = values.model ? resolve(callerDir, values.model) : undefined;
-const slotModel = values['slot-model'] ? resolve(callerDir, values['slot-model']) : undefined;
+const models: (string | undefined)[] = values.model?.length ? values.model.map((m) => resolve(callerDir, m)) : [undefined];
+const slotModels = (values['slot-model'] ?? []).map((m) => resolve(callerDir, m));
 
 async function timeIt<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }> {
   const start = performance.now();
@@ -44,8 +46,8 @@ interface PipelineRun {
 
 const slotMargin = values['slot-margin'] === undefined ? undefined : Number(values['slot-margin']);
 
-async function pipeline(clip: CachedClip, kind: 'onnx' | 'onnx+slot' | 'motion'): Promise<PipelineRun> {
-  const slot = kind === 'onnx+slot' ? { slot: { model: slotModel!, ...(slotMargin === undefined ? {} : { marginLengths: slotMargin }) } } : undefined;
+async function pipeline(clip: CachedClip, kind: 'onnx' | 'motion', model?: string, slotModel?: string): Promise<PipelineRun> {
+  const slot = slotModel ? { slot: { model: slotModel, ...(slotMargin === undefined ? {} : { marginLengths: slotMargin }) } } : undefined;
   const config = agentConfigFor(clip, { detector: kind === 'motion' ? 'motion' : 'onnx', model, ...(slot ? { detectorOverrides: slot } : {}) });
   config.detector.threads = 1;
   const capture = createCapture(config);
@@ -85,8 +87,12 @@ async function main(): Promise<void> {
     for await (const _frame of capture) n++;
     return n;
   });
-  const runs: [string, PipelineRun][] = [['full pipeline, shipped model', await pipeline(clip, 'onnx')]];
-  if (slotModel) runs.push(['full pipeline, with the slot pass', await pipeline(clip, 'onnx+slot')]);
+  const runs: [string, PipelineRun][] = [];
+  for (const [i, model] of models.entries()) runs.push([`full pipeline, ${model ? `model ${i + 1}` : 'shipped model'}`, await pipeline(clip, 'onnx', model)]);
+  for (const [i, slotModel] of slotModels.entries()) {
+    const model = models[i] ?? models[0];
+    runs.push([`full pipeline, ${model ? `model ${models.indexOf(model) + 1}` : 'shipped model'} + slot ${i + 1}`, await pipeline(clip, 'onnx', model, slotModel)]);
+  }
   runs.push(['full pipeline, motion detector', await pipeline(clip, 'motion')]);
 
   const fpsOf = (n: number, ms: number) => (n / ms) * 1000;
