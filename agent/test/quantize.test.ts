@@ -4,10 +4,11 @@ import { findScenario, renderClip, withOverrides, type GroundTruth } from '@hive
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentConfigFor, type CachedClip } from '../bench/clips.ts';
 import { createCapture } from '../src/agent.ts';
-import { FLOAT_MODEL_PATH } from '../src/config/config.ts';
+import { DEFAULT_MODEL_PATH } from '../src/config/config.ts';
 import { OnnxDetector } from '../src/detect/onnx.ts';
 import type { Detection } from '../src/detect/types.ts';
 import { findPython, quantizeDetector } from '../tools/quantize.ts';
+import { agreement } from './helpers/agreement.ts';
 import { tempDir } from './helpers/media.ts';
 
 async function render(name: string, seconds: number, dir: string): Promise<CachedClip> {
@@ -42,35 +43,23 @@ describe('quantize-detector', () => {
   it('makes an 8-bit model that finds the bees the float model finds, where it finds them', async () => {
     const out = join(dir.path, 'int8.onnx');
     const { tensors, frames } = await quantizeDetector({
-      model: FLOAT_MODEL_PATH,
+      model: DEFAULT_MODEL_PATH,
       out,
       clips: [{ label: 'busy-afternoon', config: agentConfigFor(calibration, { detector: 'onnx' }) }],
     });
     expect(tensors).toBeGreaterThan(10);
     expect(frames).toBe(45);
     // int8 weights: a quarter of the float weights' bytes, plus scales.
-    expect(statSync(out).size).toBeLessThan(0.4 * statSync(FLOAT_MODEL_PATH).size);
+    expect(statSync(out).size).toBeLessThan(0.4 * statSync(DEFAULT_MODEL_PATH).size);
 
-    const float = await detectAll(FLOAT_MODEL_PATH, heldOut);
+    const float = await detectAll(DEFAULT_MODEL_PATH, heldOut);
     const int8 = await detectAll(out, heldOut);
     expect(int8).toHaveLength(float.length);
-    const distances: number[] = [];
-    let clear = 0;
-    let matched = 0;
-    for (const [i, detections] of float.entries()) {
-      for (const d of detections.filter((x) => x.score >= 0.5)) {
-        clear++;
-        const nearest = Math.min(...int8[i]!.map((q) => Math.hypot(q.x - d.x, q.y - d.y)));
-        if (nearest > 2) continue;
-        matched++;
-        distances.push(nearest);
-      }
-    }
+    const { clear, matched, medianDistance } = agreement(float, int8);
     expect(clear).toBeGreaterThan(200);
-    expect(matched / clear).toBeGreaterThan(0.97);
-    distances.sort((a, b) => a - b);
+    expect(matched).toBeGreaterThan(0.97);
     // Frame pixels (two per input pixel).
-    expect(distances[Math.floor(distances.length / 2)]).toBeLessThan(0.5);
+    expect(medianDistance).toBeLessThan(0.5);
   }, 120_000);
 
   it('says which Python it needs when the given one cannot rewrite models', () => {

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { SCENARIOS } from '@hivegate/simulator';
-import { FLOAT_MODEL_PATH, SLOT_DEFAULTS } from '../src/config/config.ts';
+import { DEFAULT_MODEL_PATH, SLOT_DEFAULTS } from '../src/config/config.ts';
 import { OnnxDetector } from '../src/detect/onnx.ts';
 import { slotGeometry } from '../src/detect/slot.ts';
 import { agentConfigFor, cachedClip, parseSeeds } from '../bench/clips.ts';
@@ -18,7 +18,7 @@ const USAGE = `usage: quantize-detector --model FILE --out FILE [--slot] [--seed
   --out FILE      where the 8-bit model goes
   --slot          a slot-pass model: calibrated on the band around the entrance zone, at its scale beside the
                   whole-frame model
-  --seeds N       clips of each training scene (default 3)
+  --seeds N       clips of each training scene (default 1: the suite's own)
   --seconds S     length of each clip (default 60: the clips the accuracy benchmarks use, from the same cache)
   --every N       record ranges on every Nth frame (default 5)
   --percentile P  each tensor's range: the Pth percentile of the per-frame extremes (default 99; 100: the extremes)
@@ -32,7 +32,7 @@ async function main(): Promise<void> {
       model: { type: 'string' },
       out: { type: 'string' },
       slot: { type: 'boolean', default: false },
-      seeds: { type: 'string', default: '3' },
+      seeds: { type: 'string', default: '1' },
       seconds: { type: 'string', default: '60' },
       every: { type: 'string', default: '5' },
       percentile: { type: 'string', default: '99' },
@@ -47,7 +47,7 @@ async function main(): Promise<void> {
   const callerDir = process.env.INIT_CWD ?? process.cwd();
   const seeds = parseSeeds(values.seeds);
   // The slot model's band is sized for the whole-frame model's input, as the agent sizes it.
-  const base = values.slot ? (await OnnxDetector.load(FLOAT_MODEL_PATH)).inputSize : undefined;
+  const base = values.slot ? (await OnnxDetector.load(DEFAULT_MODEL_PATH)).inputSize : undefined;
   const clips: CalibrationClip[] = [];
   for (let variant = 0; variant < seeds; variant++) {
     for (const scene of SCENARIOS.filter((s) => s.split === 'train')) {

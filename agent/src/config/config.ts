@@ -147,10 +147,12 @@ export type PartialAgentConfig = DeepPartial<AgentConfig>;
 
 /** The detector model that ships with the agent, trained on the simulator's training scenes (simulator/train). */
 export const DEFAULT_MODEL_PATH = fileURLToPath(new URL('../../models/bee-centernet.onnx', import.meta.url));
-/** That model as trained, in 32-bit floats (the shipped one may be its 8-bit copy, agent/tools). */
-export const FLOAT_MODEL_PATH = fileURLToPath(new URL('../../models/bee-centernet.onnx', import.meta.url));
+/** Its 8-bit copy (`agent/tools`): the same bees, faster (`docs/benchmarks.md`). */
+export const INT8_MODEL_PATH = fileURLToPath(new URL('../../models/bee-centernet-int8.onnx', import.meta.url));
 /** The model for the opt-in slot pass (`detector.slot`): the same network trained at twice the scale. */
 export const SLOT_MODEL_PATH = fileURLToPath(new URL('../../models/bee-centernet-slot.onnx', import.meta.url));
+/** Its 8-bit copy, the slot model the README recommends (beside `INT8_MODEL_PATH`). */
+export const SLOT_INT8_MODEL_PATH = fileURLToPath(new URL('../../models/bee-centernet-slot-int8.onnx', import.meta.url));
 /** The slot pass's settings when `detector.slot` names only its model. */
 export const SLOT_DEFAULTS = { zoom: 2, marginLengths: 1.5 } as const;
 
