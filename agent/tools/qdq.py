@@ -25,9 +25,10 @@ from onnx import TensorProto, helper, numpy_helper
 
 
 def quantized_tensors(graph):
-    """Tensors that get a quantizer: inputs of convolutions, additions and upsamplings, and convolution outputs
-    (a Relu after a convolution is quantized at its output instead, which absorbs it), except the network's input
-    (its range is known) and anything past the last convolution (the float outputs)."""
+    """Tensors that get a quantize/dequantize pair: every input of a convolution, addition or upsampling but the
+    network's input (its range is known). Those are Relu outputs (onnxruntime folds the Relu into the quantizer's
+    range), the lateral convolutions' outputs and the additions' and upsamplings' outputs; nothing after the last
+    convolution, so the outputs stay float."""
     producers = {out: node for node in graph.node for out in node.output}
     names = []
     for node in graph.node:

@@ -47,7 +47,12 @@ async function main(): Promise<void> {
   const callerDir = process.env.INIT_CWD ?? process.cwd();
   const seeds = parseSeeds(values.seeds);
   // The slot model's band is sized for the whole-frame model's input, as the agent sizes it.
-  const base = values.slot ? (await OnnxDetector.load(DEFAULT_MODEL_PATH)).inputSize : undefined;
+  let base: { width: number; height: number } | undefined;
+  if (values.slot) {
+    const wholeFrame = await OnnxDetector.load(DEFAULT_MODEL_PATH);
+    base = wholeFrame.inputSize;
+    await wholeFrame.release();
+  }
   const clips: CalibrationClip[] = [];
   for (let variant = 0; variant < seeds; variant++) {
     for (const scene of SCENARIOS.filter((s) => s.split === 'train')) {
