@@ -13,7 +13,7 @@ import { slotGeometry } from '../src/detect/slot.ts';
 import { agentConfigFor, cachedClip, parseSeeds } from '../bench/clips.ts';
 import { quantizeDetector, type CalibrationClip } from './quantize.ts';
 
-const USAGE = `usage: quantize-detector --model FILE --out FILE [--slot] [--seeds N] [--seconds S] [--every N] [--cache DIR] [--python PATH]
+const USAGE = `usage: quantize-detector --model FILE --out FILE [--slot] [--seeds N] [--seconds S] [--every N] [--percentile P] [--cache DIR] [--python PATH]
   --model FILE    the float CenterNet model (as train-detector makes it)
   --out FILE      where the 8-bit model goes
   --slot          a slot-pass model: calibrated on the band around the entrance zone, at its scale beside the
