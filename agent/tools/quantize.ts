@@ -3,21 +3,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { findPython } from '@hivegate/simulator';
 import { createCapture } from '../src/agent.ts';
 import type { AgentConfig } from '../src/config/config.ts';
 import { OnnxDetector, type InputRegion } from '../src/detect/onnx.ts';
 
 const QDQ = fileURLToPath(new URL('./qdq.py', import.meta.url));
-
-/** Debian's onnx lives in the system Python; a pyenv or venv python3 earlier on PATH usually lacks it. */
-export function findPython(explicit?: string): string {
-  const candidates = explicit ? [explicit] : [process.env.HIVEGATE_PYTHON, '/usr/bin/python3', 'python3'].filter((c): c is string => Boolean(c));
-  for (const candidate of candidates) {
-    const probe = spawnSync(candidate, ['-c', 'import onnx, numpy'], { stdio: 'ignore' });
-    if (!probe.error && probe.status === 0) return candidate;
-  }
-  throw new Error(`no Python with onnx and numpy found (tried ${candidates.join(', ')}); install them with apt-get install -y python3-onnx python3-numpy`);
-}
 
 function runQdq(python: string, args: string[]): string {
   const result = spawnSync(python, [QDQ, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -101,7 +92,7 @@ export interface QuantizeOptions {
  * records the range of every tensor that gets quantized, and writes the 8-bit model (`qdq.py`).
  */
 export async function quantizeDetector(options: QuantizeOptions): Promise<{ tensors: number; frames: number }> {
-  const python = findPython(options.python);
+  const python = findPython(['onnx', 'numpy'], options.python);
   const every = options.every ?? 1;
   const work = mkdtempSync(join(tmpdir(), 'hivegate-quantize-'));
   try {

@@ -1,9 +1,10 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { findPython } from '../src/io/python.ts';
 import { buildDataset } from './dataset.ts';
 import { trainingPlan } from './plan.ts';
 
@@ -37,16 +38,6 @@ function integer(name: string, value: string | undefined, fallback: number, min:
   if (value === undefined) return fallback;
   if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got "${value}"`);
   return Number(value);
-}
-
-/** Debian's torch lives in the system Python; a pyenv or venv python3 earlier on PATH usually lacks it. */
-function findPython(explicit: string | undefined): string {
-  const candidates = explicit ? [explicit] : [process.env.HIVEGATE_PYTHON, '/usr/bin/python3', 'python3'].filter((c): c is string => Boolean(c));
-  for (const candidate of candidates) {
-    const probe = spawnSync(candidate, ['-c', 'import torch, onnx, numpy'], { stdio: 'ignore' });
-    if (!probe.error && probe.status === 0) return candidate;
-  }
-  throw new Error(`no Python with torch, onnx and numpy found (tried ${candidates.join(', ')}); install them with apt-get install -y python3-torch python3-onnx python3-numpy`);
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -83,7 +74,7 @@ async function main(argv: string[]): Promise<void> {
   const zoom = integer('zoom', values.zoom, 1, 1, 2);
   if (values.widths !== undefined && !/^\d{1,3}(,\d{1,3}){3}$/.test(values.widths)) throw new UsageError(`--widths must be four channel counts like 16,16,48,64, got "${values.widths}"`);
   const cacheDir = resolve(callerDir, values.cache ?? join(tmpdir(), 'hivegate-detector-data'));
-  const python = findPython(values.python);
+  const python = findPython(['torch', 'onnx', 'numpy'], values.python);
   const started = performance.now();
 
   const clips = trainingPlan({ seed, variants, seconds });
