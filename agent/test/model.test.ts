@@ -5,9 +5,8 @@ import { FfmpegCapture } from '../src/capture/capture.ts';
 import { DEFAULT_MODEL_PATH, INT8_MODEL_PATH, SLOT_DEFAULTS, SLOT_INT8_MODEL_PATH, SLOT_MODEL_PATH } from '../src/config/config.ts';
 import { OnnxDetector } from '../src/detect/onnx.ts';
 import { insideArea, slotGeometry, trustedArea } from '../src/detect/slot.ts';
-import type { Detection } from '../src/detect/types.ts';
 import { DetectionAccumulator } from '../src/eval/mot.ts';
-import { agreement } from './helpers/agreement.ts';
+import { agreement, detectEveryFrame } from './helpers/agreement.ts';
 import { tempDir } from './helpers/media.ts';
 
 // The shipped model on a clip it was never trained on (a held-out scenario of the simulator), through the real
@@ -81,15 +80,7 @@ describe('shipped bee detector', () => {
 
   it('ships 8-bit copies of both models that find the bees their float originals find, where they find them', async () => {
     const { window } = slotGeometry({ ...SLOT_DEFAULTS, zone: truth.entranceZone, beeLengthPx: truth.beeLengthPx }, { width: 320, height: 240 });
-    const detectAll = async (path: string, region?: typeof window) => {
-      const detector = await OnnxDetector.load(path, { threads: 1, ...(region ? { region } : {}) });
-      const frames: Detection[][] = [];
-      const capture = new FfmpegCapture({ source: clip, width: truth.width, height: truth.height, fps: truth.fps, pixelFormat: 'rgb24' });
-      await capture.start();
-      for await (const frame of capture) frames.push(await detector.detect(frame));
-      await detector.release();
-      return frames;
-    };
+    const detectAll = (path: string, region?: typeof window) => detectEveryFrame(path, { path: clip, ...truth }, region);
     for (const [float, int8, region] of [[DEFAULT_MODEL_PATH, INT8_MODEL_PATH, undefined], [SLOT_MODEL_PATH, SLOT_INT8_MODEL_PATH, window]] as const) {
       const { clear, matched, medianDistance } = agreement(await detectAll(float, region), await detectAll(int8, region));
       expect(clear).toBeGreaterThan(100);

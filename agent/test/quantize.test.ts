@@ -3,28 +3,15 @@ import { join } from 'node:path';
 import { findScenario, renderClip, withOverrides, type GroundTruth } from '@hivegate/simulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentConfigFor, type CachedClip } from '../bench/clips.ts';
-import { createCapture } from '../src/agent.ts';
 import { DEFAULT_MODEL_PATH } from '../src/config/config.ts';
-import { OnnxDetector } from '../src/detect/onnx.ts';
-import type { Detection } from '../src/detect/types.ts';
 import { quantizeDetector } from '../tools/quantize.ts';
-import { agreement } from './helpers/agreement.ts';
+import { agreement, detectEveryFrame } from './helpers/agreement.ts';
 import { tempDir } from './helpers/media.ts';
 
 async function render(name: string, seconds: number, dir: string): Promise<CachedClip> {
   const scenario = withOverrides(findScenario(name)!, { durationSeconds: seconds });
   const rendered = await renderClip({ scenario, outDir: join(dir, name), ids: { hiveId: 'h', boxId: 'b' } });
   return { label: name, dir, clip: rendered.clipPath, truth: JSON.parse(readFileSync(rendered.truthPath, 'utf8')) as GroundTruth };
-}
-
-async function detectAll(model: string, clip: CachedClip): Promise<Detection[][]> {
-  const detector = await OnnxDetector.load(model, { threads: 1 });
-  const capture = createCapture(agentConfigFor(clip, { detector: 'onnx' }));
-  const frames: Detection[][] = [];
-  await capture.start();
-  for await (const frame of capture) frames.push(await detector.detect(frame));
-  await detector.release();
-  return frames;
 }
 
 // The 8-bit rewrite end to end: calibrated on a training scene through the real capture and onnxruntime, rewritten
@@ -52,8 +39,9 @@ describe('quantize-detector', () => {
     // int8 weights: a quarter of the float weights' bytes, plus scales.
     expect(statSync(out).size).toBeLessThan(0.4 * statSync(DEFAULT_MODEL_PATH).size);
 
-    const float = await detectAll(DEFAULT_MODEL_PATH, heldOut);
-    const int8 = await detectAll(out, heldOut);
+    const clip = { path: heldOut.clip, ...heldOut.truth };
+    const float = await detectEveryFrame(DEFAULT_MODEL_PATH, clip);
+    const int8 = await detectEveryFrame(out, clip);
     expect(int8).toHaveLength(float.length);
     const { clear, matched, medianDistance } = agreement(float, int8);
     expect(clear).toBeGreaterThan(200);
