@@ -82,8 +82,13 @@ describe('ONNX detector on onnxruntime-node', () => {
     expect(sorted[0]).toMatchObject({ w: 40, h: 16 }); // input pixels × 2 (stretched 640→320)
   });
 
-  it('feeds a two-frame model this frame and the one before, a first frame or one after a long gap paired with itself', async () => {
-    const detector = await OnnxDetector.load(save('centernet-pair.onnx', centerNetPairModel({ width: 320, height: 240 }, { w: 20, h: 8 }, 10)), { scoreThreshold: 0.5 });
+  it.each([
+    ['float', undefined],
+    ['byte (8-bit model)', 'rows'],
+    ['2x2-block byte (8-bit model)', 'blocks'],
+  ] as const)('feeds a two-frame %s model this frame and the one before, a first frame or one after a long gap paired with itself', async (_kind, bytes) => {
+    const model = centerNetPairModel({ width: 320, height: 240 }, { w: 20, h: 8 }, 10, { bytes });
+    const detector = await OnnxDetector.load(save(`centernet-pair-${bytes}.onnx`, model), { scoreThreshold: 0.5 });
     expect(detector.seesMovement).toBe(true);
     const at = (timestampMs: number, ...dots: [number, number][]) => {
       const frame = { ...blackFrame(640, 480, 'rgb24'), timestampMs };
@@ -100,11 +105,15 @@ describe('ONNX detector on onnxruntime-node', () => {
     expect(await moves(at(3100, [100, 60]))).toEqual([{ dx: 0, dy: 0 }]);
   });
 
-  it('looks at a region of the frame at the scale it is given, and maps detections and movements back to frame px', async () => {
+  it.each([
+    ['float', undefined],
+    ['byte', 'rows'],
+    ['2x2-block byte', 'blocks'],
+  ] as const)('looks at a region of the frame at the scale it is given, and maps detections and movements back to frame px (%s input)', async (_kind, bytes) => {
     // 320×160 frame px into a 640×320 input: twice the scale, as a zoom-2 slot model on a 640×480 camera with a
     // 320×240 whole-frame model.
     const region = { x: 100, y: 40, width: 320, height: 160, inputWidth: 640, inputHeight: 320 };
-    const detector = await OnnxDetector.load(save('any-size.onnx', centerNetPairModel('any', { w: 20, h: 8 }, 10)), { scoreThreshold: 0.5, region: () => region });
+    const detector = await OnnxDetector.load(save(`any-size-${bytes}.onnx`, centerNetPairModel('any', { w: 20, h: 8 }, 10, { bytes })), { scoreThreshold: 0.5, region: () => region });
     const first = blackFrame(640, 480, 'rgb24');
     dot(first, 200, 100, [255, 0, 0]);
     dot(first, 500, 400, [255, 0, 0]); // outside the region: never seen
@@ -143,6 +152,16 @@ describe('ONNX detector on onnxruntime-node', () => {
     expect(() => detectLayout([io('images', [1, 3, 240, 320])], [io('heatmap', [1, 1, 120, 160]), io('size', [1, 2, 120, 160]), io('movement', [1, 2, 120, 160])])).toThrow(
       'model input images must be [1, 6, H, W] (this frame and the previous one, for its movement output), got [1, 3, 240, 320]',
     );
+  });
+
+  it('reads a uint8 input as channels last, and says so when its shape is not', () => {
+    const io = (name: string, shape: (number | string)[], type: 'float32' | 'uint8' = 'float32') => ({ name, isTensor: true as const, type, shape });
+    const outputs = [io('heatmap', [1, 1, 'h', 'w']), io('size', [1, 2, 'h', 'w']), io('movement', [1, 2, 'h', 'w'])];
+    expect(detectLayout([io('images', [1, 240, 320, 6], 'uint8')], outputs)).toMatchObject({ pixels: 'bytes', block: 1, inputWidth: 320, inputHeight: 240, frames: 2, fixedSize: true });
+    expect(detectLayout([io('images', [1, 120, 160, 24], 'uint8')], outputs)).toMatchObject({ pixels: 'bytes', block: 2, inputWidth: 320, inputHeight: 240, fixedSize: true });
+    expect(detectLayout([io('images', [1, 'height', 'width', 6], 'uint8')], outputs, { width: 608, height: 176 })).toMatchObject({ pixels: 'bytes', block: 1, inputWidth: 608, inputHeight: 176, fixedSize: false });
+    expect(() => detectLayout([io('images', [1, 6, 240, 320], 'uint8')], outputs)).toThrow('model input images must be [1, H, W, 6] or, in 2x2 blocks, [1, H/2, W/2, 24] (uint8) (this frame and the previous one, for its movement output), got [1, 6, 240, 320]');
+    expect(() => detectLayout([io('images', [1, 640, 640, 3], 'uint8')], [io('output0', [1, 5, 8400])])).toThrow('model input images takes bytes: only CenterNet models are read that way (a YOLO export takes float32)');
   });
 
   it('reports a skipped frame of a two-frame model as standing still', async () => {

@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { findScenario, renderClip, withOverrides, type GroundTruth } from '@hivegate/simulator';
+import * as ort from 'onnxruntime-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentConfigFor, type CachedClip } from '../bench/clips.ts';
 import { DEFAULT_MODEL_PATH } from '../src/config/config.ts';
@@ -38,6 +39,10 @@ describe('quantize-detector', () => {
     expect(frames).toBe(45);
     // int8 weights: a quarter of the float weights' bytes, plus scales.
     expect(statSync(out).size).toBeLessThan(0.4 * statSync(DEFAULT_MODEL_PATH).size);
+    // It reads the bytes themselves, channels last in 2×2 blocks: no float input to quantize, no transpose.
+    const session = await ort.InferenceSession.create(out);
+    expect(session.inputMetadata[0]).toMatchObject({ name: 'images', isTensor: true, type: 'uint8', shape: [1, 120, 160, 24] });
+    await session.release();
 
     const clip = { path: heldOut.clip, ...heldOut.truth };
     const float = await detectEveryFrame(DEFAULT_MODEL_PATH, clip);

@@ -13,7 +13,13 @@ addition and upsampling; onnxruntime fuses each such group into one integer oper
 and a Relu followed by a quantizer into the quantizer's range. Weights are int8, symmetric, one scale per output
 channel; biases int32 at the product of the input's and the weight's scales (what QLinearConv expects); activations
 uint8 over the range the driver saw. The input is bytes divided by 255, so its range is exactly [0, 1] at a step of
-1/255: it loses nothing. The outputs stay float, so the agent reads the model as it reads the float one.
+1/255: it loses nothing. So the 8-bit model takes those bytes themselves, channels last and in blocks of 2×2
+pixels ([1, H/2, W/2, 4·C] uint8: for each block its top-left, top-right, bottom-left and bottom-right pixel, each
+the RGB of this frame then of the previous one). The agent writes them without converting to float (a quarter of the
+memory); onnxruntime's channels-last integer convolutions read them without a quantizer or a transpose; and the
+first convolution (3×3, stride 2) becomes a 2×2 one over 4·C channels with the same weights, which onnxruntime runs
+in half the time, as wide inputs suit its matrix kernels better than six channels do. The outputs stay float, as
+the float model's.
 """
 
 import json
@@ -148,9 +154,90 @@ def quantize(model_path, ranges_path, out_path):
     del graph.initializer[:]
     graph.initializer.extend(kept)
     model.producer_name = "hivegate qdq.py"
+    byte_input(model)
+    blocks_input(model)
     onnx.checker.check_model(model)
     onnx.save(model, out_path)
     print(f"{len(convs)} convolutions quantized -> {out_path}", file=sys.stderr)
+
+
+def byte_input(model):
+    """Makes the network's input the bytes its quantizer would make: the float input [1, C, H, W] in 0..1, whose
+    only consumer quantizes it at a step of 1/255 from 0, becomes a uint8 input [1, H, W, C] and a transpose to the
+    quantizer's output. Every value after that is as before (up to how a byte/255 that lies exactly halfway between
+    two steps would have rounded)."""
+    graph = model.graph
+    source = graph.input[0]
+    name = source.name
+    consumers = [node for node in graph.node if name in node.input]
+    initializers = {init.name: numpy_helper.to_array(init) for init in graph.initializer}
+    quantizer = consumers[0] if len(consumers) == 1 else None
+    if quantizer is None or quantizer.op_type != "QuantizeLinear" or quantizer.input[0] != name:
+        sys.exit(f"input {name} must feed one QuantizeLinear and nothing else (a model made by qdq.py quantize)")
+    scale = initializers.get(quantizer.input[1])
+    zero_point = initializers.get(quantizer.input[2]) if len(quantizer.input) > 2 else None
+    if scale is None or zero_point is None or zero_point.dtype != np.uint8 or int(zero_point) != 0 or scale.astype(np.float32) != np.float32(1.0 / 255.0):
+        sys.exit(f"input {name} is not quantized to bytes (step 1/255 from 0): it cannot take bytes directly")
+    batch, channels, height, width = source.type.tensor_type.shape.dim
+    transpose = helper.make_node("Transpose", [name], [quantizer.output[0]], name=f"{name}/channels_first", perm=[0, 3, 1, 2])
+    nodes = [transpose] + [node for node in graph.node if node is not quantizer]
+    del graph.node[:]
+    graph.node.extend(nodes)
+    byte_source = helper.make_tensor_value_info(name, TensorProto.UINT8, [dim.dim_value or dim.dim_param for dim in (batch, height, width, channels)])
+    byte_source.doc_string = "bytes, channels last: RGB of this frame, then of the previous one"
+    graph.input.remove(source)
+    graph.input.insert(0, byte_source)
+    used = {input_name for node in graph.node for input_name in node.input}
+    kept = [init for init in graph.initializer if init.name in used]
+    del graph.initializer[:]
+    graph.initializer.extend(kept)
+
+
+def attribute(node, name, default):
+    for a in node.attribute:
+        if a.name == name:
+            return list(helper.get_attribute_value(a)) if a.type == onnx.AttributeProto.INTS else helper.get_attribute_value(a)
+    return default
+
+
+def blocks_input(model):
+    """Makes a byte input [1, H, W, C] whose first convolution is 3×3 with stride 2 and padding 1 a block input
+    [1, H/2, W/2, 4·C], each pixel holding a 2×2 block of the picture (rows, then columns, then channels), and that
+    convolution a 2×2 one with stride 1 and padding 1 above and left. The output is the same: a 3×3 window at stride 2
+    starts one row above a block and covers that row's bottom half and its own block's two rows, so kernel row 0 meets
+    the block above's bottom row, rows 1 and 2 its own block's top and bottom rows (likewise for columns); the other
+    weights are zero."""
+    graph = model.graph
+    source = graph.input[0]
+    transpose = next(node for node in graph.node if source.name in node.input)
+    dequantizers = [node for node in graph.node if transpose.output[0] in node.input]
+    dequantizer = dequantizers[0] if len(dequantizers) == 1 else None
+    convs = [node for node in graph.node if dequantizer is not None and dequantizer.output[0] in node.input]
+    conv = convs[0] if len(convs) == 1 and convs[0].op_type == "Conv" and convs[0].input[0] == dequantizer.output[0] else None
+    if dequantizer is None or dequantizer.op_type != "DequantizeLinear" or conv is None:
+        sys.exit(f"input {source.name} must feed one convolution through its dequantizer (a model made by qdq.py quantize)")
+    if (attribute(conv, "kernel_shape", None), attribute(conv, "strides", None), attribute(conv, "pads", [0, 0, 0, 0]), attribute(conv, "group", 1), attribute(conv, "dilations", [1, 1])) != ([3, 3], [2, 2], [1, 1, 1, 1], 1, [1, 1]):
+        sys.exit(f"the first convolution must be 3x3 with stride 2 and padding 1 to read 2x2 blocks")
+    weight_producer = next(node for node in graph.node if node.output[0] == conv.input[1])
+    initializers = {init.name: init for init in graph.initializer}
+    weight = numpy_helper.to_array(initializers[weight_producer.input[0]])
+    outputs, channels = weight.shape[:2]
+    blocks = np.zeros((outputs, 4 * channels, 2, 2), weight.dtype)
+    # (kernel position over blocks, row or column within the block) -> the 3x3 kernel's row or column
+    taps = {(0, 1): 0, (1, 0): 1, (1, 1): 2}
+    for (block_row, dy), ky in taps.items():
+        for (block_column, dx), kx in taps.items():
+            blocks[:, (dy * 2 + dx) * channels:(dy * 2 + dx + 1) * channels, block_row, block_column] = weight[:, :, ky, kx]
+    initializers[weight_producer.input[0]].CopyFrom(numpy_helper.from_array(blocks, weight_producer.input[0]))
+    for a in [a for a in conv.attribute if a.name in ("kernel_shape", "strides", "pads")]:
+        conv.attribute.remove(a)
+    conv.attribute.extend([helper.make_attribute("kernel_shape", [2, 2]), helper.make_attribute("strides", [1, 1]), helper.make_attribute("pads", [1, 1, 0, 0])])
+    batch, height, width, _ = source.type.tensor_type.shape.dim
+    half = lambda dim: dim.dim_value // 2 if dim.dim_value else f"{dim.dim_param}/2"
+    block_source = helper.make_tensor_value_info(source.name, TensorProto.UINT8, [batch.dim_value or batch.dim_param, half(height), half(width), 4 * channels])
+    block_source.doc_string = "bytes, channels last, in 2x2 blocks: each block's top-left, top-right, bottom-left, bottom-right pixel, each the RGB of this frame then of the previous one"
+    graph.input.remove(source)
+    graph.input.insert(0, block_source)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Frame } from '../capture/frame.ts';
 import { decodeCenterNet, decodeYolo } from './decode.ts';
 import { iou, nonMaxSuppression } from './nms.ts';
-import { axisTaps, letterbox, stretch, toFramePixels, toInputTensor } from './preprocess.ts';
+import { axisTaps, letterbox, stretch, toFramePixels, toInputBytes, toInputTensor, type ByteLayout, type InputMapping } from './preprocess.ts';
 
 describe('letterbox and stretch', () => {
   it('fits a 4:3 frame into a square input with bars above and below', () => {
@@ -82,6 +82,98 @@ describe('toInputTensor', () => {
     for (let i = 0; i < 4; i++) data.set([i * 60, 255, 0], i * 3);
     const tensor = toInputTensor({ data, width: 2, height: 2, format: 'rgb24', index: 0, timestampMs: 0 }, 1, 1, stretch(2, 2, 1, 1));
     expect(Array.from(tensor).map((v) => Math.round(v * 255))).toEqual([90, 255, 0]);
+  });
+});
+
+describe('toInputBytes', () => {
+  const random = (n: number) => Uint8Array.from({ length: n }, (_, i) => (i * 7919 + ((i * i) % 251)) % 256);
+  /** The float path's values times 255, pixel by pixel in rows (RGB each). */
+  const floatValues = (frame: Frame, width: number, height: number, mapping: InputMapping) => {
+    const tensor = toInputTensor(frame, width, height, mapping);
+    const plane = width * height;
+    return Array.from({ length: plane * 3 }, (_, k) => tensor[(k % 3) * plane + Math.floor(k / 3)]! * 255);
+  };
+  /** One frame's RGB out of a byte input, pixel by pixel in rows, whatever its layout. */
+  const readBack = (data: Uint8Array, width: number, height: number, layout: ByteLayout, offset: number) => {
+    const values: number[] = [];
+    for (let y = 0; y < height; y++) {
+      for (let x = 0; x < width; x++) {
+        const { pixelBytes: p, block: b } = layout;
+        const o = (Math.floor(y / b) * (width / b) + Math.floor(x / b)) * b * b * p + ((y % b) * b + (x % b)) * p + offset;
+        values.push(data[o]!, data[o + 1]!, data[o + 2]!);
+      }
+    }
+    return values;
+  };
+  // Halfway values may go either way here (the float path's own rounding decides which side of .5 they land on);
+  // the last test pins the integer paths' exact halves to even.
+  const expectNearest = (bytes: number[], values: number[]) => {
+    expect(bytes).toHaveLength(values.length);
+    expect(bytes.map((b, k) => ({ k, b, v: values[k]! })).filter(({ b, v }) => Math.abs(b - v) > 0.5 + 1e-4)).toEqual([]);
+  };
+  const cases = () => {
+    const list: [Frame, number, number, InputMapping][] = [];
+    for (const format of ['rgb24', 'gray'] as const) {
+      const frame: Frame = { data: random(16 * 12 * (format === 'gray' ? 1 : 3)), width: 16, height: 12, format, index: 0, timestampMs: 0 };
+      list.push(
+        [frame, 6, 4, { scaleX: 1, scaleY: 1, padX: -3, padY: -5 }], // a crop copied (the slot pass)
+        [frame, 8, 6, stretch(16, 12, 8, 6)], // 2×2 blocks (640×480 into 320×240)
+        [frame, 4, 4, stretch(16, 12, 4, 4)], // 4×3 blocks (1280×720 into 320×240)
+        [frame, 6, 6, stretch(16, 12, 6, 6)], // no whole blocks: the general resampler
+        [frame, 16, 16, letterbox(16, 12, 16, 16)], // letterbox bars
+      );
+    }
+    return list;
+  };
+
+  it('gives the float path\'s values as the nearest bytes, in rows or in 2×2 blocks, on every path', () => {
+    for (const block of [1, 2] as const) {
+      for (const [frame, width, height, mapping] of cases()) {
+        const layout: ByteLayout = { pixelBytes: 3, block };
+        const into = { data: new Uint8Array(width * height * 3), offset: 0 };
+        toInputBytes(frame, width, height, mapping, layout, into);
+        expectNearest(readBack(into.data, width, height, layout, 0), floatValues(frame, width, height, mapping));
+      }
+    }
+  });
+
+  it('writes a two-frame model\'s input: this frame first in one target and last in the other, nothing else touched', () => {
+    for (const block of [1, 2] as const) {
+      for (const [frame, width, height, mapping] of cases()) {
+        const layout: ByteLayout = { pixelBytes: 6, block };
+        const current = new Uint8Array(width * height * 6).fill(7);
+        const next = new Uint8Array(width * height * 6).fill(9);
+        toInputBytes(frame, width, height, mapping, layout, { data: current, offset: 0 }, { data: next, offset: 3 });
+        const written = readBack(current, width, height, layout, 0);
+        expectNearest(written, floatValues(frame, width, height, mapping));
+        expect(readBack(next, width, height, layout, 3)).toEqual(written);
+        expect(readBack(current, width, height, layout, 3).every((v) => v === 7)).toBe(true);
+        expect(readBack(next, width, height, layout, 0).every((v) => v === 9)).toBe(true);
+      }
+    }
+  });
+
+  it('refuses odd sides for an input in 2×2 blocks', () => {
+    const frame: Frame = { data: random(6 * 4 * 3), width: 6, height: 4, format: 'rgb24', index: 0, timestampMs: 0 };
+    expect(() => toInputBytes(frame, 3, 2, stretch(6, 4, 3, 2), { pixelBytes: 3, block: 2 }, { data: new Uint8Array(18), offset: 0 })).toThrow('an input in 2x2 blocks needs even sides, got 3x2');
+  });
+
+  it('rounds a block mean that falls halfway to the even byte', () => {
+    // 2×2 blocks of gray-ish RGB summing to 2, 6, 10 and 7: means 0.5, 1.5, 2.5 and 1.75.
+    const sums = [2, 6, 10, 7];
+    const data = new Uint8Array(8 * 2 * 3);
+    sums.forEach((sum, block) => {
+      const parts = [Math.floor(sum / 2), sum - Math.floor(sum / 2), 0, 0];
+      parts.forEach((v, k) => data.fill(v, ((k >> 1) * 8 + block * 2 + (k & 1)) * 3, ((k >> 1) * 8 + block * 2 + (k & 1)) * 3 + 3));
+    });
+    const into = { data: new Uint8Array(4 * 3), offset: 0 };
+    toInputBytes({ data, width: 8, height: 2, format: 'rgb24', index: 0, timestampMs: 0 }, 4, 1, stretch(8, 2, 4, 1), { pixelBytes: 3, block: 1 }, into);
+    expect(Array.from(into.data)).toEqual([0, 0, 0, 2, 2, 2, 2, 2, 2, 2, 2, 2]);
+    // The same through the generic whole-block path (gray, 2×2 blocks).
+    const gray = new Uint8Array(8 * 2);
+    sums.forEach((sum, block) => [Math.floor(sum / 2), sum - Math.floor(sum / 2), 0, 0].forEach((v, k) => (gray[(k >> 1) * 8 + block * 2 + (k & 1)] = v)));
+    toInputBytes({ data: gray, width: 8, height: 2, format: 'gray', index: 0, timestampMs: 0 }, 4, 1, stretch(8, 2, 4, 1), { pixelBytes: 3, block: 1 }, into);
+    expect(Array.from(into.data)).toEqual([0, 0, 0, 2, 2, 2, 2, 2, 2, 2, 2, 2]);
   });
 });
 

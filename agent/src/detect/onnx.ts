@@ -1,7 +1,7 @@
 import * as ort from 'onnxruntime-node';
 import type { Frame } from '../capture/frame.ts';
 import { decodeCenterNet, decodeYolo } from './decode.ts';
-import { letterbox, resamplerFor, stretch, toInputTensor, type InputMapping, type Resampler } from './preprocess.ts';
+import { letterbox, resamplerFor, stretch, toInputBytes, toInputTensor, type ByteLayout, type InputMapping, type Resampler } from './preprocess.ts';
 import type { Detection, Detector } from './types.ts';
 
 export type ModelLayout = 'yolo' | 'centernet';
@@ -39,8 +39,15 @@ interface ModelShape {
   inputName: string;
   inputWidth: number;
   inputHeight: number;
-  /** 1, or 2 for a model that also sees the previous frame (input `[1, 6, H, W]`: this frame's RGB, then the previous one's). */
+  /** 1, or 2 for a model that also sees the previous frame (6 input channels: this frame's RGB, then the previous one's). */
   frames: 1 | 2;
+  /**
+   * `float`: `[1, C, H, W]` float32 in 0..1, channels first. `bytes`: uint8, channels last, `[1, H, W, C]` or, in
+   * 2×2 blocks, `[1, H/2, W/2, 4·C]` (an 8-bit model that reads the bytes itself, as `quantize-detector` makes it).
+   */
+  pixels: 'float' | 'bytes';
+  /** 2 for a byte input in 2×2 blocks, else 1. */
+  block: 1 | 2;
   /** Whether the model's input height and width are fixed numbers (else the model takes any size). */
   fixedSize: boolean;
 }
@@ -51,17 +58,23 @@ const MAX_PAIR_GAP_MS = 1000;
 /**
  * Recognises the output layout: the project's CenterNet model names its outputs `heatmap` and `size` (and
  * optionally `offset` and `movement`; with `movement` its input holds two frames); a YOLOv8/11 export has a
- * single output `[1, 4+classes, N]` (fewer rows than anchors).
+ * single output `[1, 4+classes, N]` (fewer rows than anchors). And the input: float32 channels first, or, for a
+ * CenterNet model's 8-bit copy, uint8 channels last, in rows or in 2×2 blocks.
  */
 export function detectLayout(inputs: readonly ort.InferenceSession.ValueMetadata[], outputs: readonly ort.InferenceSession.ValueMetadata[], fallback: { width?: number; height?: number } = {}): ModelShape {
   const input = inputs[0];
   if (!input) throw new Error('model has no input');
   const inputShape = input.isTensor ? input.shape : [];
+  const pixels = input.isTensor && input.type === 'uint8' ? 'bytes' : 'float';
   const names = outputs.map((o) => o.name);
   const twoFrames = names.includes('movement');
   const channels = twoFrames ? 6 : 3;
-  if (inputShape.length !== 4 || (typeof inputShape[1] === 'number' && inputShape[1] !== channels)) {
-    throw new Error(`model input ${input.name} must be [1, ${channels}, H, W]${twoFrames ? ' (this frame and the previous one, for its movement output)' : ''}, got [${inputShape.join(', ')}]`);
+  // Channels first for float inputs, last for byte inputs, which may come in 2×2 blocks (four pixels' channels).
+  const [channelAxis, heightAxis, widthAxis] = pixels === 'bytes' ? [3, 1, 2] : [1, 2, 3];
+  const block = pixels === 'bytes' && inputShape[channelAxis] === 4 * channels ? 2 : 1;
+  if (inputShape.length !== 4 || (typeof inputShape[channelAxis] === 'number' && inputShape[channelAxis] !== block * block * channels)) {
+    const expected = pixels === 'bytes' ? `[1, H, W, ${channels}] or, in 2x2 blocks, [1, H/2, W/2, ${4 * channels}] (uint8)` : `[1, ${channels}, H, W]`;
+    throw new Error(`model input ${input.name} must be ${expected}${twoFrames ? ' (this frame and the previous one, for its movement output)' : ''}, got [${inputShape.join(', ')}]`);
   }
   const describe = () => outputs.map((o) => `${o.name} [${o.isTensor ? o.shape.join(', ') : 'non-tensor'}]`).join(', ');
   let layout: ModelLayout;
@@ -76,12 +89,15 @@ export function detectLayout(inputs: readonly ort.InferenceSession.ValueMetadata
   } else {
     throw new Error(`unrecognised model outputs ${describe()}: expected a YOLOv8/11 export [1, 4+classes, N] or CenterNet outputs "heatmap" and "size"`);
   }
-  const height = typeof inputShape[2] === 'number' ? inputShape[2] : fallback.height;
-  const width = typeof inputShape[3] === 'number' ? inputShape[3] : fallback.width;
+  const fixedHeight = inputShape[heightAxis];
+  const fixedWidth = inputShape[widthAxis];
+  const height = typeof fixedHeight === 'number' ? fixedHeight * block : fallback.height;
+  const width = typeof fixedWidth === 'number' ? fixedWidth * block : fallback.width;
   if (!height || !width) throw new Error(`model input ${input.name} has a dynamic size: set the detector input width and height`);
   if (twoFrames && layout !== 'centernet') throw new Error('a movement output needs the CenterNet outputs "heatmap" and "size"');
-  const fixedSize = typeof inputShape[2] === 'number' && typeof inputShape[3] === 'number';
-  return { layout, inputName: input.name, inputWidth: width, inputHeight: height, frames: twoFrames ? 2 : 1, fixedSize };
+  if (pixels === 'bytes' && layout !== 'centernet') throw new Error(`model input ${input.name} takes bytes: only CenterNet models are read that way (a YOLO export takes float32)`);
+  const fixedSize = typeof fixedHeight === 'number' && typeof fixedWidth === 'number';
+  return { layout, inputName: input.name, inputWidth: width, inputHeight: height, frames: twoFrames ? 2 : 1, pixels, block, fixedSize };
 }
 
 /** A detector backed by an ONNX model on onnxruntime's CPU provider. */
@@ -91,8 +107,15 @@ export class OnnxDetector implements Detector {
   private mappingKey = '';
   /** The input size for the current frame size: the model's own, or the region's. */
   private input: { width: number; height: number };
-  /** The model's input; for a two-frame model the second half holds the previous frame's tensor. */
+  /** A float model's input; for a two-frame model the second half holds the previous frame's tensor. */
   private buffer: Float32Array;
+  /**
+   * A byte model's inputs, used in turn: each frame goes into the first one's leading channels and, for a two-frame
+   * model, into the second one's trailing channels, where the next frame finds it as its previous frame.
+   */
+  private bytes: [Uint8Array, Uint8Array];
+  /** A byte model's float values on the general resampling path, made there when first needed. */
+  private readonly scratch: { values?: Float32Array } = {};
   /** Timestamp of the frame in the buffer's first half, once there is one. */
   private lastTimestampMs: number | undefined;
 
@@ -102,7 +125,18 @@ export class OnnxDetector implements Detector {
     private readonly options: OnnxDetectorOptions,
   ) {
     this.input = { width: shape.inputWidth, height: shape.inputHeight };
-    this.buffer = new Float32Array(3 * shape.frames * shape.inputWidth * shape.inputHeight);
+    this.buffer = new Float32Array(0);
+    this.bytes = [new Uint8Array(0), new Uint8Array(0)];
+    this.allocate();
+  }
+
+  private allocate(): void {
+    const size = 3 * this.shape.frames * this.input.width * this.input.height;
+    if (this.shape.pixels === 'bytes') {
+      if (this.bytes[0].length !== size) this.bytes = [new Uint8Array(size), new Uint8Array(size)];
+    } else if (this.buffer.length !== size) {
+      this.buffer = new Float32Array(size);
+    }
   }
 
   static async load(path: string, options: OnnxDetectorOptions = {}): Promise<OnnxDetector> {
@@ -145,16 +179,10 @@ export class OnnxDetector implements Detector {
     }
     const mapping = this.mapping!;
     const { width: inputWidth, height: inputHeight } = this.input;
-    const plane = 3 * inputWidth * inputHeight;
     const pairsWithLast = this.shape.frames === 2 && this.lastTimestampMs !== undefined && frame.timestampMs - this.lastTimestampMs <= MAX_PAIR_GAP_MS && frame.timestampMs >= this.lastTimestampMs;
-    // The frame in the first half becomes the previous one; with nothing usable before, a frame is its own previous
-    // frame (the model was trained on such pairs: every bee's movement is zero).
-    if (pairsWithLast) this.buffer.copyWithin(plane, 0, plane);
-    toInputTensor(frame, inputWidth, inputHeight, mapping, this.buffer.subarray(0, plane), this.resampler);
-    if (this.shape.frames === 2 && !pairsWithLast) this.buffer.copyWithin(plane, 0, plane);
     this.lastTimestampMs = frame.timestampMs;
-    const feeds = { [inputName]: new ort.Tensor('float32', this.buffer, [1, 3 * this.shape.frames, inputHeight, inputWidth]) };
-    const results = await this.session.run(feeds);
+    const input = this.shape.pixels === 'bytes' ? this.byteInput(frame, pairsWithLast) : this.floatInput(frame, pairsWithLast);
+    const results = await this.session.run({ [inputName]: input });
     this.options.observe?.(results);
     if (layout === 'yolo') {
       const output = results[this.session.outputNames[0]!]!;
@@ -180,6 +208,38 @@ export class OnnxDetector implements Detector {
     });
   }
 
+  // With nothing usable before it, a frame is its own previous frame (the model was trained on such pairs: every
+  // bee's movement is zero).
+  private floatInput(frame: Frame, pairsWithLast: boolean): ort.Tensor {
+    const { width, height } = this.input;
+    const plane = 3 * width * height;
+    // The frame in the first half becomes the previous one.
+    if (pairsWithLast) this.buffer.copyWithin(plane, 0, plane);
+    toInputTensor(frame, width, height, this.mapping!, this.buffer.subarray(0, plane), this.resampler);
+    if (this.shape.frames === 2 && !pairsWithLast) this.buffer.copyWithin(plane, 0, plane);
+    return new ort.Tensor('float32', this.buffer, [1, 3 * this.shape.frames, height, width]);
+  }
+
+  private byteInput(frame: Frame, pairsWithLast: boolean): ort.Tensor {
+    const { width, height } = this.input;
+    const [input, next] = this.bytes;
+    const { frames, block } = this.shape;
+    const layout: ByteLayout = { pixelBytes: 3 * frames, block };
+    toInputBytes(frame, width, height, this.mapping!, layout, { data: input, offset: 0 }, frames === 2 ? { data: next, offset: 3 } : undefined, this.resampler, this.scratch);
+    if (frames === 2) {
+      // Every pixel's six bytes lie together in either layout.
+      if (!pairsWithLast) {
+        for (let o = 0; o < input.length; o += 6) {
+          input[o + 3] = input[o]!;
+          input[o + 4] = input[o + 1]!;
+          input[o + 5] = input[o + 2]!;
+        }
+      }
+      this.bytes = [next, input];
+    }
+    return new ort.Tensor('uint8', input, [1, height / block, width / block, block * block * 3 * frames]);
+  }
+
   private setMapping(frameWidth: number, frameHeight: number): void {
     const region = this.options.region?.(frameWidth, frameHeight);
     if (region) {
@@ -195,8 +255,7 @@ export class OnnxDetector implements Detector {
       this.input = { width: this.shape.inputWidth, height: this.shape.inputHeight };
       this.mapping = (this.shape.layout === 'yolo' ? letterbox : stretch)(frameWidth, frameHeight, this.input.width, this.input.height);
     }
-    const size = 3 * this.shape.frames * this.input.width * this.input.height;
-    if (this.buffer.length !== size) this.buffer = new Float32Array(size);
+    this.allocate();
     this.resampler = resamplerFor(frameWidth, frameHeight, this.input.width, this.input.height, this.mapping);
   }
 

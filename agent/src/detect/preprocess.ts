@@ -232,6 +232,211 @@ function averageBlocks(frame: Frame, grid: BlockGrid, inputWidth: number, inputH
   return tensor;
 }
 
+/**
+ * How an 8-bit model lays out its input bytes: channels last, `pixelBytes` a pixel (3 per frame it sees: this
+ * frame's RGB, then the previous one's), either row by row (`block` 1) or in 2×2 blocks (`block` 2: each block's
+ * top-left, top-right, bottom-left and bottom-right pixel one after the other, blocks row by row).
+ */
+export interface ByteLayout {
+  pixelBytes: number;
+  block: 1 | 2;
+}
+
+/** Where one frame's bytes go: `data`, laid out as the model takes it, from byte `offset` of each pixel. */
+export interface ByteTarget {
+  data: Uint8Array;
+  offset: number;
+}
+
+/**
+ * Where input pixel (x, y) of a `width`-wide input starts: `row(y) + column(x)`. The fast paths below add
+ * `column(x)` as `(x >> shift) * blockBytes + (x & mask) * pixelBytes` (in rows: shift and mask 0, blockBytes the
+ * pixel's own bytes).
+ */
+function byteGrid(layout: ByteLayout, width: number) {
+  const { pixelBytes, block } = layout;
+  const shift = block === 2 ? 1 : 0;
+  const mask = block - 1;
+  const blockBytes = block * block * pixelBytes;
+  const row = (y: number) => (y >> shift) * (width >> shift) * blockBytes + (y & mask) * block * pixelBytes;
+  return { shift, mask, blockBytes, pixelBytes, row };
+}
+
+export type ByteGrid = ReturnType<typeof byteGrid>;
+
+/**
+ * Fills an 8-bit model's byte input from a gray or RGB frame: `toInputTensor`'s values times 255, to the nearest
+ * byte with halves to even (what the float graph's input quantizer made of them). Writes the frame to `into` and,
+ * when given, also to `alsoInto` (a two-frame model's next input, where this frame is the previous one). On the
+ * general path (a mapping that is not whole blocks of the frame) the float values are made first, in
+ * `scratch.values`, which is made or remade there when missing or of another size.
+ */
+export function toInputBytes(
+  frame: Frame,
+  inputWidth: number,
+  inputHeight: number,
+  mapping: InputMapping,
+  layout: ByteLayout,
+  into: ByteTarget,
+  alsoInto?: ByteTarget,
+  resampler?: Resampler,
+  scratch: { values?: Float32Array } = {},
+): void {
+  if (layout.block === 2 && (inputWidth % 2 !== 0 || inputHeight % 2 !== 0)) throw new Error(`an input in 2x2 blocks needs even sides, got ${inputWidth}x${inputHeight}`);
+  const grid = byteGrid(layout, inputWidth);
+  // Without a second target the second writes land on the first target's own bytes again: no branch per pixel.
+  const second = alsoInto ?? into;
+  const blocks = wholeBlocks(frame, inputWidth, inputHeight, mapping);
+  if (blocks) {
+    const channels = channelsOf(frame.format);
+    const rowStride = frame.width * channels;
+    const first = blocks.top * rowStride + blocks.left * channels;
+    if (blocks.kx === 1 && blocks.ky === 1 && channels === 3) copyBytes(frame.data, first, rowStride, inputWidth, inputHeight, grid, into, second);
+    else if (blocks.kx === 2 && blocks.ky === 2 && channels === 3) halveBytes(frame.data, first, rowStride, inputWidth, inputHeight, grid, into, second);
+    else averageBlockBytes(frame.data, first, rowStride, channels, blocks.kx, blocks.ky, inputWidth, inputHeight, grid, into, second);
+    return;
+  }
+  const plane = inputWidth * inputHeight;
+  if (scratch.values?.length !== 3 * plane) scratch.values = new Float32Array(3 * plane);
+  const tensor = toInputTensor(frame, inputWidth, inputHeight, mapping, scratch.values, resampler);
+  const { shift, mask, blockBytes, pixelBytes, row } = grid;
+  for (const { data, offset } of [into, second]) {
+    for (let y = 0; y < inputHeight; y++) {
+      const rowStart = row(y) + offset;
+      for (let x = 0; x < inputWidth; x++) {
+        const i = y * inputWidth + x;
+        const o = rowStart + (x >> shift) * blockBytes + (x & mask) * pixelBytes;
+        data[o] = nearestByte(tensor[i]! * 255);
+        data[o + 1] = nearestByte(tensor[plane + i]! * 255);
+        data[o + 2] = nearestByte(tensor[2 * plane + i]! * 255);
+      }
+    }
+  }
+}
+
+/** The nearest byte, halves to even (as ONNX's QuantizeLinear rounds). */
+function nearestByte(v: number): number {
+  if (!(v > 0)) return 0;
+  if (v >= 255) return 255;
+  const low = Math.floor(v);
+  const rest = v - low;
+  return rest > 0.5 || (rest === 0.5 && (low & 1) === 1) ? low + 1 : low;
+}
+
+/** The mean of `count` bytes summing to `sum`, to the nearest byte, halves to even: integer arithmetic only. */
+function meanByte(sum: number, count: number): number {
+  const low = Math.floor(sum / count);
+  const twiceRest = 2 * (sum - low * count);
+  return twiceRest > count || (twiceRest === count && (low & 1) === 1) ? low + 1 : low;
+}
+
+// `averageBlocks` for byte inputs: the slot pass's full-resolution crop, the 2×2 shrink, and any other whole blocks.
+
+function copyBytes(data: Uint8Array, first: number, rowStride: number, width: number, height: number, grid: ByteGrid, into: ByteTarget, second: ByteTarget): void {
+  const { shift, mask, blockBytes, pixelBytes } = grid;
+  const out = into.data;
+  const out2 = second.data;
+  for (let y = 0; y < height; y++) {
+    let p = first + y * rowStride;
+    const rowStart = grid.row(y);
+    const o0 = rowStart + into.offset;
+    const o20 = rowStart + second.offset;
+    for (let x = 0; x < width; x++, p += 3) {
+      const column = (x >> shift) * blockBytes + (x & mask) * pixelBytes;
+      const o = o0 + column;
+      const o2 = o20 + column;
+      const red = data[p]!;
+      const green = data[p + 1]!;
+      const blue = data[p + 2]!;
+      out[o] = red;
+      out[o + 1] = green;
+      out[o + 2] = blue;
+      out2[o2] = red;
+      out2[o2 + 1] = green;
+      out2[o2 + 2] = blue;
+    }
+  }
+}
+
+function halveBytes(data: Uint8Array, first: number, rowStride: number, width: number, height: number, grid: ByteGrid, into: ByteTarget, second: ByteTarget): void {
+  const { shift, mask, blockBytes, pixelBytes } = grid;
+  const out = into.data;
+  const out2 = second.data;
+  for (let y = 0; y < height; y++) {
+    let p = first + 2 * y * rowStride;
+    let q = p + rowStride;
+    const rowStart = grid.row(y);
+    const o0 = rowStart + into.offset;
+    const o20 = rowStart + second.offset;
+    for (let x = 0; x < width; x++, p += 6, q += 6) {
+      // sum/4 to the nearest, halves to even: (sum + 1 + (sum/4 odd)) / 4, rounded down.
+      const sumRed = data[p]! + data[p + 3]! + data[q]! + data[q + 3]!;
+      const sumGreen = data[p + 1]! + data[p + 4]! + data[q + 1]! + data[q + 4]!;
+      const sumBlue = data[p + 2]! + data[p + 5]! + data[q + 2]! + data[q + 5]!;
+      const red = (sumRed + 1 + ((sumRed >> 2) & 1)) >> 2;
+      const green = (sumGreen + 1 + ((sumGreen >> 2) & 1)) >> 2;
+      const blue = (sumBlue + 1 + ((sumBlue >> 2) & 1)) >> 2;
+      const column = (x >> shift) * blockBytes + (x & mask) * pixelBytes;
+      const o = o0 + column;
+      const o2 = o20 + column;
+      out[o] = red;
+      out[o + 1] = green;
+      out[o + 2] = blue;
+      out2[o2] = red;
+      out2[o2 + 1] = green;
+      out2[o2 + 2] = blue;
+    }
+  }
+}
+
+function averageBlockBytes(
+  data: Uint8Array,
+  first: number,
+  rowStride: number,
+  channels: number,
+  kx: number,
+  ky: number,
+  width: number,
+  height: number,
+  grid: ByteGrid,
+  into: ByteTarget,
+  second: ByteTarget,
+): void {
+  const { shift, mask, blockBytes, pixelBytes } = grid;
+  const count = kx * ky;
+  for (let y = 0; y < height; y++) {
+    const rowStart = first + y * ky * rowStride;
+    const outRow = grid.row(y);
+    for (let x = 0; x < width; x++) {
+      let red = 0;
+      let green = 0;
+      let blue = 0;
+      for (let dy = 0; dy < ky; dy++) {
+        let p = rowStart + dy * rowStride + x * kx * channels;
+        for (let dx = 0; dx < kx; dx++, p += channels) {
+          red += data[p]!;
+          if (channels === 3) {
+            green += data[p + 1]!;
+            blue += data[p + 2]!;
+          }
+        }
+      }
+      const r = meanByte(red, count);
+      const g = channels === 1 ? r : meanByte(green, count);
+      const b = channels === 1 ? r : meanByte(blue, count);
+      const o = outRow + (x >> shift) * blockBytes + (x & mask) * pixelBytes;
+      const o1 = o + into.offset;
+      const o2 = o + second.offset;
+      into.data[o1] = r;
+      into.data[o1 + 1] = g;
+      into.data[o1 + 2] = b;
+      second.data[o2] = r;
+      second.data[o2 + 1] = g;
+      second.data[o2 + 2] = b;
+    }
+  }
+}
+
 /** One frame row resampled horizontally into `line` (RGB interleaved, 0..255 scale). */
 function resampleRow(data: Uint8Array, rowStart: number, channels: number, columns: AxisTaps, line: Float32Array): void {
   const { first, index, weight } = columns;

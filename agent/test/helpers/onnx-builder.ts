@@ -68,6 +68,7 @@ const root = protobuf.Root.fromJSON({
 
 const ModelProto = root.lookupType('onnx.ModelProto');
 const FLOAT = 1;
+const UINT8 = 2;
 const INT64 = 7;
 const ATTRIBUTE_INT = 2;
 const ATTRIBUTE_TENSOR = 4;
@@ -75,8 +76,8 @@ const ATTRIBUTE_INTS = 7;
 
 export type Dims = (number | string)[];
 
-export function valueInfo(name: string, dims: Dims) {
-  return { name, type: { tensorType: { elemType: FLOAT, shape: { dim: dims.map((d) => (typeof d === 'number' ? { dimValue: d } : { dimParam: d })) } } } };
+export function valueInfo(name: string, dims: Dims, elemType: number = FLOAT) {
+  return { name, type: { tensorType: { elemType, shape: { dim: dims.map((d) => (typeof d === 'number' ? { dimValue: d } : { dimParam: d })) } } } };
 }
 
 export function floatTensor(name: string, dims: number[], values: ArrayLike<number>) {
@@ -167,9 +168,11 @@ export function centerNetModel(input: { width: number; height: number }, box: { 
  * two planes are both `scale × (pool(this red) − pool(previous red))`: at a red dot that is new since the previous
  * frame it reads `scale` input pixels, at one that was already there 0. That shows which frame the detector fed as
  * the previous one. With `input` 'any' it takes any input size (sides multiples of 4), as a slot model does: its
- * size output is then built from the heatmap's shape instead of a constant.
+ * size output is then built from the heatmap's shape instead of a constant. With `bytes` it takes what an 8-bit model
+ * takes, uint8 channels last: `rows` `[1, H, W, 6]`, `blocks` `[1, H/2, W/2, 24]` (2×2 blocks, as `quantize-detector`
+ * makes them), which it turns into the float input first.
  */
-export function centerNetPairModel(input: { width: number; height: number } | 'any', box: { w: number; h: number }, scale: number): Uint8Array {
+export function centerNetPairModel(input: { width: number; height: number } | 'any', box: { w: number; h: number }, scale: number, options: { bytes?: 'rows' | 'blocks' } = {}): Uint8Array {
   const fixed = input !== 'any';
   const [h, w, gh, gw]: Dims = fixed ? [input.height, input.width, input.height / 4, input.width / 4] : ['height', 'width', 'gh', 'gw'];
   const sizes = fixed
@@ -183,8 +186,19 @@ export function centerNetPairModel(input: { width: number; height: number } | 'a
           node('Concat', ['widths', 'heights'], ['size'], { axis: 1 }),
         ],
       };
+  const toFloat = [node('Cast', ['bytes'], ['byteValues'], { to: FLOAT }), node('Mul', ['byteValues', 'byteScale'], ['channelsLast'])];
+  const bytes = {
+    rows: { nodes: [...toFloat, node('Transpose', ['channelsLast'], ['images'], { perm: [0, 3, 1, 2] })] },
+    // A block's channels are (row, column, channel): DepthToSpace's DCR order.
+    blocks: { nodes: [...toFloat, node('Transpose', ['channelsLast'], ['blockPlanes'], { perm: [0, 3, 1, 2] }), node('DepthToSpace', ['blockPlanes'], ['images'], { blocksize: 2 })] },
+  };
+  const half = (d: number | string) => (typeof d === 'number' ? d / 2 : `${d}/2`);
+  const byteInput = {
+    rows: valueInfo('bytes', [1, h!, w!, 6], UINT8),
+    blocks: valueInfo('bytes', [1, half(h!), half(w!), 24], UINT8),
+  };
   return encodeModel({
-    inputs: [valueInfo('images', [1, 6, h!, w!])],
+    inputs: [options.bytes ? byteInput[options.bytes] : valueInfo('images', [1, 6, h!, w!])],
     outputs: [valueInfo('heatmap', [1, 1, gh!, gw!]), valueInfo('size', [1, 2, gh!, gw!]), valueInfo('movement', [1, 2, gh!, gw!])],
     initializers: [
       int64Tensor('red', [0]),
@@ -194,8 +208,10 @@ export function centerNetPairModel(input: { width: number; height: number } | 'a
       int64Tensor('axes', [1]),
       floatTensor('scale', [], [scale]),
       ...sizes.initializers,
+      ...(options.bytes ? [floatTensor('byteScale', [], [1 / 255])] : []),
     ],
     nodes: [
+      ...(options.bytes ? bytes[options.bytes].nodes : []),
       node('Slice', ['images', 'red', 'redEnd', 'axes'], ['current']),
       node('Slice', ['images', 'previousRed', 'previousRedEnd', 'axes'], ['previous']),
       node('MaxPool', ['current'], ['heatmap'], { kernel_shape: [4, 4], strides: [4, 4] }),
