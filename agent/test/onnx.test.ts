@@ -161,6 +161,8 @@ describe('ONNX detector on onnxruntime-node', () => {
     expect(detectLayout([io('images', [1, 120, 160, 24], 'uint8')], outputs)).toMatchObject({ pixels: 'bytes', block: 2, inputWidth: 320, inputHeight: 240, fixedSize: true });
     expect(detectLayout([io('images', [1, 'height', 'width', 6], 'uint8')], outputs, { width: 608, height: 176 })).toMatchObject({ pixels: 'bytes', block: 1, inputWidth: 608, inputHeight: 176, fixedSize: false });
     expect(() => detectLayout([io('images', [1, 6, 240, 320], 'uint8')], outputs)).toThrow('model input images must be [1, H, W, 6] or, in 2x2 blocks, [1, H/2, W/2, 24] (uint8) (this frame and the previous one, for its movement output), got [1, 6, 240, 320]');
+    // An 8-bit copy's one `heads` output holds the movement planes too: a two-frame model.
+    expect(detectLayout([io('images', [1, 120, 160, 24], 'uint8')], [io('heads', [1, 28, 60, 80])])).toMatchObject({ layout: 'centernet', heads: true, frames: 2, block: 2 });
     expect(() => detectLayout([io('images', [1, 640, 640, 3], 'uint8')], [io('output0', [1, 5, 8400])])).toThrow('model input images takes bytes: only CenterNet models are read that way (a YOLO export takes float32)');
   });
 

@@ -42,6 +42,8 @@ describe('quantize-detector', () => {
     // It reads the bytes themselves, channels last in 2×2 blocks: no float input to quantize, no transpose.
     const session = await ort.InferenceSession.create(out);
     expect(session.inputMetadata[0]).toMatchObject({ name: 'images', isTensor: true, type: 'uint8', shape: [1, 120, 160, 24] });
+    // And gives its planes before their pixel shuffle, as one output.
+    expect(session.outputMetadata).toMatchObject([{ name: 'heads', isTensor: true, type: 'float32', shape: [1, 28, 60, 80] }]);
     await session.release();
 
     const clip = { path: heldOut.clip, ...heldOut.truth };

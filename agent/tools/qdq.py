@@ -18,8 +18,10 @@ pixels ([1, H/2, W/2, 4·C] uint8: for each block its top-left, top-right, botto
 the RGB of this frame then of the previous one). The agent writes them without converting to float (a quarter of the
 memory); onnxruntime's channels-last integer convolutions read them without a quantizer or a transpose; and the
 first convolution (3×3, stride 2) becomes a 2×2 one over 4·C channels with the same weights, which onnxruntime runs
-in half the time, as wide inputs suit its matrix kernels better than six channels do. The outputs stay float, as
-the float model's.
+in half the time, as wide inputs suit its matrix kernels better than six channels do. The outputs stay float; the
+four of them (heatmap, size, offset, movement) become one, `heads`: the last convolution's output before the pixel
+shuffle that doubles its resolution, which the agent decodes where it is laid out (`decodeCenterNetHeads`), so
+onnxruntime does not shuffle, slice, sigmoid and rectify every cell of it for the few cells that hold a bee.
 """
 
 import json
@@ -156,6 +158,7 @@ def quantize(model_path, ranges_path, out_path):
     model.producer_name = "hivegate qdq.py"
     byte_input(model)
     blocks_input(model)
+    heads_output(model)
     onnx.checker.check_model(model)
     onnx.save(model, out_path)
     print(f"{len(convs)} convolutions quantized -> {out_path}", file=sys.stderr)
@@ -238,6 +241,59 @@ def blocks_input(model):
     block_source.doc_string = "bytes, channels last, in 2x2 blocks: each block's top-left, top-right, bottom-left, bottom-right pixel, each the RGB of this frame then of the previous one"
     graph.input.remove(source)
     graph.input.insert(0, block_source)
+
+
+# The float model's outputs as slices of the pixel-shuffled last convolution: channels [start, end) and the
+# function applied to them (train-detector's export; `HEAD_PLANES` in the agent's decode.ts).
+HEADS = {"heatmap": (0, 1, "Sigmoid"), "size": (1, 3, "Relu"), "offset": (3, 5, None), "movement": (5, 7, None)}
+
+
+def heads_output(model):
+    """Replaces the outputs heatmap, size, offset and movement, which are channel slices of a DepthToSpace (CRD,
+    block 2) of the last convolution (the heatmap through a sigmoid, the size through a ReLU), by that convolution's
+    output itself, named `heads`. Checks the pattern first: a graph that differs is refused, not guessed at."""
+    graph = model.graph
+    producers = {out: node for node in graph.node for out in node.output}
+    constants = {node.output[0]: numpy_helper.to_array(node.attribute[0].t) for node in graph.node if node.op_type == "Constant"}
+    initializers = {init.name: numpy_helper.to_array(init) for init in graph.initializer}
+    value = lambda name: constants[name] if name in constants else initializers.get(name)
+    if sorted(output.name for output in graph.output) != sorted(HEADS):
+        sys.exit(f"the outputs must be {', '.join(HEADS)} to become one heads output")
+    removed = []
+    shuffle = None
+    for output in graph.output:
+        start, end, activation = HEADS[output.name]
+        node = producers[output.name]
+        if activation:
+            if node.op_type != activation:
+                sys.exit(f"output {output.name} must come from a {activation}")
+            removed.append(node)
+            node = producers[node.input[0]]
+        ranges = [value(name) for name in node.input[1:4]] if node.op_type == "Slice" and len(node.input) >= 4 else None
+        if ranges is None or any(r is None for r in ranges) or [int(r[0]) for r in ranges] != [start, end, 1]:
+            sys.exit(f"output {output.name} must be channels {start}..{end} of the shuffled last convolution")
+        removed.append(node)
+        source = producers[node.input[0]]
+        if source.op_type != "DepthToSpace" or attribute(source, "blocksize", 0) != 2 or attribute(source, "mode", b"DCR") != b"CRD" or (shuffle and source is not shuffle):
+            sys.exit(f"output {output.name} must come from one DepthToSpace (CRD, block 2)")
+        shuffle = source
+    removed.append(shuffle)
+    used_elsewhere = {name for node in graph.node if node not in removed for name in node.input}
+    if set(shuffle.output) & used_elsewhere:
+        sys.exit("the shuffled last convolution feeds something besides the outputs")
+    last = producers[shuffle.input[0]]
+    batch, _, height, width = next(o for o in graph.output if o.name == "heatmap").type.tensor_type.shape.dim
+    half = lambda dim, name: dim.dim_value // 2 if dim.dim_value else name
+    last.output[0] = "heads"
+    kept = [node for node in graph.node if node not in removed]
+    still_used = {name for node in kept for name in node.input} | {"heads"}
+    kept = [node for node in kept if node.op_type != "Constant" or node.output[0] in still_used]
+    del graph.node[:]
+    graph.node.extend(kept)
+    del graph.output[:]
+    heads = helper.make_tensor_value_info("heads", TensorProto.FLOAT, [batch.dim_value or batch.dim_param, 4 * 7, half(height, "heads_height"), half(width, "heads_width")])
+    heads.doc_string = "heatmap logits, size before its ReLU, offset, movement: 7 planes at twice this resolution, in DepthToSpace CRD order (4 channels each)"
+    graph.output.append(heads)
 
 
 if __name__ == "__main__":

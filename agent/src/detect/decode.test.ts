@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Frame } from '../capture/frame.ts';
-import { decodeCenterNet, decodeYolo } from './decode.ts';
+import { decodeCenterNet, decodeCenterNetHeads, decodeYolo } from './decode.ts';
 import { iou, nonMaxSuppression } from './nms.ts';
 import { axisTaps, letterbox, stretch, toFramePixels, toInputBytes, toInputTensor, type ByteLayout, type InputMapping } from './preprocess.ts';
 
@@ -276,5 +276,49 @@ describe('decodeCenterNet', () => {
     expect(bee!.movement).toEqual({ dx: 6, dy: -4 }); // the mapping halves frame pixels
     expect(decodeCenterNet(heatmap, [1, 1, h, w], size, [1, 2, h, w], options)[0]).not.toHaveProperty('movement');
     expect(() => decodeCenterNet(heatmap, [1, 1, h, w], size, [1, 2, h, w], { ...options, movement: { data: movement, dims: [1, 2, h, 4] } })).toThrow(/movement must be \[1, 2, 4, 8\]/);
+  });
+});
+
+describe('decodeCenterNetHeads', () => {
+  // A 16×8 output grid (heads at 8×4) over a 64×32 input, for a 128×64 frame.
+  const gridW = 16;
+  const gridH = 8;
+  const options = { threshold: 0.5, inputWidth: 64, inputHeight: 32, mapping: stretch(128, 64, 64, 32) };
+  const random = (n: number, seed: number) => Float32Array.from({ length: n }, (_, i) => (((i + seed) * 7919 + ((i * i) % 251)) % 200) / 20 - 5);
+  /** Seven planes on the output grid, packed as the last convolution gives them before DepthToSpace (CRD). */
+  const pack = (planes: Float32Array[]) => {
+    const heads = new Float32Array(28 * (gridW / 2) * (gridH / 2));
+    const plane = (gridW / 2) * (gridH / 2);
+    planes.forEach((values, p) => {
+      for (let y = 0; y < gridH; y++) {
+        for (let x = 0; x < gridW; x++) heads[(4 * p + 2 * (y % 2) + (x % 2)) * plane + Math.floor(y / 2) * (gridW / 2) + Math.floor(x / 2)] = values[y * gridW + x]!;
+      }
+    });
+    return heads;
+  };
+
+  it('finds the bees the shuffled outputs give, with their sizes, offsets and movements, without shuffling', () => {
+    const cells = gridW * gridH;
+    const logits = random(cells, 1);
+    const planes = [logits, ...[2, 3, 4, 5, 6, 7].map((seed) => random(cells, seed))];
+    const sigmoid = Float32Array.from(logits, (v) => 1 / (1 + Math.exp(-v)));
+    // The float graph: sigmoid heatmap, rectified size, and the other planes as they are.
+    const size = new Float32Array([...planes[1]!, ...planes[2]!].map((v) => Math.max(0, v)));
+    const expected = decodeCenterNet(sigmoid, [1, 1, gridH, gridW], size, [1, 2, gridH, gridW], {
+      ...options,
+      offset: { data: new Float32Array([...planes[3]!, ...planes[4]!]), dims: [1, 2, gridH, gridW] },
+      movement: { data: new Float32Array([...planes[5]!, ...planes[6]!]), dims: [1, 2, gridH, gridW] },
+    });
+    const found = decodeCenterNetHeads(pack(planes), [1, 28, gridH / 2, gridW / 2], options);
+    expect(expected.length).toBeGreaterThan(5);
+    expect(found.map(({ score, ...rest }) => ({ ...rest, score: Number(score.toFixed(6)) }))).toEqual(expected.map(({ score, ...rest }) => ({ ...rest, score: Number(score.toFixed(6)) })));
+    expect(found.every((d) => d.w >= 0 && d.h >= 0)).toBe(true);
+  });
+
+  it('reuses a scratch heatmap of the right size, and names the shape it needs', () => {
+    const planes = Array.from({ length: 7 }, (_, p) => random(gridW * gridH, p));
+    const scratch = new Float32Array(gridW * gridH);
+    expect(decodeCenterNetHeads(pack(planes), [1, 28, gridH / 2, gridW / 2], options, scratch)).toEqual(decodeCenterNetHeads(pack(planes), [1, 28, gridH / 2, gridW / 2], options));
+    expect(() => decodeCenterNetHeads(new Float32Array(20 * 32), [1, 20, 4, 8], options)).toThrow('heads must be [1, 28, H, W], got [1, 20, 4, 8]');
   });
 });

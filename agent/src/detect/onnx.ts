@@ -1,6 +1,6 @@
 import * as ort from 'onnxruntime-node';
 import type { Frame } from '../capture/frame.ts';
-import { decodeCenterNet, decodeYolo } from './decode.ts';
+import { decodeCenterNet, decodeCenterNetHeads, decodeYolo } from './decode.ts';
 import { letterbox, resamplerFor, stretch, toInputBytes, toInputTensor, type ByteLayout, type InputMapping, type Resampler } from './preprocess.ts';
 import type { Detection, Detector } from './types.ts';
 
@@ -48,6 +48,8 @@ interface ModelShape {
   pixels: 'float' | 'bytes';
   /** 2 for a byte input in 2×2 blocks, else 1. */
   block: 1 | 2;
+  /** Whether a CenterNet model gives its planes as one `heads` output before their pixel shuffle (`decodeCenterNetHeads`). */
+  heads: boolean;
   /** Whether the model's input height and width are fixed numbers (else the model takes any size). */
   fixedSize: boolean;
 }
@@ -67,7 +69,9 @@ export function detectLayout(inputs: readonly ort.InferenceSession.ValueMetadata
   const inputShape = input.isTensor ? input.shape : [];
   const pixels = input.isTensor && input.type === 'uint8' ? 'bytes' : 'float';
   const names = outputs.map((o) => o.name);
-  const twoFrames = names.includes('movement');
+  const heads = names.includes('heads');
+  // The heads hold the movement planes too.
+  const twoFrames = heads || names.includes('movement');
   const channels = twoFrames ? 6 : 3;
   // Channels first for float inputs, last for byte inputs, which may come in 2×2 blocks (four pixels' channels).
   const [channelAxis, heightAxis, widthAxis] = pixels === 'bytes' ? [3, 1, 2] : [1, 2, 3];
@@ -78,7 +82,7 @@ export function detectLayout(inputs: readonly ort.InferenceSession.ValueMetadata
   }
   const describe = () => outputs.map((o) => `${o.name} [${o.isTensor ? o.shape.join(', ') : 'non-tensor'}]`).join(', ');
   let layout: ModelLayout;
-  if (names.includes('heatmap') && names.includes('size')) {
+  if (heads || (names.includes('heatmap') && names.includes('size'))) {
     layout = 'centernet';
   } else if (outputs.length === 1 && outputs[0]!.isTensor && outputs[0]!.shape.length === 3) {
     const [, rows, anchors] = outputs[0]!.shape;
@@ -87,7 +91,7 @@ export function detectLayout(inputs: readonly ort.InferenceSession.ValueMetadata
     }
     layout = 'yolo';
   } else {
-    throw new Error(`unrecognised model outputs ${describe()}: expected a YOLOv8/11 export [1, 4+classes, N] or CenterNet outputs "heatmap" and "size"`);
+    throw new Error(`unrecognised model outputs ${describe()}: expected a YOLOv8/11 export [1, 4+classes, N] or CenterNet outputs "heatmap" and "size" (or "heads")`);
   }
   const fixedHeight = inputShape[heightAxis];
   const fixedWidth = inputShape[widthAxis];
@@ -97,7 +101,7 @@ export function detectLayout(inputs: readonly ort.InferenceSession.ValueMetadata
   if (twoFrames && layout !== 'centernet') throw new Error('a movement output needs the CenterNet outputs "heatmap" and "size"');
   if (pixels === 'bytes' && layout !== 'centernet') throw new Error(`model input ${input.name} takes bytes: only CenterNet models are read that way (a YOLO export takes float32)`);
   const fixedSize = typeof fixedHeight === 'number' && typeof fixedWidth === 'number';
-  return { layout, inputName: input.name, inputWidth: width, inputHeight: height, frames: twoFrames ? 2 : 1, pixels, block, fixedSize };
+  return { layout, inputName: input.name, inputWidth: width, inputHeight: height, frames: twoFrames ? 2 : 1, pixels, block, heads, fixedSize };
 }
 
 /** A detector backed by an ONNX model on onnxruntime's CPU provider. */
@@ -114,6 +118,8 @@ export class OnnxDetector implements Detector {
    * model, into the second one's trailing channels, where the next frame finds it as its previous frame.
    */
   private bytes: [Uint8Array, Uint8Array];
+  /** The heatmap of a `heads` output laid out again, reused from frame to frame. */
+  private heatScratch: Float32Array | undefined;
   /** A byte model's float values on the general resampling path, made there when first needed. */
   private readonly scratch: { values?: Float32Array } = {};
   /** Timestamp of the frame in the buffer's first half, once there is one. */
@@ -195,11 +201,18 @@ export class OnnxDetector implements Detector {
         frameHeight: frame.height,
       });
     }
+    const threshold = this.options.scoreThreshold ?? 0.35;
+    if (this.shape.heads) {
+      const heads = results.heads!;
+      const cells = (heads.dims[2] ?? 0) * (heads.dims[3] ?? 0) * 4;
+      if (this.heatScratch?.length !== cells) this.heatScratch = new Float32Array(cells);
+      return decodeCenterNetHeads(heads.data as Float32Array, heads.dims, { threshold, inputWidth, inputHeight, mapping }, this.heatScratch);
+    }
     const heatmap = results.heatmap!;
     const size = results.size!;
     const { offset, movement } = results;
     return decodeCenterNet(heatmap.data as Float32Array, heatmap.dims, size.data as Float32Array, size.dims, {
-      threshold: this.options.scoreThreshold ?? 0.35,
+      threshold,
       inputWidth,
       inputHeight,
       mapping,
