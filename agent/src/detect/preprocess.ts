@@ -332,6 +332,16 @@ function meanByte(sum: number, count: number): number {
 
 // `averageBlocks` for byte inputs: the slot pass's full-resolution crop, the 2×2 shrink, and any other whole blocks.
 
+/** One pixel's RGB into both targets (V8 inlines it into the loops below). */
+function putPixel(out: Uint8Array, o: number, out2: Uint8Array, o2: number, red: number, green: number, blue: number): void {
+  out[o] = red;
+  out[o + 1] = green;
+  out[o + 2] = blue;
+  out2[o2] = red;
+  out2[o2 + 1] = green;
+  out2[o2 + 2] = blue;
+}
+
 function copyBytes(data: Uint8Array, first: number, rowStride: number, width: number, height: number, grid: ByteGrid, into: ByteTarget, second: ByteTarget): void {
   const { shift, mask, blockBytes, pixelBytes } = grid;
   const out = into.data;
@@ -343,17 +353,7 @@ function copyBytes(data: Uint8Array, first: number, rowStride: number, width: nu
     const o20 = rowStart + second.offset;
     for (let x = 0; x < width; x++, p += 3) {
       const column = (x >> shift) * blockBytes + (x & mask) * pixelBytes;
-      const o = o0 + column;
-      const o2 = o20 + column;
-      const red = data[p]!;
-      const green = data[p + 1]!;
-      const blue = data[p + 2]!;
-      out[o] = red;
-      out[o + 1] = green;
-      out[o + 2] = blue;
-      out2[o2] = red;
-      out2[o2 + 1] = green;
-      out2[o2 + 2] = blue;
+      putPixel(out, o0 + column, out2, o20 + column, data[p]!, data[p + 1]!, data[p + 2]!);
     }
   }
 }
@@ -373,18 +373,8 @@ function halveBytes(data: Uint8Array, first: number, rowStride: number, width: n
       const sumRed = data[p]! + data[p + 3]! + data[q]! + data[q + 3]!;
       const sumGreen = data[p + 1]! + data[p + 4]! + data[q + 1]! + data[q + 4]!;
       const sumBlue = data[p + 2]! + data[p + 5]! + data[q + 2]! + data[q + 5]!;
-      const red = (sumRed + 1 + ((sumRed >> 2) & 1)) >> 2;
-      const green = (sumGreen + 1 + ((sumGreen >> 2) & 1)) >> 2;
-      const blue = (sumBlue + 1 + ((sumBlue >> 2) & 1)) >> 2;
       const column = (x >> shift) * blockBytes + (x & mask) * pixelBytes;
-      const o = o0 + column;
-      const o2 = o20 + column;
-      out[o] = red;
-      out[o + 1] = green;
-      out[o + 2] = blue;
-      out2[o2] = red;
-      out2[o2 + 1] = green;
-      out2[o2 + 2] = blue;
+      putPixel(out, o0 + column, out2, o20 + column, (sumRed + 1 + ((sumRed >> 2) & 1)) >> 2, (sumGreen + 1 + ((sumGreen >> 2) & 1)) >> 2, (sumBlue + 1 + ((sumBlue >> 2) & 1)) >> 2);
     }
   }
 }
@@ -425,14 +415,7 @@ function averageBlockBytes(
       const g = channels === 1 ? r : meanByte(green, count);
       const b = channels === 1 ? r : meanByte(blue, count);
       const o = outRow + (x >> shift) * blockBytes + (x & mask) * pixelBytes;
-      const o1 = o + into.offset;
-      const o2 = o + second.offset;
-      into.data[o1] = r;
-      into.data[o1 + 1] = g;
-      into.data[o1 + 2] = b;
-      second.data[o2] = r;
-      second.data[o2 + 1] = g;
-      second.data[o2 + 2] = b;
+      putPixel(into.data, o + into.offset, second.data, o + second.offset, r, g, b);
     }
   }
 }
