@@ -42,4 +42,8 @@ export class MotionGatedDetector implements Detector {
     this.still = undefined;
     return this.last;
   }
+
+  async release(): Promise<void> {
+    await this.model.release?.();
+  }
 }

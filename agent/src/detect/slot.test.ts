@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Frame } from '../capture/frame.ts';
+import { MotionGatedDetector } from './gated.ts';
+import { MotionDetector } from './motion.ts';
 import { mergeSlotDetections, SlotRefinedDetector, slotWindow, trustedArea } from './slot.ts';
 import type { Detection, Detector } from './types.ts';
 
@@ -84,5 +86,16 @@ describe('SlotRefinedDetector', () => {
     const detector = new SlotRefinedDetector(fixed('whole', [bee(100, 100), bee(100, 300)]), fixed('slot', [bee(102, 99, 0.95)]), window, 20);
     expect(await detector.detect(frame)).toEqual([bee(102, 99, 0.95), bee(100, 300)]);
     expect(seen).toEqual(['whole', 'slot']);
+  });
+
+  it('releases both models, behind the motion gate too', async () => {
+    const released: string[] = [];
+    const model = (name: string): Detector => ({ detect: async () => [], release: async () => void released.push(name) });
+    const window = () => ({ x: 0, y: 44, width: 640, height: 176, inputWidth: 640, inputHeight: 176 });
+    const gated = new MotionGatedDetector(new SlotRefinedDetector(model('whole'), model('slot'), window, 20), new MotionDetector(), 0.001);
+    await gated.release();
+    expect(released.sort()).toEqual(['slot', 'whole']);
+    // A detector without anything to free (the motion detector) is passed over.
+    await expect(new MotionGatedDetector({ detect: async () => [] }, new MotionDetector(), 0.001).release()).resolves.toBeUndefined();
   });
 });

@@ -125,4 +125,8 @@ export class SlotRefinedDetector implements Detector {
     const slot = await this.slot.detect(frame);
     return mergeSlotDetections(whole, slot, this.area!, this.edgePx);
   }
+
+  async release(): Promise<void> {
+    await Promise.all([this.whole.release?.(), this.slot.release?.()]);
+  }
 }

@@ -16,4 +16,6 @@ export interface Detection {
 
 export interface Detector {
   detect(frame: Frame): Promise<Detection[]>;
+  /** Frees what the detector holds outside the JavaScript heap (an onnxruntime session). */
+  release?(): Promise<void>;
 }
