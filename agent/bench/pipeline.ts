@@ -1,13 +1,17 @@
 // Frames per second of the agent's vision pipeline (capture → detector → tracker → counting) on a 640×480
 // simulator clip, as the agent ships it (the bee model, motion-gated, inference on one thread) and with the
-// motion detector, against decoding the same clip with ffmpeg alone in the same run. Peak RSS of this process.
-// With --slot-model it also runs the model with the slot pass, in the same run. --model and --slot-model may be
-// given more than once (say, a float model and its 8-bit copy): every model runs alone, and the nth slot model
-// runs beside the nth model (or the first), all in the same run.
-//   pnpm bench:agent [-- --seconds 20 --model FILE --slot-model FILE --slot-margin LENGTHS]
+// motion detector, against decoding the same clip with ffmpeg alone in the same run.
+// With --slot-model it also runs the model with the slot pass. --model and --slot-model may be given more than once
+// (say, a float model and its 8-bit copy): every model runs alone, and the nth slot model runs beside the nth model
+// (or the first).
+// Each pipeline runs in a process of its own, so its peak RSS is its own and no run inherits another's compiled
+// code or heap. The machines this runs on drift by ±20 % from one minute to the next, so the pipelines take turns:
+// --rounds times each (default 3), the baseline before every round, and each row gives the median and the range.
+//   pnpm bench:agent [-- --seconds 20 --rounds 3 --model FILE --slot-model FILE --slot-margin LENGTHS]
 import { execFile } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { createCapture, createVision } from '../src/agent.ts';
 import { resolveFfmpeg } from '../src/capture/ffmpeg-binary.ts';
@@ -18,21 +22,24 @@ const { values } = parseArgs({
   args: process.argv.slice(2).filter((arg) => arg !== '--'),
   options: {
     seconds: { type: 'string', default: '20' },
+    rounds: { type: 'string', default: '3' },
     scenario: { type: 'string', default: 'busy-afternoon' },
     model: { type: 'string', multiple: true },
     'slot-model': { type: 'string', multiple: true },
     'slot-margin': { type: 'string' },
     cache: { type: 'string', default: join(tmpdir(), 'hivegate-accuracy-clips') },
+    /** Internal: run one pipeline (JSON `Pipeline`) and print its `PipelineRun` as JSON. */
+    'run-one': { type: 'string' },
   },
 });
 const callerDir = process.env.INIT_CWD ?? process.cwd();
-const models: (string | undefined)[] = values.model?.length ? values.model.map((m) => resolve(callerDir, m)) : [undefined];
-const slotModels = (values['slot-model'] ?? []).map((m) => resolve(callerDir, m));
 
-async function timeIt<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }> {
-  const start = performance.now();
-  const value = await fn();
-  return { ms: performance.now() - start, value };
+interface Pipeline {
+  label: string;
+  kind: 'onnx' | 'motion';
+  model?: string;
+  slotModel?: string;
+  slotMargin?: number;
 }
 
 interface PipelineRun {
@@ -42,13 +49,20 @@ interface PipelineRun {
   inferenceSkipped: number;
   crossings: number;
   describe: string;
+  /** Peak RSS of the process that ran only this pipeline, bytes. */
+  peakRss: number;
 }
 
-const slotMargin = values['slot-margin'] === undefined ? undefined : Number(values['slot-margin']);
+async function timeIt<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }> {
+  const start = performance.now();
+  const value = await fn();
+  return { ms: performance.now() - start, value };
+}
 
-async function pipeline(clip: CachedClip, kind: 'onnx' | 'motion', model?: string, slotModel?: string): Promise<PipelineRun> {
+async function runPipeline(clip: CachedClip, pipeline: Pipeline): Promise<PipelineRun> {
+  const { kind, model, slotModel, slotMargin } = pipeline;
   const slot = slotModel ? { slot: { model: slotModel, ...(slotMargin === undefined ? {} : { marginLengths: slotMargin }) } } : undefined;
-  const config = agentConfigFor(clip, { detector: kind === 'motion' ? 'motion' : 'onnx', model, ...(slot ? { detectorOverrides: slot } : {}) });
+  const config = agentConfigFor(clip, { detector: kind, model, ...(slot ? { detectorOverrides: slot } : {}) });
   config.detector.threads = 1;
   const capture = createCapture(config);
   const { detector, tracker, counter } = await createVision(config);
@@ -68,47 +82,90 @@ async function pipeline(clip: CachedClip, kind: 'onnx' | 'motion', model?: strin
     crossings += counter.flush(tracker.flush()).crossings.length;
     return n;
   });
-  return { frames, ms, detectMs, inferenceSkipped: detector.skippedFrames ?? 0, crossings, describe: detector.describe() };
+  await detector.release?.();
+  return { frames, ms, detectMs, inferenceSkipped: detector.skippedFrames ?? 0, crossings, describe: detector.describe(), peakRss: process.resourceUsage().maxRSS * 1024 };
 }
+
+/** Runs one pipeline in a fresh process (this script with --run-one, under the same loader). */
+async function inChildProcess(pipeline: Pipeline): Promise<PipelineRun> {
+  const script = fileURLToPath(import.meta.url);
+  const args = [...process.execArgv, script, '--seconds', values.seconds, '--scenario', values.scenario, '--cache', values.cache, '--run-one', JSON.stringify(pipeline)];
+  const { stdout } = await run(process.execPath, args, { maxBuffer: 1 << 20 });
+  const last = stdout.trim().split('\n').pop() ?? '';
+  return JSON.parse(last) as PipelineRun;
+}
+
+const median = (xs: number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
 
 async function main(): Promise<void> {
   const seconds = Number(values.seconds);
+  const rounds = Number(values.rounds);
+  if (!(seconds > 0) || !Number.isInteger(rounds) || rounds < 1) throw new Error('--seconds must be positive and --rounds a whole number ≥ 1');
   const clip = await cachedClip(values.scenario, seconds, values.cache);
+  const onlyOne = values['run-one'];
+  if (onlyOne) {
+    console.log(JSON.stringify(await runPipeline(clip, JSON.parse(onlyOne) as Pipeline)));
+    return;
+  }
+  const models: (string | undefined)[] = values.model?.length ? values.model.map((m) => resolve(callerDir, m)) : [undefined];
+  const slotModels = (values['slot-model'] ?? []).map((m) => resolve(callerDir, m));
+  const slotMargin = values['slot-margin'] === undefined ? undefined : Number(values['slot-margin']);
+  const name = (model: string | undefined) => (model ? `model ${models.indexOf(model) + 1}` : 'shipped model');
+  const pipelines: Pipeline[] = [
+    ...models.map((model): Pipeline => ({ label: name(model), kind: 'onnx', ...(model ? { model } : {}) })),
+    ...slotModels.map((slotModel, i): Pipeline => {
+      const model = models[i] ?? models[0];
+      return { label: `${name(model)} + slot ${i + 1}`, kind: 'onnx', ...(model ? { model } : {}), slotModel, ...(slotMargin === undefined ? {} : { slotMargin }) };
+    }),
+    { label: 'motion detector', kind: 'motion' },
+  ];
+
   const { width, height, fps, frameCount } = clip.truth;
   const ffmpeg = resolveFfmpeg();
-
-  // Baseline: ffmpeg decoding and converting to RGB at the capture size, writing nowhere.
-  const decode = await timeIt(() => run(ffmpeg, ['-hide_banner', '-loglevel', 'error', '-i', clip.clip, '-vf', `fps=${fps},scale=${width}:${height},format=rgb24`, '-f', 'null', '-']));
-  // Capture alone: the same decode plus the pipe into Node and frame splitting.
-  const captureOnly = await timeIt(async () => {
-    const capture = createCapture(agentConfigFor(clip, { detector: 'motion' }));
-    await capture.start();
-    let n = 0;
-    for await (const _frame of capture) n++;
-    return n;
-  });
-  const runs: [string, PipelineRun][] = [];
-  for (const [i, model] of models.entries()) runs.push([`full pipeline, ${model ? `model ${i + 1}` : 'shipped model'}`, await pipeline(clip, 'onnx', model)]);
-  for (const [i, slotModel] of slotModels.entries()) {
-    const model = models[i] ?? models[0];
-    runs.push([`full pipeline, ${model ? `model ${models.indexOf(model) + 1}` : 'shipped model'} + slot ${i + 1}`, await pipeline(clip, 'onnx', model, slotModel)]);
-  }
-  runs.push(['full pipeline, motion detector', await pipeline(clip, 'motion')]);
-
   const fpsOf = (n: number, ms: number) => (n / ms) * 1000;
-  const decodeFps = fpsOf(frameCount, decode.ms);
-  const captureFps = fpsOf(captureOnly.value, captureOnly.ms);
-  console.log(`clip: simulator scenario ${values.scenario}, ${width}x${height} @ ${fps} fps, ${seconds} s (${frameCount} frames); ${clip.truth.crossings.length} true crossings`);
-  console.log(`ffmpeg decode only:                 ${decodeFps.toFixed(1)} frames/s`);
-  console.log(`capture (ffmpeg → Node frames):     ${captureFps.toFixed(1)} frames/s`);
-  for (const [label, r] of runs) {
-    const fullFps = fpsOf(r.frames, r.ms);
+  const decodeFps: number[] = [];
+  const captureFps: number[] = [];
+  const results = new Map<Pipeline, { fps: number[]; ratio: number[]; detectMs: number[]; peakRss: number; run: PipelineRun }>();
+  for (let round = 1; round <= rounds; round++) {
+    // Baseline: ffmpeg decoding and converting to RGB at the capture size, writing nowhere.
+    const decode = await timeIt(() => run(ffmpeg, ['-hide_banner', '-loglevel', 'error', '-i', clip.clip, '-vf', `fps=${fps},scale=${width}:${height},format=rgb24`, '-f', 'null', '-']));
+    decodeFps.push(fpsOf(frameCount, decode.ms));
+    // Capture alone: the same decode plus the pipe into Node and frame splitting.
+    const captureOnly = await timeIt(async () => {
+      const capture = createCapture(agentConfigFor(clip, { detector: 'motion' }));
+      await capture.start();
+      let n = 0;
+      for await (const _frame of capture) n++;
+      return n;
+    });
+    captureFps.push(fpsOf(captureOnly.value, captureOnly.ms));
+    for (const pipeline of pipelines) {
+      const r = await inChildProcess(pipeline);
+      const entry = results.get(pipeline) ?? { fps: [], ratio: [], detectMs: [], peakRss: 0, run: r };
+      entry.fps.push(fpsOf(r.frames, r.ms));
+      entry.ratio.push(fpsOf(r.frames, r.ms) / decodeFps.at(-1)!);
+      entry.detectMs.push(r.detectMs / r.frames);
+      entry.peakRss = Math.max(entry.peakRss, r.peakRss);
+      results.set(pipeline, entry);
+    }
+    process.stderr.write(`round ${round} of ${rounds} done\n`);
+  }
+
+  const range = (xs: number[], digits: number) => `${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)}`;
+  console.log(`clip: simulator scenario ${values.scenario}, ${width}x${height} @ ${fps} fps, ${seconds} s (${frameCount} frames); ${clip.truth.crossings.length} true crossings; ${rounds} round(s), medians (range)`);
+  console.log(`ffmpeg decode only:                 ${median(decodeFps).toFixed(1)} frames/s (${range(decodeFps, 1)})`);
+  console.log(`capture (ffmpeg → Node frames):     ${median(captureFps).toFixed(1)} frames/s (${range(captureFps, 1)})`);
+  for (const pipeline of pipelines) {
+    const { fps: rates, ratio, detectMs, peakRss, run: r } = results.get(pipeline)!;
     console.log(
-      `${`${label}:`.padEnd(36)}${fullFps.toFixed(1)} frames/s, ratio to decode ${(fullFps / decodeFps).toFixed(2)} ` +
-        `(detector ${(r.detectMs / r.frames).toFixed(2)} ms/frame, inference skipped on ${r.inferenceSkipped} frames, ${r.crossings} crossings; ${r.describe})`,
+      `${`full pipeline, ${pipeline.label}:`.padEnd(36)}${median(rates).toFixed(1)} frames/s (${range(rates, 1)}), ratio to decode ${median(ratio).toFixed(2)} ` +
+        `(detector ${median(detectMs).toFixed(2)} ms/frame, inference skipped on ${r.inferenceSkipped} frames, ${r.crossings} crossings, peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MB; ${r.describe})`,
     );
   }
-  console.log(`peak RSS (agent process, all pipelines): ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
 }
 
 await main();
