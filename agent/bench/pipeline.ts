@@ -7,6 +7,8 @@
 // Each pipeline runs in a process of its own, so its peak RSS is its own and no run inherits another's compiled
 // code or heap. The machines this runs on drift by ±20 % from one minute to the next, so the pipelines take turns:
 // --rounds times each (default 3), the baseline before every round, and each row gives the median and the range.
+// Last, the detectors alone, taking turns frame by frame on the same frames held in memory: the steadiest comparison
+// of models this drift allows.
 //   pnpm bench:agent [-- --seconds 20 --rounds 3 --model FILE --slot-model FILE --slot-margin LENGTHS]
 import { execFile } from 'node:child_process';
 import { tmpdir } from 'node:os';
@@ -15,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { createCapture, createVision } from '../src/agent.ts';
 import { resolveFfmpeg } from '../src/capture/ffmpeg-binary.ts';
+import type { Frame } from '../src/capture/frame.ts';
 import { agentConfigFor, cachedClip, type CachedClip } from './clips.ts';
 
 const run = promisify(execFile);
@@ -95,6 +98,39 @@ async function inChildProcess(pipeline: Pipeline): Promise<PipelineRun> {
   return JSON.parse(last) as PipelineRun;
 }
 
+/** Each ONNX pipeline's detector on the same frames, one frame each in turn, `passes` times: median ms a frame. */
+async function detectorsInTurn(clip: CachedClip, pipelines: readonly Pipeline[], frameCount: number, passes: number): Promise<number[]> {
+  const capture = createCapture(agentConfigFor(clip, { detector: 'motion' }));
+  await capture.start();
+  const frames: Frame[] = [];
+  for await (const frame of capture) {
+    frames.push(frame);
+    if (frames.length >= frameCount) break;
+  }
+  await capture.stop();
+  const detectors = [];
+  for (const { model, slotModel, slotMargin } of pipelines) {
+    const slot = slotModel ? { slot: { model: slotModel, ...(slotMargin === undefined ? {} : { marginLengths: slotMargin }) } } : undefined;
+    const config = agentConfigFor(clip, { detector: 'onnx', model, ...(slot ? { detectorOverrides: slot } : {}) });
+    config.detector.threads = 1;
+    detectors.push((await createVision(config)).detector);
+  }
+  const perPass = pipelines.map(() => [] as number[]);
+  for (let pass = 0; pass < passes; pass++) {
+    const sums = pipelines.map(() => 0);
+    for (const frame of frames) {
+      for (const [i, detector] of detectors.entries()) {
+        const t0 = performance.now();
+        await detector.detect(frame);
+        sums[i] = sums[i]! + performance.now() - t0;
+      }
+    }
+    sums.forEach((sum, i) => perPass[i]!.push(sum / frames.length));
+  }
+  await Promise.all(detectors.map((detector) => detector.release?.()));
+  return perPass.map(median);
+}
+
 const median = (xs: number[]) => {
   const sorted = [...xs].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
@@ -154,18 +190,22 @@ async function main(): Promise<void> {
     }
     process.stderr.write(`round ${round} of ${rounds} done\n`);
   }
+  const modelPipelines = pipelines.filter((p) => p.kind === 'onnx');
+  const inTurn = await detectorsInTurn(clip, modelPipelines, Math.min(150, frameCount), 6);
 
   const range = (xs: number[], digits: number) => `${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)}`;
   console.log(`clip: simulator scenario ${values.scenario}, ${width}x${height} @ ${fps} fps, ${seconds} s (${frameCount} frames); ${clip.truth.crossings.length} true crossings; ${rounds} round(s), medians (range)`);
-  console.log(`ffmpeg decode only:                 ${median(decodeFps).toFixed(1)} frames/s (${range(decodeFps, 1)})`);
-  console.log(`capture (ffmpeg → Node frames):     ${median(captureFps).toFixed(1)} frames/s (${range(captureFps, 1)})`);
+  console.log(`ffmpeg decode only:                     ${median(decodeFps).toFixed(1)} frames/s (${range(decodeFps, 1)})`);
+  console.log(`capture (ffmpeg → Node frames):         ${median(captureFps).toFixed(1)} frames/s (${range(captureFps, 1)})`);
   for (const pipeline of pipelines) {
     const { fps: rates, ratio, detectMs, peakRss, run: r } = results.get(pipeline)!;
     console.log(
-      `${`full pipeline, ${pipeline.label}:`.padEnd(36)}${median(rates).toFixed(1)} frames/s (${range(rates, 1)}), ratio to decode ${median(ratio).toFixed(2)} ` +
+      `${`full pipeline, ${pipeline.label}:`.padEnd(40)}${median(rates).toFixed(1)} frames/s (${range(rates, 1)}), ratio to decode ${median(ratio).toFixed(2)} ` +
         `(detector ${median(detectMs).toFixed(2)} ms/frame, inference skipped on ${r.inferenceSkipped} frames, ${r.crossings} crossings, peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MB; ${r.describe})`,
     );
   }
+  console.log(`detectors alone, in turn frame by frame on the first ${Math.min(150, frameCount)} frames, median of 6 passes:`);
+  for (const [i, pipeline] of modelPipelines.entries()) console.log(`  ${`${pipeline.label}:`.padEnd(38)}${inTurn[i]!.toFixed(2)} ms/frame`);
 }
 
 await main();
