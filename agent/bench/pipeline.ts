@@ -100,7 +100,8 @@ async function inChildProcess(pipeline: Pipeline): Promise<PipelineRun> {
 
 /** Each ONNX pipeline's detector on the same frames, one frame each in turn, `passes` times: median ms a frame. */
 async function detectorsInTurn(clip: CachedClip, pipelines: readonly Pipeline[], frameCount: number, passes: number): Promise<number[]> {
-  const capture = createCapture(agentConfigFor(clip, { detector: 'motion' }));
+  // Colour frames, as the models' pipelines capture them (the motion detector's are gray).
+  const capture = createCapture(agentConfigFor(clip, { detector: 'onnx' }));
   await capture.start();
   const frames: Frame[] = [];
   for await (const frame of capture) {
