@@ -153,6 +153,23 @@ describe('toInputBytes', () => {
     }
   });
 
+  it('halves a frame four bytes at a time where its rows allow, with the bytes of one at a time', () => {
+    for (const block of [1, 2] as const) {
+      const layout: ByteLayout = { pixelBytes: 6, block };
+      const data = random(32 * 8 * 3);
+      // The same pixels one byte into a buffer: not on a 4-byte boundary, so they are read byte by byte.
+      const shifted = new Uint8Array(data.length + 1).subarray(1);
+      shifted.set(data);
+      const halve = (pixels: Uint8Array) => {
+        const out = new Uint8Array(16 * 4 * 6);
+        toInputBytes({ data: pixels, width: 32, height: 8, format: 'rgb24', index: 0, timestampMs: 0 }, 16, 4, stretch(32, 8, 16, 4), layout, { data: out, offset: 3 });
+        return Array.from(out);
+      };
+      expect(halve(data)).toEqual(halve(shifted));
+      expectNearest(readBack(new Uint8Array(halve(data)), 16, 4, layout, 3), floatValues({ data, width: 32, height: 8, format: 'rgb24', index: 0, timestampMs: 0 }, 16, 4, stretch(32, 8, 16, 4)));
+    }
+  });
+
   it('refuses odd sides for an input in 2×2 blocks', () => {
     const frame: Frame = { data: random(6 * 4 * 3), width: 6, height: 4, format: 'rgb24', index: 0, timestampMs: 0 };
     expect(() => toInputBytes(frame, 3, 2, stretch(6, 4, 3, 2), { pixelBytes: 3, block: 2 }, { data: new Uint8Array(18), offset: 0 })).toThrow('an input in 2x2 blocks needs even sides, got 3x2');
