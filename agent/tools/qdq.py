@@ -220,7 +220,7 @@ def blocks_input(model):
     if dequantizer is None or dequantizer.op_type != "DequantizeLinear" or conv is None:
         sys.exit(f"input {source.name} must feed one convolution through its dequantizer (a model made by qdq.py quantize)")
     if (attribute(conv, "kernel_shape", None), attribute(conv, "strides", None), attribute(conv, "pads", [0, 0, 0, 0]), attribute(conv, "group", 1), attribute(conv, "dilations", [1, 1])) != ([3, 3], [2, 2], [1, 1, 1, 1], 1, [1, 1]):
-        sys.exit(f"the first convolution must be 3x3 with stride 2 and padding 1 to read 2x2 blocks")
+        sys.exit("the first convolution must be 3x3 with stride 2 and padding 1 to read 2x2 blocks")
     weight_producer = next(node for node in graph.node if node.output[0] == conv.input[1])
     initializers = {init.name: init for init in graph.initializer}
     weight = numpy_helper.to_array(initializers[weight_producer.input[0]])
@@ -246,6 +246,7 @@ def blocks_input(model):
 # The float model's outputs as slices of the pixel-shuffled last convolution: channels [start, end) and the
 # function applied to them (train-detector's export; `HEAD_PLANES` in the agent's decode.ts).
 HEADS = {"heatmap": (0, 1, "Sigmoid"), "size": (1, 3, "Relu"), "offset": (3, 5, None), "movement": (5, 7, None)}
+HEAD_PLANES = 7
 
 
 def heads_output(model):
@@ -269,8 +270,9 @@ def heads_output(model):
                 sys.exit(f"output {output.name} must come from a {activation}")
             removed.append(node)
             node = producers[node.input[0]]
-        ranges = [value(name) for name in node.input[1:4]] if node.op_type == "Slice" and len(node.input) >= 4 else None
-        if ranges is None or any(r is None for r in ranges) or [int(r[0]) for r in ranges] != [start, end, 1]:
+        # starts, ends, axes and (when given) steps
+        ranges = [value(name) for name in node.input[1:5]] if node.op_type == "Slice" and len(node.input) >= 4 else None
+        if ranges is None or any(r is None for r in ranges) or [int(r[0]) for r in ranges] not in ([start, end, 1], [start, end, 1, 1]):
             sys.exit(f"output {output.name} must be channels {start}..{end} of the shuffled last convolution")
         removed.append(node)
         source = producers[node.input[0]]
@@ -291,7 +293,7 @@ def heads_output(model):
     del graph.node[:]
     graph.node.extend(kept)
     del graph.output[:]
-    heads = helper.make_tensor_value_info("heads", TensorProto.FLOAT, [batch.dim_value or batch.dim_param, 4 * 7, half(height, "heads_height"), half(width, "heads_width")])
+    heads = helper.make_tensor_value_info("heads", TensorProto.FLOAT, [batch.dim_value or batch.dim_param, 4 * HEAD_PLANES, half(height, "heads_height"), half(width, "heads_width")])
     heads.doc_string = "heatmap logits, size before its ReLU, offset, movement: 7 planes at twice this resolution, in DepthToSpace CRD order (4 channels each)"
     graph.output.append(heads)
 
