@@ -16,6 +16,12 @@ export function channelsOf(format: PixelFormat): number {
   return format === 'gray' ? 1 : 3;
 }
 
+/**
+ * Whether this machine stores the low byte of a word first (x86, arm64). Code that reads picture bytes four at a
+ * time as 32-bit words relies on it and falls back to single bytes otherwise.
+ */
+export const LITTLE_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
+
 export function frameBytes(width: number, height: number, format: PixelFormat): number {
   return width * height * channelsOf(format);
 }

@@ -1,4 +1,4 @@
-import { channelsOf, type Frame } from '../capture/frame.ts';
+import { channelsOf, LITTLE_ENDIAN, type Frame } from '../capture/frame.ts';
 import { labelComponents, type Component } from './components.ts';
 import type { Detection, Detector } from './types.ts';
 
@@ -305,9 +305,6 @@ export function erode(mask: Uint8Array, scratch: Uint8Array, width: number, heig
 export function dilate(mask: Uint8Array, scratch: Uint8Array, width: number, height: number): void {
   morph(mask, scratch, width, height, false);
 }
-
-/** Whether this machine stores the low byte of a word first (x86, arm64): the word path below relies on it. */
-const LITTLE_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
 
 function morph(mask: Uint8Array, scratch: Uint8Array, width: number, height: number, isErode: boolean): void {
   if (LITTLE_ENDIAN && width % 4 === 0 && mask.byteOffset % 4 === 0 && scratch.byteOffset % 4 === 0) {

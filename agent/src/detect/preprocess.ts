@@ -1,4 +1,4 @@
-import { channelsOf, type Frame } from '../capture/frame.ts';
+import { channelsOf, LITTLE_ENDIAN, type Frame } from '../capture/frame.ts';
 
 /** How a frame maps into the model input: input = frame · scale + pad. */
 export interface InputMapping {
@@ -387,7 +387,6 @@ function halveBytes(data: Uint8Array, first: number, rowStride: number, width: n
   }
 }
 
-const LITTLE_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
 const EVEN_BYTES = 0x00ff00ff;
 
 /**
