@@ -334,8 +334,13 @@ describe('decodeCenterNetHeads', () => {
 
   it('reuses a scratch heatmap of the right size, and names the shape it needs', () => {
     const planes = Array.from({ length: 7 }, (_, p) => random(gridW * gridH, p));
-    const scratch = new Float32Array(gridW * gridH);
+    const kept = new Float32Array(gridW * gridH);
+    const scratch = { heat: kept };
     expect(decodeCenterNetHeads(pack(planes), [1, 28, gridH / 2, gridW / 2], options, scratch)).toEqual(decodeCenterNetHeads(pack(planes), [1, 28, gridH / 2, gridW / 2], options));
+    expect(scratch.heat).toBe(kept);
+    const small = { heat: new Float32Array(4) };
+    decodeCenterNetHeads(pack(planes), [1, 28, gridH / 2, gridW / 2], options, small);
+    expect(small.heat).toHaveLength(gridW * gridH);
     expect(() => decodeCenterNetHeads(new Float32Array(20 * 32), [1, 20, 4, 8], options)).toThrow('heads must be [1, 28, H, W], got [1, 20, 4, 8]');
   });
 });

@@ -135,16 +135,23 @@ const HEAD_PLANES = 7;
  * that doubles their resolution. Plane `p` at output cell (x, y) of the `2w`×`2h` grid is channel `4p + 2·(y mod 2) +
  * (x mod 2)` at (⌊x/2⌋, ⌊y/2⌋) (DepthToSpace's CRD order); plane 0 is the heatmap before its sigmoid, planes 1–2 the
  * size before its ReLU. The same bees as `decodeCenterNet` on the shuffled outputs, without the shuffle: only the
- * heatmap is laid out again (in `scratch`, reused when given), the rest is read at the peaks.
+ * heatmap is laid out again (in `scratch.heat`, made or remade there when missing or of another size, so a caller
+ * that keeps `scratch` reuses it), the rest is read at the peaks.
  */
-export function decodeCenterNetHeads(heads: Float32Array, dims: readonly number[], options: Omit<CenterNetDecodeOptions, 'offset' | 'movement'>, scratch?: Float32Array): Detection[] {
+export function decodeCenterNetHeads(
+  heads: Float32Array,
+  dims: readonly number[],
+  options: Omit<CenterNetDecodeOptions, 'offset' | 'movement'>,
+  scratch: { heat?: Float32Array } = {},
+): Detection[] {
   if (dims.length !== 4 || dims[0] !== 1 || dims[1] !== 4 * HEAD_PLANES) throw new Error(`heads must be [1, ${4 * HEAD_PLANES}, H, W], got [${dims.join(', ')}]`);
   const h = dims[2]!;
   const w = dims[3]!;
   const plane = h * w;
   const gridW = 2 * w;
   const gridH = 2 * h;
-  const heat = scratch && scratch.length === 4 * plane ? scratch : new Float32Array(4 * plane);
+  if (scratch.heat?.length !== 4 * plane) scratch.heat = new Float32Array(4 * plane);
+  const heat = scratch.heat;
   for (let sub = 0; sub < 4; sub++) {
     const dy = sub >> 1;
     const dx = sub & 1;

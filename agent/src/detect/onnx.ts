@@ -119,7 +119,7 @@ export class OnnxDetector implements Detector {
    */
   private bytes: [Uint8Array, Uint8Array];
   /** The heatmap of a `heads` output laid out again, reused from frame to frame. */
-  private heatScratch: Float32Array | undefined;
+  private readonly headsScratch: { heat?: Float32Array } = {};
   /** A byte model's float values on the general resampling path, made there when first needed. */
   private readonly scratch: { values?: Float32Array } = {};
   /** Timestamp of the frame in the buffer's first half, once there is one. */
@@ -204,9 +204,7 @@ export class OnnxDetector implements Detector {
     const threshold = this.options.scoreThreshold ?? 0.35;
     if (this.shape.heads) {
       const heads = results.heads!;
-      const cells = (heads.dims[2] ?? 0) * (heads.dims[3] ?? 0) * 4;
-      if (this.heatScratch?.length !== cells) this.heatScratch = new Float32Array(cells);
-      return decodeCenterNetHeads(heads.data as Float32Array, heads.dims, { threshold, inputWidth, inputHeight, mapping }, this.heatScratch);
+      return decodeCenterNetHeads(heads.data as Float32Array, heads.dims, { threshold, inputWidth, inputHeight, mapping }, this.headsScratch);
     }
     const heatmap = results.heatmap!;
     const size = results.size!;
