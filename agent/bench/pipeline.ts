@@ -62,11 +62,16 @@ async function timeIt<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }
   return { ms: performance.now() - start, value };
 }
 
-async function runPipeline(clip: CachedClip, pipeline: Pipeline): Promise<PipelineRun> {
-  const { kind, model, slotModel, slotMargin } = pipeline;
+/** The agent's configuration for a pipeline on the clip: its detector, the slot pass if any, one inference thread. */
+function configFor(clip: CachedClip, { kind, model, slotModel, slotMargin }: Pipeline) {
   const slot = slotModel ? { slot: { model: slotModel, ...(slotMargin === undefined ? {} : { marginLengths: slotMargin }) } } : undefined;
   const config = agentConfigFor(clip, { detector: kind, model, ...(slot ? { detectorOverrides: slot } : {}) });
   config.detector.threads = 1;
+  return config;
+}
+
+async function runPipeline(clip: CachedClip, pipeline: Pipeline): Promise<PipelineRun> {
+  const config = configFor(clip, pipeline);
   const capture = createCapture(config);
   const { detector, tracker, counter } = await createVision(config);
   let detectMs = 0;
@@ -110,12 +115,7 @@ async function detectorsInTurn(clip: CachedClip, pipelines: readonly Pipeline[],
   }
   await capture.stop();
   const detectors = [];
-  for (const { model, slotModel, slotMargin } of pipelines) {
-    const slot = slotModel ? { slot: { model: slotModel, ...(slotMargin === undefined ? {} : { marginLengths: slotMargin }) } } : undefined;
-    const config = agentConfigFor(clip, { detector: 'onnx', model, ...(slot ? { detectorOverrides: slot } : {}) });
-    config.detector.threads = 1;
-    detectors.push((await createVision(config)).detector);
-  }
+  for (const pipeline of pipelines) detectors.push((await createVision(configFor(clip, pipeline))).detector);
   const perPass = pipelines.map(() => [] as number[]);
   for (let pass = 0; pass < passes; pass++) {
     const sums = pipelines.map(() => 0);
