@@ -1,8 +1,9 @@
 // Makes an 8-bit copy of a CenterNet detector model, calibrated on the frames the agent really feeds it: clips of
 // the simulator's training scenes (never the held-out ones) through the agent's own capture and input code, at the
 // whole-frame scale or, with --slot, over the slot pass's band. See agent/tools/README.md.
-//   pnpm --filter @hivegate/agent quantize-detector -- --model models/bee-centernet.onnx --out models/bee-centernet-int8.onnx
-//   pnpm --filter @hivegate/agent quantize-detector -- --slot --model models/bee-centernet-slot.onnx --out models/bee-centernet-slot-int8.onnx
+// Paths are taken from where pnpm was started (the repository root in these examples).
+//   pnpm --filter @hivegate/agent quantize-detector -- --model agent/models/bee-centernet.onnx --out agent/models/bee-centernet-int8.onnx
+//   pnpm --filter @hivegate/agent quantize-detector -- --slot --model agent/models/bee-centernet-slot.onnx --out agent/models/bee-centernet-slot-int8.onnx
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
