@@ -14,9 +14,9 @@ and a Relu followed by a quantizer into the quantizer's range. Weights are int8,
 channel; biases int32 at the product of the input's and the weight's scales (what QLinearConv expects); activations
 uint8 over the range the driver saw. The input is bytes divided by 255, so its range is exactly [0, 1] at a step of
 1/255: it loses nothing. So the 8-bit model takes those bytes themselves, channels last and in blocks of 2×2
-pixels ([1, H/2, W/2, 4·C] uint8: for each block its top-left, top-right, bottom-left and bottom-right pixel, each
-the RGB of this frame then of the previous one). The agent writes them without converting to float (a quarter of the
-memory); onnxruntime's channels-last integer convolutions read them without a quantizer or a transpose; and the
+pixels ([1, H/2, W/2, 4·C] uint8: for each block this frame's top-left, top-right, bottom-left and bottom-right pixel,
+RGB each, then the previous frame's). The agent writes them without converting to float (a quarter of the memory),
+a frame's twelve bytes of a block in one run, as 32-bit words; onnxruntime's channels-last integer convolutions read them without a quantizer or a transpose; and the
 first convolution (3×3, stride 2) becomes a 2×2 one over 4·C channels with the same weights, which onnxruntime runs
 in half the time, as wide inputs suit its matrix kernels better than six channels do. The outputs stay float; the
 four of them (heatmap, size, offset, movement) become one, `heads`: the last convolution's output before the pixel
@@ -205,8 +205,8 @@ def attribute(node, name, default):
 
 def blocks_input(model):
     """Makes a byte input [1, H, W, C] whose first convolution is 3×3 with stride 2 and padding 1 a block input
-    [1, H/2, W/2, 4·C], each pixel holding a 2×2 block of the picture (rows, then columns, then channels), and that
-    convolution a 2×2 one with stride 1 and padding 1 above and left. The output is the same: a 3×3 window at stride 2
+    [1, H/2, W/2, 4·C], each pixel holding a 2×2 block of the picture (frame by frame, C/3 of them: that frame's
+    pixels, rows then columns, RGB each), and that convolution a 2×2 one with stride 1 and padding 1 above and left. The output is the same: a 3×3 window at stride 2
     starts one row above a block and covers that row's bottom half and its own block's two rows, so kernel row 0 meets
     the block above's bottom row, rows 1 and 2 its own block's top and bottom rows (likewise for columns); the other
     weights are zero."""
@@ -225,12 +225,17 @@ def blocks_input(model):
     initializers = {init.name: init for init in graph.initializer}
     weight = numpy_helper.to_array(initializers[weight_producer.input[0]])
     outputs, channels = weight.shape[:2]
+    if channels % 3 != 0:
+        sys.exit(f"the first convolution must read RGB frames (a multiple of 3 channels), got {channels}")
     blocks = np.zeros((outputs, 4 * channels, 2, 2), weight.dtype)
     # (kernel position over blocks, row or column within the block) -> the 3x3 kernel's row or column
     taps = {(0, 1): 0, (1, 0): 1, (1, 1): 2}
     for (block_row, dy), ky in taps.items():
         for (block_column, dx), kx in taps.items():
-            blocks[:, (dy * 2 + dx) * channels:(dy * 2 + dx + 1) * channels, block_row, block_column] = weight[:, :, ky, kx]
+            for frame in range(channels // 3):
+                # Frame by frame, then the pixel's place in the block, then RGB: one frame's block is 12 bytes in a row.
+                first = frame * 12 + (dy * 2 + dx) * 3
+                blocks[:, first:first + 3, block_row, block_column] = weight[:, frame * 3:frame * 3 + 3, ky, kx]
     initializers[weight_producer.input[0]].CopyFrom(numpy_helper.from_array(blocks, weight_producer.input[0]))
     for a in [a for a in conv.attribute if a.name in ("kernel_shape", "strides", "pads")]:
         conv.attribute.remove(a)
@@ -238,7 +243,7 @@ def blocks_input(model):
     batch, height, width, _ = source.type.tensor_type.shape.dim
     half = lambda dim: dim.dim_value // 2 if dim.dim_value else f"{dim.dim_param}/2"
     block_source = helper.make_tensor_value_info(source.name, TensorProto.UINT8, [batch.dim_value or batch.dim_param, half(height), half(width), 4 * channels])
-    block_source.doc_string = "bytes, channels last, in 2x2 blocks: each block's top-left, top-right, bottom-left, bottom-right pixel, each the RGB of this frame then of the previous one"
+    block_source.doc_string = "bytes, channels last, in 2x2 blocks: each block's top-left, top-right, bottom-left, bottom-right pixel, RGB each, of this frame, then the same of the previous one"
     graph.input.remove(source)
     graph.input.insert(0, block_source)
 

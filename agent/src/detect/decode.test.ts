@@ -93,13 +93,14 @@ describe('toInputBytes', () => {
     const plane = width * height;
     return Array.from({ length: plane * 3 }, (_, k) => tensor[(k % 3) * plane + Math.floor(k / 3)]! * 255);
   };
-  /** One frame's RGB out of a byte input, pixel by pixel in rows, whatever its layout. */
-  const readBack = (data: Uint8Array, width: number, height: number, layout: ByteLayout, offset: number) => {
+  /** Frame `slot`'s RGB out of a byte input, pixel by pixel in rows, whatever its layout. */
+  const readBack = (data: Uint8Array, width: number, height: number, layout: ByteLayout, slot: number) => {
     const values: number[] = [];
     for (let y = 0; y < height; y++) {
       for (let x = 0; x < width; x++) {
-        const { pixelBytes: p, block: b } = layout;
-        const o = (Math.floor(y / b) * (width / b) + Math.floor(x / b)) * b * b * p + ((y % b) * b + (x % b)) * p + offset;
+        const { frames, block: b } = layout;
+        const blockIndex = Math.floor(y / b) * (width / b) + Math.floor(x / b);
+        const o = (blockIndex * frames + slot) * b * b * 3 + ((y % b) * b + (x % b)) * 3;
         values.push(data[o]!, data[o + 1]!, data[o + 2]!);
       }
     }
@@ -129,8 +130,8 @@ describe('toInputBytes', () => {
   it('gives the float path\'s values as the nearest bytes, in rows or in 2×2 blocks, on every path', () => {
     for (const block of [1, 2] as const) {
       for (const [frame, width, height, mapping] of cases()) {
-        const layout: ByteLayout = { pixelBytes: 3, block };
-        const into = { data: new Uint8Array(width * height * 3), offset: 0 };
+        const layout: ByteLayout = { frames: 1, block };
+        const into = { data: new Uint8Array(width * height * 3), slot: 0 };
         toInputBytes(frame, width, height, mapping, layout, into);
         expectNearest(readBack(into.data, width, height, layout, 0), floatValues(frame, width, height, mapping));
       }
@@ -140,14 +141,14 @@ describe('toInputBytes', () => {
   it('writes a two-frame model\'s input: this frame first in one target and last in the other, nothing else touched', () => {
     for (const block of [1, 2] as const) {
       for (const [frame, width, height, mapping] of cases()) {
-        const layout: ByteLayout = { pixelBytes: 6, block };
+        const layout: ByteLayout = { frames: 2, block };
         const current = new Uint8Array(width * height * 6).fill(7);
         const next = new Uint8Array(width * height * 6).fill(9);
-        toInputBytes(frame, width, height, mapping, layout, { data: current, offset: 0 }, { data: next, offset: 3 });
+        toInputBytes(frame, width, height, mapping, layout, { data: current, slot: 0 }, { data: next, slot: 1 });
         const written = readBack(current, width, height, layout, 0);
         expectNearest(written, floatValues(frame, width, height, mapping));
-        expect(readBack(next, width, height, layout, 3)).toEqual(written);
-        expect(readBack(current, width, height, layout, 3).every((v) => v === 7)).toBe(true);
+        expect(readBack(next, width, height, layout, 1)).toEqual(written);
+        expect(readBack(current, width, height, layout, 1).every((v) => v === 7)).toBe(true);
         expect(readBack(next, width, height, layout, 0).every((v) => v === 9)).toBe(true);
       }
     }
@@ -155,24 +156,48 @@ describe('toInputBytes', () => {
 
   it('halves a frame four bytes at a time where its rows allow, with the bytes of one at a time', () => {
     for (const block of [1, 2] as const) {
-      const layout: ByteLayout = { pixelBytes: 6, block };
+      const layout: ByteLayout = { frames: 2, block };
       const data = random(32 * 8 * 3);
       // The same pixels one byte into a buffer: not on a 4-byte boundary, so they are read byte by byte.
       const shifted = new Uint8Array(data.length + 1).subarray(1);
       shifted.set(data);
       const halve = (pixels: Uint8Array) => {
         const out = new Uint8Array(16 * 4 * 6);
-        toInputBytes({ data: pixels, width: 32, height: 8, format: 'rgb24', index: 0, timestampMs: 0 }, 16, 4, stretch(32, 8, 16, 4), layout, { data: out, offset: 3 });
+        toInputBytes({ data: pixels, width: 32, height: 8, format: 'rgb24', index: 0, timestampMs: 0 }, 16, 4, stretch(32, 8, 16, 4), layout, { data: out, slot: 1 });
         return Array.from(out);
       };
       expect(halve(data)).toEqual(halve(shifted));
-      expectNearest(readBack(new Uint8Array(halve(data)), 16, 4, layout, 3), floatValues({ data, width: 32, height: 8, format: 'rgb24', index: 0, timestampMs: 0 }, 16, 4, stretch(32, 8, 16, 4)));
+      expectNearest(readBack(new Uint8Array(halve(data)), 16, 4, layout, 1), floatValues({ data, width: 32, height: 8, format: 'rgb24', index: 0, timestampMs: 0 }, 16, 4, stretch(32, 8, 16, 4)));
     }
   });
 
   it('refuses odd sides for an input in 2×2 blocks', () => {
     const frame: Frame = { data: random(6 * 4 * 3), width: 6, height: 4, format: 'rgb24', index: 0, timestampMs: 0 };
-    expect(() => toInputBytes(frame, 3, 2, stretch(6, 4, 3, 2), { pixelBytes: 3, block: 2 }, { data: new Uint8Array(18), offset: 0 })).toThrow('an input in 2x2 blocks needs even sides, got 3x2');
+    expect(() => toInputBytes(frame, 3, 2, stretch(6, 4, 3, 2), { frames: 1, block: 2 }, { data: new Uint8Array(18), slot: 0 })).toThrow('an input in 2x2 blocks needs even sides, got 3x2');
+  });
+
+  it('copies a crop in 2x2 blocks four bytes at a time where it lies on word boundaries, with the bytes of one at a time', () => {
+    const layout: ByteLayout = { frames: 2, block: 2 };
+    const data = random(16 * 12 * 3);
+    // The same pixels one byte into a buffer: not on a 4-byte boundary, so they are copied byte by byte.
+    const shifted = new Uint8Array(data.length + 1).subarray(1);
+    shifted.set(data);
+    // 8 wide from (4, 2): frame byte 108, on a word boundary. 6 wide: not two whole blocks at a time, so bytes.
+    for (const width of [8, 6]) {
+      const copy = (pixels: Uint8Array) => {
+        const current = new Uint8Array(width * 4 * 6).fill(7);
+        const next = new Uint8Array(width * 4 * 6).fill(9);
+        toInputBytes({ data: pixels, width: 16, height: 12, format: 'rgb24', index: 0, timestampMs: 0 }, width, 4, { scaleX: 1, scaleY: 1, padX: -4, padY: -2 }, layout, { data: current, slot: 0 }, { data: next, slot: 1 });
+        return [Array.from(current), Array.from(next)];
+      };
+      const [current, next] = copy(data);
+      expect([current, next]).toEqual(copy(shifted));
+      const crop = Array.from({ length: 4 }, (_, y) => Array.from(data.subarray(((2 + y) * 16 + 4) * 3, ((2 + y) * 16 + 4 + width) * 3))).flat();
+      expect(readBack(new Uint8Array(current!), width, 4, layout, 0)).toEqual(crop);
+      expect(readBack(new Uint8Array(next!), width, 4, layout, 1)).toEqual(crop);
+      expect(readBack(new Uint8Array(current!), width, 4, layout, 1).every((v) => v === 7)).toBe(true);
+      expect(readBack(new Uint8Array(next!), width, 4, layout, 0).every((v) => v === 9)).toBe(true);
+    }
   });
 
   it('rounds a block mean that falls halfway to the even byte', () => {
@@ -183,13 +208,20 @@ describe('toInputBytes', () => {
       const parts = [Math.floor(sum / 2), sum - Math.floor(sum / 2), 0, 0];
       parts.forEach((v, k) => data.fill(v, ((k >> 1) * 8 + block * 2 + (k & 1)) * 3, ((k >> 1) * 8 + block * 2 + (k & 1)) * 3 + 3));
     });
-    const into = { data: new Uint8Array(4 * 3), offset: 0 };
-    toInputBytes({ data, width: 8, height: 2, format: 'rgb24', index: 0, timestampMs: 0 }, 4, 1, stretch(8, 2, 4, 1), { pixelBytes: 3, block: 1 }, into);
+    const into = { data: new Uint8Array(4 * 3), slot: 0 };
+    toInputBytes({ data, width: 8, height: 2, format: 'rgb24', index: 0, timestampMs: 0 }, 4, 1, stretch(8, 2, 4, 1), { frames: 1, block: 1 }, into);
     expect(Array.from(into.data)).toEqual([0, 0, 0, 2, 2, 2, 2, 2, 2, 2, 2, 2]);
+    // The same rows twice, into 2×2 blocks: the word path that writes a block's twelve bytes at once.
+    const twice = new Uint8Array(data.length * 2);
+    twice.set(data);
+    twice.set(data, data.length);
+    const blocks = { data: new Uint8Array(4 * 2 * 3), slot: 0 };
+    toInputBytes({ data: twice, width: 8, height: 4, format: 'rgb24', index: 0, timestampMs: 0 }, 4, 2, stretch(8, 4, 4, 2), { frames: 1, block: 2 }, blocks);
+    expect(readBack(blocks.data, 4, 2, { frames: 1, block: 2 }, 0)).toEqual([0, 0, 0, 2, 2, 2, 2, 2, 2, 2, 2, 2, 0, 0, 0, 2, 2, 2, 2, 2, 2, 2, 2, 2]);
     // The same through the generic whole-block path (gray, 2×2 blocks).
     const gray = new Uint8Array(8 * 2);
     sums.forEach((sum, block) => [Math.floor(sum / 2), sum - Math.floor(sum / 2), 0, 0].forEach((v, k) => (gray[(k >> 1) * 8 + block * 2 + (k & 1)] = v)));
-    toInputBytes({ data: gray, width: 8, height: 2, format: 'gray', index: 0, timestampMs: 0 }, 4, 1, stretch(8, 2, 4, 1), { pixelBytes: 3, block: 1 }, into);
+    toInputBytes({ data: gray, width: 8, height: 2, format: 'gray', index: 0, timestampMs: 0 }, 4, 1, stretch(8, 2, 4, 1), { frames: 1, block: 1 }, into);
     expect(Array.from(into.data)).toEqual([0, 0, 0, 2, 2, 2, 2, 2, 2, 2, 2, 2]);
   });
 });

@@ -43,7 +43,8 @@ interface ModelShape {
   frames: 1 | 2;
   /**
    * `float`: `[1, C, H, W]` float32 in 0..1, channels first. `bytes`: uint8, channels last, `[1, H, W, C]` or, in
-   * 2×2 blocks, `[1, H/2, W/2, 4·C]` (an 8-bit model that reads the bytes itself, as `quantize-detector` makes it).
+   * 2×2 blocks, `[1, H/2, W/2, 4·C]` (an 8-bit model that reads the bytes itself, as `quantize-detector` makes it;
+   * `ByteLayout` in preprocess.ts says where each byte goes).
    */
   pixels: 'float' | 'bytes';
   /** 2 for a byte input in 2×2 blocks, else 1. */
@@ -235,16 +236,13 @@ export class OnnxDetector implements Detector {
     const { width, height } = this.input;
     const [input, next] = this.bytes;
     const { frames, block } = this.shape;
-    const layout: ByteLayout = { pixelBytes: 3 * frames, block };
-    toInputBytes(frame, width, height, this.mapping!, layout, { data: input, offset: 0 }, frames === 2 ? { data: next, offset: 3 } : undefined, this.resampler, this.scratch);
+    const layout: ByteLayout = { frames, block };
+    toInputBytes(frame, width, height, this.mapping!, layout, { data: input, slot: 0 }, frames === 2 ? { data: next, slot: 1 } : undefined, this.resampler, this.scratch);
     if (frames === 2) {
-      // Every pixel's six bytes lie together in either layout.
       if (!pairsWithLast) {
-        for (let o = 0; o < input.length; o += 6) {
-          input[o + 3] = input[o]!;
-          input[o + 4] = input[o + 1]!;
-          input[o + 5] = input[o + 2]!;
-        }
+        // Each block holds this frame's bytes, then the previous frame's as many: this frame goes there too.
+        const slotBytes = block * block * 3;
+        for (let o = 0; o < input.length; o += 2 * slotBytes) input.copyWithin(o + slotBytes, o, o + slotBytes);
       }
       this.bytes = [next, input];
     }

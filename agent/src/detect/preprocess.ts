@@ -233,36 +233,42 @@ function averageBlocks(frame: Frame, grid: BlockGrid, inputWidth: number, inputH
 }
 
 /**
- * How an 8-bit model lays out its input bytes: channels last, `pixelBytes` a pixel (3 per frame it sees: this
- * frame's RGB, then the previous one's), either row by row (`block` 1) or in 2×2 blocks (`block` 2: each block's
- * top-left, top-right, bottom-left and bottom-right pixel one after the other, blocks row by row).
+ * How an 8-bit model lays out its input bytes: channels last, in blocks of `block`×`block` pixels (1: pixel by
+ * pixel, row by row; 2: 2×2 blocks, row by row), each block holding the `frames` frames the model sees one after the
+ * other (this frame, then the previous one), each frame's pixels of the block in rows (top-left, top-right,
+ * bottom-left, bottom-right), RGB each. So one frame's part of a 2×2 block is twelve bytes in a row: three words.
  */
 export interface ByteLayout {
-  pixelBytes: number;
+  frames: number;
   block: 1 | 2;
 }
 
-/** Where one frame's bytes go: `data`, laid out as the model takes it, from byte `offset` of each pixel. */
+/** Where one frame's bytes go: `data`, laid out as the model takes it, as frame `slot` of its blocks (0: this frame, 1: the previous one). */
 export interface ByteTarget {
   data: Uint8Array;
-  offset: number;
+  slot: number;
 }
 
 /**
- * Where input pixel (x, y) of a `width`-wide input starts: `row(y) + column(x)`. The fast paths below add
- * `column(x)` as `(x >> shift) * blockBytes + (x & mask) * pixelBytes` (in rows: shift and mask 0, blockBytes the
- * pixel's own bytes).
+ * Where input pixel (x, y) of a `width`-wide input starts, as frame 0 of its block: `row(y) + column(x)`, with
+ * `column(x)` = `(x >> shift) * blockBytes + (x & mask) * 3` (in rows: shift and mask 0). Frame `slot` is `slot *
+ * slotBytes` further on.
  */
 function byteGrid(layout: ByteLayout, width: number) {
-  const { pixelBytes, block } = layout;
+  const { frames, block } = layout;
   const shift = block === 2 ? 1 : 0;
   const mask = block - 1;
-  const blockBytes = block * block * pixelBytes;
-  const row = (y: number) => (y >> shift) * (width >> shift) * blockBytes + (y & mask) * block * pixelBytes;
-  return { shift, mask, blockBytes, pixelBytes, row };
+  const slotBytes = block * block * 3;
+  const blockBytes = slotBytes * frames;
+  const row = (y: number) => (y >> shift) * (width >> shift) * blockBytes + (y & mask) * block * 3;
+  return { shift, mask, slotBytes, blockBytes, row };
 }
 
 export type ByteGrid = ReturnType<typeof byteGrid>;
+
+/** A byte target's first byte in the grid, and its data as 32-bit words where it starts on a word boundary. */
+const startOf = (target: ByteTarget, grid: ByteGrid) => target.slot * grid.slotBytes;
+const wordsOf = (data: Uint8Array) => (data.byteOffset % 4 === 0 && data.length % 4 === 0 ? new Uint32Array(data.buffer, data.byteOffset, data.length / 4) : undefined);
 
 /**
  * Fills an 8-bit model's byte input from a gray or RGB frame: `toInputTensor`'s values times 255, to the nearest
@@ -288,32 +294,43 @@ export function toInputBytes(
   const second = alsoInto ?? into;
   const blocks = wholeBlocks(frame, inputWidth, inputHeight, mapping);
   if (blocks) {
+    const { data } = frame;
     const channels = channelsOf(frame.format);
     const rowStride = frame.width * channels;
     const first = blocks.top * rowStride + blocks.left * channels;
-    if (blocks.kx === 1 && blocks.ky === 1 && channels === 3) copyBytes(frame.data, first, rowStride, inputWidth, inputHeight, grid, into, second);
-    else if (blocks.kx === 2 && blocks.ky === 2 && channels === 3) {
-      const { data } = frame;
-      if (LITTLE_ENDIAN && data.byteOffset % 4 === 0 && first % 4 === 0 && rowStride % 4 === 0 && inputWidth % 2 === 0) {
-        const words = new Uint32Array(data.buffer, data.byteOffset, Math.floor(data.length / 4));
-        halveWords(words, first / 4, rowStride / 4, inputWidth, inputHeight, grid, into, second);
-      } else {
-        halveBytes(data, first, rowStride, inputWidth, inputHeight, grid, into, second);
-      }
+    const simple = (blocks.kx === 1 && blocks.ky === 1) || (blocks.kx === 2 && blocks.ky === 2);
+    if (!simple || channels !== 3) return averageBlockBytes(data, first, rowStride, channels, blocks.kx, blocks.ky, inputWidth, inputHeight, grid, into, second);
+    // Four bytes at a time where the frame's rows and both targets lie on word boundaries (the agent's frames and inputs do).
+    const words = LITTLE_ENDIAN && data.byteOffset % 4 === 0 && first % 4 === 0 && rowStride % 4 === 0 ? new Uint32Array(data.buffer, data.byteOffset, data.length >> 2) : undefined;
+    const outWords = words && layout.block === 2 ? wordsOf(into.data) : undefined;
+    const out2Words = outWords && wordsOf(second.data);
+    const copy = blocks.kx === 1;
+    if (words && outWords && out2Words && (!copy || inputWidth % 4 === 0)) {
+      const source = { words, first: first >> 2, rowWords: rowStride >> 2 };
+      const targets = { out: outWords, start: startOf(into, grid) >> 2, out2: out2Words, start2: startOf(second, grid) >> 2 };
+      if (copy) copyBlockWords(source, inputWidth, inputHeight, grid, targets);
+      else halveBlockWords(source, inputWidth, inputHeight, grid, targets);
+    } else if (copy) {
+      copyBytes(data, first, rowStride, inputWidth, inputHeight, grid, into, second);
+    } else if (words && inputWidth % 2 === 0) {
+      halveWords(words, first >> 2, rowStride >> 2, inputWidth, inputHeight, grid, into, second);
+    } else {
+      halveBytes(data, first, rowStride, inputWidth, inputHeight, grid, into, second);
     }
-    else averageBlockBytes(frame.data, first, rowStride, channels, blocks.kx, blocks.ky, inputWidth, inputHeight, grid, into, second);
     return;
   }
   const plane = inputWidth * inputHeight;
   if (scratch.values?.length !== 3 * plane) scratch.values = new Float32Array(3 * plane);
   const tensor = toInputTensor(frame, inputWidth, inputHeight, mapping, scratch.values, resampler);
-  const { shift, mask, blockBytes, pixelBytes, row } = grid;
-  for (const { data, offset } of [into, second]) {
+  const { shift, mask, blockBytes, row } = grid;
+  for (const target of [into, second]) {
+    const { data } = target;
+    const start = startOf(target, grid);
     for (let y = 0; y < inputHeight; y++) {
-      const rowStart = row(y) + offset;
+      const rowStart = row(y) + start;
       for (let x = 0; x < inputWidth; x++) {
         const i = y * inputWidth + x;
-        const o = rowStart + (x >> shift) * blockBytes + (x & mask) * pixelBytes;
+        const o = rowStart + (x >> shift) * blockBytes + (x & mask) * 3;
         data[o] = nearestByte(tensor[i]! * 255);
         data[o + 1] = nearestByte(tensor[plane + i]! * 255);
         data[o + 2] = nearestByte(tensor[2 * plane + i]! * 255);
@@ -339,6 +356,8 @@ function meanByte(sum: number, count: number): number {
 }
 
 // `averageBlocks` for byte inputs: the slot pass's full-resolution crop, the 2×2 shrink, and any other whole blocks.
+// Byte by byte for any layout; in 2×2 blocks, where the frame and the targets lie on word boundaries, a block's
+// twelve bytes of one frame at a time as three words.
 
 /** One pixel's RGB into both targets (V8 inlines it into the loops below). */
 function putPixel(out: Uint8Array, o: number, out2: Uint8Array, o2: number, red: number, green: number, blue: number): void {
@@ -351,37 +370,100 @@ function putPixel(out: Uint8Array, o: number, out2: Uint8Array, o2: number, red:
 }
 
 function copyBytes(data: Uint8Array, first: number, rowStride: number, width: number, height: number, grid: ByteGrid, into: ByteTarget, second: ByteTarget): void {
-  const { shift, mask, blockBytes, pixelBytes } = grid;
+  const { shift, mask, blockBytes } = grid;
   const out = into.data;
   const out2 = second.data;
   for (let y = 0; y < height; y++) {
     let p = first + y * rowStride;
     const rowStart = grid.row(y);
-    const o0 = rowStart + into.offset;
-    const o20 = rowStart + second.offset;
+    const o0 = rowStart + startOf(into, grid);
+    const o20 = rowStart + startOf(second, grid);
     for (let x = 0; x < width; x++, p += 3) {
-      const column = (x >> shift) * blockBytes + (x & mask) * pixelBytes;
+      const column = (x >> shift) * blockBytes + (x & mask) * 3;
       putPixel(out, o0 + column, out2, o20 + column, data[p]!, data[p + 1]!, data[p + 2]!);
     }
   }
 }
 
+/** A frame as 32-bit words: the first word of the region read, and the words per frame row. */
+interface WordSource {
+  words: Uint32Array;
+  first: number;
+  rowWords: number;
+}
+
+/** Both targets as 32-bit words, and the word where each one's frame starts in the first block. */
+interface WordTargets {
+  out: Uint32Array;
+  start: number;
+  out2: Uint32Array;
+  start2: number;
+}
+
+/**
+ * `copyBytes` into 2×2 blocks, two blocks at a time: a frame row's four pixels are three words, and each block's
+ * twelve bytes (six from each of its two rows, in order) are three words made of them. A third of the time of byte
+ * by byte for the slot pass's 608×176 band, which lies on word boundaries (its width a multiple of 16).
+ */
+function copyBlockWords(source: WordSource, width: number, height: number, grid: ByteGrid, targets: WordTargets): void {
+  const { words, first, rowWords } = source;
+  const { out, out2 } = targets;
+  const blockWords = grid.blockBytes >> 2;
+  let o = targets.start;
+  let o2 = targets.start2;
+  for (let y = 0; y < height; y += 2) {
+    let p = first + y * rowWords;
+    let q = p + rowWords;
+    for (let x = 0; x < width; x += 4, p += 3, q += 3) {
+      const p0 = words[p]!;
+      const p1 = words[p + 1]!;
+      const p2 = words[p + 2]!;
+      const q0 = words[q]!;
+      const q1 = words[q + 1]!;
+      const q2 = words[q + 2]!;
+      // Left block: top row bytes 0-5, bottom row bytes 0-5. Right block: bytes 6-11 of each.
+      const left0 = p0;
+      const left1 = (p1 & 0xffff) | (q0 << 16);
+      const left2 = (q0 >>> 16) | (q1 << 16);
+      const right0 = (p1 >>> 16) | (p2 << 16);
+      const right1 = (p2 >>> 16) | (q1 & 0xffff0000);
+      const right2 = q2;
+      out[o] = left0;
+      out[o + 1] = left1;
+      out[o + 2] = left2;
+      out2[o2] = left0;
+      out2[o2 + 1] = left1;
+      out2[o2 + 2] = left2;
+      o += blockWords;
+      o2 += blockWords;
+      out[o] = right0;
+      out[o + 1] = right1;
+      out[o + 2] = right2;
+      out2[o2] = right0;
+      out2[o2 + 1] = right1;
+      out2[o2 + 2] = right2;
+      o += blockWords;
+      o2 += blockWords;
+    }
+  }
+}
+
 function halveBytes(data: Uint8Array, first: number, rowStride: number, width: number, height: number, grid: ByteGrid, into: ByteTarget, second: ByteTarget): void {
-  const { shift, mask, blockBytes, pixelBytes } = grid;
+  const { shift, mask, blockBytes } = grid;
   const out = into.data;
   const out2 = second.data;
   for (let y = 0; y < height; y++) {
     let p = first + 2 * y * rowStride;
     let q = p + rowStride;
     const rowStart = grid.row(y);
-    const o0 = rowStart + into.offset;
-    const o20 = rowStart + second.offset;
+    const o0 = rowStart + startOf(into, grid);
+    const o20 = rowStart + startOf(second, grid);
     for (let x = 0; x < width; x++, p += 6, q += 6) {
       // sum/4 to the nearest, halves to even: (sum + 1 + (sum/4 odd)) / 4, rounded down.
       const sumRed = data[p]! + data[p + 3]! + data[q]! + data[q + 3]!;
       const sumGreen = data[p + 1]! + data[p + 4]! + data[q + 1]! + data[q + 4]!;
       const sumBlue = data[p + 2]! + data[p + 5]! + data[q + 2]! + data[q + 5]!;
-      const column = (x >> shift) * blockBytes + (x & mask) * pixelBytes;
+      const column = (x >> shift) * blockBytes + (x & mask) * 3;
       putPixel(out, o0 + column, out2, o20 + column, (sumRed + 1 + ((sumRed >> 2) & 1)) >> 2, (sumGreen + 1 + ((sumGreen >> 2) & 1)) >> 2, (sumBlue + 1 + ((sumBlue >> 2) & 1)) >> 2);
     }
   }
@@ -389,48 +471,90 @@ function halveBytes(data: Uint8Array, first: number, rowStride: number, width: n
 
 const EVEN_BYTES = 0x00ff00ff;
 
+// The 2×2 shrink four bytes at a time: two frame rows' three words hold four pixels each, the two output pixels'
+// blocks. Adding the rows' even bytes and their odd bytes separately gives 16-bit sums in the two lanes of a word,
+// which an output pixel's three channels are picked from (a pixel's red and the next pixel's red are three bytes apart,
+// so they sit in different lanes). Each mean is rounded to the nearest, halves to even: (sum + 1 + (sum/4 odd)) / 4,
+// rounded down, written out in each place (a rounding function made per call costs many times as much where the
+// TypeScript loader names every closure it makes).
+const evenSums = (a: number, b: number) => (a & EVEN_BYTES) + (b & EVEN_BYTES);
+const oddSums = (a: number, b: number) => ((a >>> 8) & EVEN_BYTES) + ((b >>> 8) & EVEN_BYTES);
+
+/** The left output pixel of two frame rows' first two words (bytes 0+3, 1+4, 2+5), as red | green << 8 | blue << 16. */
+function halveLeft(a0: number, a1: number, b0: number, b1: number): number {
+  const even0 = evenSums(a0, b0);
+  const odd0 = oddSums(a0, b0);
+  const red = (even0 & 0xffff) + (odd0 >>> 16);
+  const green = (odd0 & 0xffff) + (evenSums(a1, b1) & 0xffff);
+  const blue = (even0 >>> 16) + (oddSums(a1, b1) & 0xffff);
+  return ((red + 1 + ((red >> 2) & 1)) >> 2) | (((green + 1 + ((green >> 2) & 1)) >> 2) << 8) | (((blue + 1 + ((blue >> 2) & 1)) >> 2) << 16);
+}
+
+/** The right output pixel, of their second and third words (bytes 6+9, 7+10, 8+11), likewise. */
+function halveRight(a1: number, a2: number, b1: number, b2: number): number {
+  const even1 = evenSums(a1, b1);
+  const odd1 = oddSums(a1, b1);
+  const even2 = evenSums(a2, b2);
+  const odd2 = oddSums(a2, b2);
+  const red = (even1 >>> 16) + (odd2 & 0xffff);
+  const green = (odd1 >>> 16) + (even2 >>> 16);
+  const blue = (even2 & 0xffff) + (odd2 >>> 16);
+  return ((red + 1 + ((red >> 2) & 1)) >> 2) | (((green + 1 + ((green >> 2) & 1)) >> 2) << 8) | (((blue + 1 + ((blue >> 2) & 1)) >> 2) << 16);
+}
+
 /**
- * `halveBytes` four bytes at a time: two output pixels from three 32-bit words of each of two frame rows. Adding the
- * rows' even bytes and their odd bytes separately gives 16-bit sums in two lanes of a word, which the pixels' six
- * channels are then picked from (a pixel's red and the next pixel's red are three bytes apart, so they sit in
- * different lanes). About half the time of byte by byte for a 640×480 frame (0.65 against 1.2 ms). Its rounding
- * stays a local function: a shared module-level one, used here and in `halveBytes`, took it to 0.9 ms.
+ * `halveBytes` four bytes at a time, in rows (`block` 1): two output pixels from three words of each of two frame
+ * rows. About half the time of byte by byte for a 640×480 frame.
  */
 function halveWords(words: Uint32Array, first: number, rowWords: number, width: number, height: number, grid: ByteGrid, into: ByteTarget, second: ByteTarget): void {
-  const { shift, mask, blockBytes, pixelBytes } = grid;
+  const { blockBytes } = grid;
   const out = into.data;
   const out2 = second.data;
-  const half = (sum: number) => (sum + 1 + ((sum >> 2) & 1)) >> 2;
   for (let y = 0; y < height; y++) {
     let p = first + 2 * y * rowWords;
     let q = p + rowWords;
     const rowStart = grid.row(y);
-    const o0 = rowStart + into.offset;
-    const o20 = rowStart + second.offset;
-    for (let x = 0; x < width; x += 2, p += 3, q += 3) {
-      const a0 = words[p]!;
-      const a1 = words[p + 1]!;
-      const a2 = words[p + 2]!;
-      const b0 = words[q]!;
-      const b1 = words[q + 1]!;
-      const b2 = words[q + 2]!;
-      // Bytes 0..11 of the two rows: even ones (0, 2 | 4, 6 | 8, 10) and odd ones (1, 3 | 5, 7 | 9, 11), summed.
-      const even0 = (a0 & EVEN_BYTES) + (b0 & EVEN_BYTES);
-      const odd0 = ((a0 >>> 8) & EVEN_BYTES) + ((b0 >>> 8) & EVEN_BYTES);
-      const even1 = (a1 & EVEN_BYTES) + (b1 & EVEN_BYTES);
-      const odd1 = ((a1 >>> 8) & EVEN_BYTES) + ((b1 >>> 8) & EVEN_BYTES);
-      const even2 = (a2 & EVEN_BYTES) + (b2 & EVEN_BYTES);
-      const odd2 = ((a2 >>> 8) & EVEN_BYTES) + ((b2 >>> 8) & EVEN_BYTES);
-      const column = (x >> shift) * blockBytes + (x & mask) * pixelBytes;
-      // Pixel x: bytes 0+3, 1+4, 2+5; pixel x + 1: bytes 6+9, 7+10, 8+11.
-      const red = half((even0 & 0xffff) + (odd0 >>> 16));
-      const green = half((odd0 & 0xffff) + (even1 & 0xffff));
-      const blue = half((even0 >>> 16) + (odd1 & 0xffff));
-      putPixel(out, o0 + column, out2, o20 + column, red, green, blue);
-      const nextRed = half((even1 >>> 16) + (odd2 & 0xffff));
-      const nextGreen = half((odd1 >>> 16) + (even2 >>> 16));
-      const nextBlue = half((even2 & 0xffff) + (odd2 >>> 16));
-      putPixel(out, o0 + column + pixelBytes, out2, o20 + column + pixelBytes, nextRed, nextGreen, nextBlue);
+    let o = rowStart + startOf(into, grid);
+    let o2 = rowStart + startOf(second, grid);
+    for (let x = 0; x < width; x += 2, p += 3, q += 3, o += 2 * blockBytes, o2 += 2 * blockBytes) {
+      const left = halveLeft(words[p]!, words[p + 1]!, words[q]!, words[q + 1]!);
+      const right = halveRight(words[p + 1]!, words[p + 2]!, words[q + 1]!, words[q + 2]!);
+      putPixel(out, o, out2, o2, left & 0xff, (left >> 8) & 0xff, left >> 16);
+      putPixel(out, o + blockBytes, out2, o2 + blockBytes, right & 0xff, (right >> 8) & 0xff, right >> 16);
+    }
+  }
+}
+
+/**
+ * The 2×2 shrink into 2×2 blocks: an output block (four frame rows, four frame pixels wide) at a time, its twelve
+ * bytes of this frame written as three words to each target.
+ */
+function halveBlockWords(source: WordSource, width: number, height: number, grid: ByteGrid, targets: WordTargets): void {
+  const { words, first, rowWords } = source;
+  const { out, out2 } = targets;
+  const blockWords = grid.blockBytes >> 2;
+  let o = targets.start;
+  let o2 = targets.start2;
+  for (let y = 0; y < height; y += 2) {
+    let p = first + 2 * y * rowWords;
+    for (let x = 0; x < width; x += 2, p += 3, o += blockWords, o2 += blockWords) {
+      const q = p + rowWords;
+      const r = q + rowWords;
+      const s = r + rowWords;
+      const topLeft = halveLeft(words[p]!, words[p + 1]!, words[q]!, words[q + 1]!);
+      const topRight = halveRight(words[p + 1]!, words[p + 2]!, words[q + 1]!, words[q + 2]!);
+      const bottomLeft = halveLeft(words[r]!, words[r + 1]!, words[s]!, words[s + 1]!);
+      const bottomRight = halveRight(words[r + 1]!, words[r + 2]!, words[s + 1]!, words[s + 2]!);
+      // Bytes: top-left RGB, top-right RGB, bottom-left RGB, bottom-right RGB.
+      const word0 = topLeft | (topRight << 24);
+      const word1 = (topRight >> 8) | (bottomLeft << 16);
+      const word2 = (bottomLeft >> 16) | (bottomRight << 8);
+      out[o] = word0;
+      out[o + 1] = word1;
+      out[o + 2] = word2;
+      out2[o2] = word0;
+      out2[o2 + 1] = word1;
+      out2[o2 + 2] = word2;
     }
   }
 }
@@ -448,8 +572,10 @@ function averageBlockBytes(
   into: ByteTarget,
   second: ByteTarget,
 ): void {
-  const { shift, mask, blockBytes, pixelBytes } = grid;
+  const { shift, mask, blockBytes } = grid;
   const count = kx * ky;
+  const start = startOf(into, grid);
+  const start2 = startOf(second, grid);
   for (let y = 0; y < height; y++) {
     const rowStart = first + y * ky * rowStride;
     const outRow = grid.row(y);
@@ -470,8 +596,8 @@ function averageBlockBytes(
       const r = meanByte(red, count);
       const g = channels === 1 ? r : meanByte(green, count);
       const b = channels === 1 ? r : meanByte(blue, count);
-      const o = outRow + (x >> shift) * blockBytes + (x & mask) * pixelBytes;
-      putPixel(into.data, o + into.offset, second.data, o + second.offset, r, g, b);
+      const o = outRow + (x >> shift) * blockBytes + (x & mask) * 3;
+      putPixel(into.data, o + start, second.data, o + start2, r, g, b);
     }
   }
 }

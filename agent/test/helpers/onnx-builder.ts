@@ -169,8 +169,8 @@ export function centerNetModel(input: { width: number; height: number }, box: { 
  * frame it reads `scale` input pixels, at one that was already there 0. That shows which frame the detector fed as
  * the previous one. With `input` 'any' it takes any input size (sides multiples of 4), as a slot model does: its
  * size output is then built from the heatmap's shape instead of a constant. With `bytes` it takes what an 8-bit model
- * takes, uint8 channels last: `rows` `[1, H, W, 6]`, `blocks` `[1, H/2, W/2, 24]` (2×2 blocks, as `quantize-detector`
- * makes them), which it turns into the float input first.
+ * takes, uint8 channels last: `rows` `[1, H, W, 6]`, `blocks` `[1, H/2, W/2, 24]` (2×2 blocks, this frame's then
+ * the previous one's, as `quantize-detector` makes them), which it turns into the float input first.
  */
 export function centerNetPairModel(input: { width: number; height: number } | 'any', box: { w: number; h: number }, scale: number, options: { bytes?: 'rows' | 'blocks' } = {}): Uint8Array {
   const fixed = input !== 'any';
@@ -189,8 +189,19 @@ export function centerNetPairModel(input: { width: number; height: number } | 'a
   const toFloat = [node('Cast', ['bytes'], ['byteValues'], { to: FLOAT }), node('Mul', ['byteValues', 'byteScale'], ['channelsLast'])];
   const bytes = {
     rows: { nodes: [...toFloat, node('Transpose', ['channelsLast'], ['images'], { perm: [0, 3, 1, 2] })] },
-    // A block's channels are (row, column, channel): DepthToSpace's DCR order.
-    blocks: { nodes: [...toFloat, node('Transpose', ['channelsLast'], ['blockPlanes'], { perm: [0, 3, 1, 2] }), node('DepthToSpace', ['blockPlanes'], ['images'], { blocksize: 2 })] },
+    // A block's channels are (frame, row, column, RGB); put the frame after the pixel's place, (row, column,
+    // channel), which is DepthToSpace's DCR order.
+    blocks: {
+      nodes: [
+        ...toFloat,
+        node('Reshape', ['channelsLast', 'framesThenPlaces'], ['byFrame']),
+        node('Transpose', ['byFrame'], ['byPlace'], { perm: [0, 1, 2, 4, 3, 5] }),
+        node('Reshape', ['byPlace', 'blockChannels'], ['placesThenChannels']),
+        node('Transpose', ['placesThenChannels'], ['blockPlanes'], { perm: [0, 3, 1, 2] }),
+        node('DepthToSpace', ['blockPlanes'], ['images'], { blocksize: 2 }),
+      ],
+      initializers: [int64Tensor('framesThenPlaces', [0, 0, 0, 2, 4, 3]), int64Tensor('blockChannels', [0, 0, 0, 24])],
+    },
   };
   const half = (d: number | string) => (typeof d === 'number' ? d / 2 : `${d}/2`);
   const byteInput = {
@@ -209,6 +220,7 @@ export function centerNetPairModel(input: { width: number; height: number } | 'a
       floatTensor('scale', [], [scale]),
       ...sizes.initializers,
       ...(options.bytes ? [floatTensor('byteScale', [], [1 / 255])] : []),
+      ...(options.bytes === 'blocks' ? bytes.blocks.initializers : []),
     ],
     nodes: [
       ...(options.bytes ? bytes[options.bytes].nodes : []),
