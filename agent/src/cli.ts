@@ -18,7 +18,8 @@ Usage:
   hivegate-agent check-config --config FILE
 
 Sources: a video file, rtsp:// or http:// URL, /dev/videoN, or rpicam[:extra rpicam-vid args].
-The detector is the shipped bee model (onnx, models/bee-centernet.onnx) unless --detector motion or --model.
+The detector is the shipped pair of 8-bit bee models (onnx, models/bee-centernet-int8.onnx over the frame and
+models/bee-centernet-slot-int8.onnx over the entrance slot) unless --detector motion or --model.
 Secrets may come from HIVEGATE_TOKEN and HIVEGATE_CLOUD_URL instead of flags; SIGHUP reloads them.
 With --once a file is processed as fast as possible, every record is delivered, and the exit code is 0.`;
 
@@ -161,7 +162,7 @@ function checkConfig(args: string[]): number {
       `identity:      hive ${String(config.hiveId)}, box ${String(config.boxId)}, device ${config.deviceId}`,
       `source:        ${config.source.url} (${config.source.width}x${config.source.height} @ ${config.source.fps} fps, ${config.source.pixelFormat})`,
       `cloud:         ${config.cloud.url}`,
-      `detector:      ${config.detector.kind}${config.detector.model ? ` (${config.detector.model})` : ''}`,
+      `detector:      ${config.detector.kind}${config.detector.model ? ` (${config.detector.model})` : ''}${config.detector.slot ? `, slot pass ×${config.detector.slot.zoom} (${config.detector.slot.model})` : ''}`,
       `live:          ${config.live.enabled ? `on (status every ${config.live.statusIntervalSeconds} s)` : 'off'}`,
       `sensors:       ${sensors}`,
       `state:         ${config.stateDir}`,

@@ -82,9 +82,9 @@ describe('hivegate-agent CLI', () => {
     expect(result.stderr).not.toMatch(/\n\s+at /); // no stack trace
   }, 30_000);
 
-  it('runs the shipped bee model when no detector is named', async () => {
+  it('runs the shipped pair of bee models when no detector is named', async () => {
     const result = await cli(['run', '--source', clip, '--cloud', cloud.url, '--token', 'good-token', '--hive', 'hive-8', '--box', 'box-3', '--state-dir', join(dir.path, 'state-default'), '--once']);
-    expect(result.stderr).toMatch(/detector onnx centernet \(\S*models\/bee-centernet\.onnx\), motion-gated/);
+    expect(result.stderr).toMatch(/detector onnx centernet \(\S*models\/bee-centernet-int8\.onnx\), slot pass ×2 \(\S*models\/bee-centernet-slot-int8\.onnx\), motion-gated/);
     expect(result.stderr).toContain('agent stopped: 90 frames');
     expect(result.code).toBe(0);
   }, 60_000);

@@ -196,7 +196,7 @@ describe('pack.sh', () => {
     expect(help.stdout).toContain('hivegate-agent check-config --config FILE');
     expect(existsSync(join(bundle, 'install', 'install.sh'))).toBe(true);
     // The bundle lacked the bee model the config template selects, so a fresh install could not start.
-    expect(existsSync(join(bundle, 'models', 'bee-centernet.onnx'))).toBe(true);
+    for (const model of ['bee-centernet.onnx', 'bee-centernet-int8.onnx', 'bee-centernet-slot-int8.onnx']) expect(existsSync(join(bundle, 'models', model))).toBe(true);
     expect(existsSync(join(bundle, 'test'))).toBe(false);
     const store = readdirSync(join(bundle, 'node_modules', '.pnpm'));
     expect(store).toEqual(expect.arrayContaining([expect.stringMatching(/^@esbuild\+linux-arm64@/), expect.stringMatching(/^@esbuild\+linux-x64@/)]));

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { findScenario, renderClip, withOverrides, type GroundTruth } from '@hivegate/simulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FfmpegCapture } from '../src/capture/capture.ts';
-import { DEFAULT_MODEL_PATH, INT8_MODEL_PATH, SLOT_DEFAULTS, SLOT_INT8_MODEL_PATH, SLOT_MODEL_PATH } from '../src/config/config.ts';
+import { FLOAT_MODEL_PATH, INT8_MODEL_PATH, SLOT_DEFAULTS, SLOT_INT8_MODEL_PATH, SLOT_MODEL_PATH } from '../src/config/config.ts';
 import { OnnxDetector } from '../src/detect/onnx.ts';
 import { insideArea, slotGeometry, trustedArea } from '../src/detect/slot.ts';
 import { DetectionAccumulator } from '../src/eval/mot.ts';
@@ -25,7 +25,7 @@ describe('shipped bee detector', () => {
   afterAll(() => dir.cleanup());
 
   it('is a two-frame CenterNet model with a 320×240 input that finds the bees of a held-out scene and how far they moved', async () => {
-    const detector = await OnnxDetector.load(DEFAULT_MODEL_PATH);
+    const detector = await OnnxDetector.load(FLOAT_MODEL_PATH);
     expect(detector.layout).toBe('centernet');
     expect(detector.inputSize).toEqual({ width: 320, height: 240 });
     expect(detector.seesMovement).toBe(true);
@@ -81,7 +81,7 @@ describe('shipped bee detector', () => {
   it('ships 8-bit copies of both models that find the bees their float originals find, where they find them', async () => {
     const { window } = slotGeometry({ ...SLOT_DEFAULTS, zone: truth.entranceZone, beeLengthPx: truth.beeLengthPx }, { width: 320, height: 240 });
     const detectAll = (path: string, region?: typeof window) => detectEveryFrame(path, { path: clip, ...truth }, region);
-    for (const [float, int8, region] of [[DEFAULT_MODEL_PATH, INT8_MODEL_PATH, undefined], [SLOT_MODEL_PATH, SLOT_INT8_MODEL_PATH, window]] as const) {
+    for (const [float, int8, region] of [[FLOAT_MODEL_PATH, INT8_MODEL_PATH, undefined], [SLOT_MODEL_PATH, SLOT_INT8_MODEL_PATH, window]] as const) {
       const { clear, matched, medianDistance } = agreement(await detectAll(float, region), await detectAll(int8, region));
       expect(clear).toBeGreaterThan(100);
       expect(matched).toBeGreaterThan(0.97);

@@ -4,7 +4,7 @@ import { findScenario, renderClip, withOverrides, type GroundTruth } from '@hive
 import * as ort from 'onnxruntime-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentConfigFor, type CachedClip } from '../bench/clips.ts';
-import { DEFAULT_MODEL_PATH } from '../src/config/config.ts';
+import { FLOAT_MODEL_PATH } from '../src/config/config.ts';
 import { quantizeDetector } from '../tools/quantize.ts';
 import { agreement, detectEveryFrame } from './helpers/agreement.ts';
 import { tempDir } from './helpers/media.ts';
@@ -31,14 +31,14 @@ describe('quantize-detector', () => {
   it('makes an 8-bit model that finds the bees the float model finds, where it finds them', async () => {
     const out = join(dir.path, 'int8.onnx');
     const { tensors, frames } = await quantizeDetector({
-      model: DEFAULT_MODEL_PATH,
+      model: FLOAT_MODEL_PATH,
       out,
       clips: [{ label: 'busy-afternoon', config: agentConfigFor(calibration, { detector: 'onnx' }) }],
     });
     expect(tensors).toBeGreaterThan(10);
     expect(frames).toBe(45);
     // int8 weights: a quarter of the float weights' bytes, plus scales.
-    expect(statSync(out).size).toBeLessThan(0.4 * statSync(DEFAULT_MODEL_PATH).size);
+    expect(statSync(out).size).toBeLessThan(0.4 * statSync(FLOAT_MODEL_PATH).size);
     // It reads the bytes themselves, channels last in 2×2 blocks: no float input to quantize, no transpose.
     const session = await ort.InferenceSession.create(out);
     expect(session.inputMetadata[0]).toMatchObject({ name: 'images', isTensor: true, type: 'uint8', shape: [1, 120, 160, 24] });
@@ -47,7 +47,7 @@ describe('quantize-detector', () => {
     await session.release();
 
     const clip = { path: heldOut.clip, ...heldOut.truth };
-    const float = await detectEveryFrame(DEFAULT_MODEL_PATH, clip);
+    const float = await detectEveryFrame(FLOAT_MODEL_PATH, clip);
     const int8 = await detectEveryFrame(out, clip);
     expect(int8).toHaveLength(float.length);
     const { clear, matched, medianDistance } = agreement(float, int8);

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { SCENARIOS } from '@hivegate/simulator';
-import { DEFAULT_MODEL_PATH, SLOT_DEFAULTS } from '../src/config/config.ts';
+import { FLOAT_MODEL_PATH, SLOT_DEFAULTS } from '../src/config/config.ts';
 import { OnnxDetector } from '../src/detect/onnx.ts';
 import { slotGeometry } from '../src/detect/slot.ts';
 import { agentConfigFor, cachedClip, parseSeeds } from '../bench/clips.ts';
@@ -50,7 +50,7 @@ async function main(): Promise<void> {
   // The slot model's band is sized for the whole-frame model's input, as the agent sizes it.
   let base: { width: number; height: number } | undefined;
   if (values.slot) {
-    const wholeFrame = await OnnxDetector.load(DEFAULT_MODEL_PATH);
+    const wholeFrame = await OnnxDetector.load(FLOAT_MODEL_PATH);
     base = wholeFrame.inputSize;
     await wholeFrame.release();
   }

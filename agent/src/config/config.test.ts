@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_MODEL_PATH, parseZone, readConfigFile, resolveConfig } from './config.ts';
+import { ConfigError, FLOAT_MODEL_PATH, INT8_MODEL_PATH, parseZone, readConfigFile, resolveConfig, SLOT_INT8_MODEL_PATH } from './config.ts';
 
 const minimal = { hiveId: 'hive-1', boxId: 'box-1', source: { url: 'clip.mp4' }, cloud: { url: 'http://127.0.0.1:8600', token: 't' } };
 
@@ -13,8 +13,9 @@ describe('resolveConfig', () => {
     expect(config.counting.zone).toEqual([[0, 240], [640, 240], [640, 480], [0, 480]]);
     expect(config.outbox.path).toMatch(/\.data\/agent\/outbox\.db$/);
     expect(config.detector.kind).toBe('onnx');
-    expect(config.detector.model).toBe(DEFAULT_MODEL_PATH);
-    expect(existsSync(DEFAULT_MODEL_PATH)).toBe(true);
+    expect(config.detector.model).toBe(INT8_MODEL_PATH);
+    expect(config.detector.slot).toEqual({ model: SLOT_INT8_MODEL_PATH, zoom: 2, marginLengths: 1.5 });
+    for (const path of [FLOAT_MODEL_PATH, INT8_MODEL_PATH, SLOT_INT8_MODEL_PATH]) expect(existsSync(path)).toBe(true);
   });
 
   it('reads gray frames for the motion detector unless told otherwise', () => {
@@ -57,14 +58,23 @@ describe('resolveConfig', () => {
     expect(() => resolveConfig({ file: { ...minimal, deviceId: 'a:b' }, env: {} })).toThrow('deviceId has an invalid format');
   });
 
-  it('uses the shipped model for the onnx detector unless a model is named', () => {
-    expect(resolveConfig({ file: { ...minimal, detector: { kind: 'onnx' } }, env: {} }).detector.model).toBe(DEFAULT_MODEL_PATH);
-    expect(resolveConfig({ file: { ...minimal, detector: { model: '/models/yolo.onnx' } }, env: {} }).detector.model).toBe('/models/yolo.onnx');
-    expect(resolveConfig({ file: { ...minimal, detector: { kind: 'motion' } }, env: {} }).detector.model).toBeUndefined();
+  it('uses the shipped pair for the onnx detector unless a model is named: 8-bit with the slot pass, float without', () => {
+    const detectorOf = (detector: object) => resolveConfig({ file: { ...minimal, detector } as never, env: {} }).detector;
+    expect(detectorOf({ kind: 'onnx' })).toMatchObject({ model: INT8_MODEL_PATH, slot: { model: SLOT_INT8_MODEL_PATH } });
+    const slotOff = detectorOf({ slot: false });
+    expect(slotOff.model).toBe(FLOAT_MODEL_PATH);
+    expect(slotOff).not.toHaveProperty('slot');
+    // A slot model of one's own beside the shipped whole-frame model: its 8-bit copy, the slot pass's partner.
+    expect(detectorOf({ slot: { model: '/m/slot.onnx' } })).toMatchObject({ model: INT8_MODEL_PATH, slot: { model: '/m/slot.onnx' } });
+    const named = detectorOf({ model: '/models/yolo.onnx' });
+    expect(named.model).toBe('/models/yolo.onnx');
+    expect(named.slot).toBeUndefined();
+    const motion = detectorOf({ kind: 'motion' });
+    expect(motion.model).toBeUndefined();
+    expect(motion.slot).toBeUndefined();
   });
 
-  it('runs no slot pass unless a slot model is named, and fills and checks its settings', () => {
-    expect(resolveConfig({ file: minimal, env: {} }).detector.slot).toBeUndefined();
+  it('fills and checks the slot pass\'s settings', () => {
     expect(resolveConfig({ file: { ...minimal, detector: { slot: { model: '/m/slot.onnx', zoom: 1.5 } } }, env: {} }).detector.slot).toEqual({ model: '/m/slot.onnx', zoom: 1.5, marginLengths: 1.5 });
     expect(() => resolveConfig({ file: { ...minimal, detector: { slot: {} } } as never, env: {} })).toThrow('invalid configuration: detector.slot.model is required');
     expect(() => resolveConfig({ file: { ...minimal, detector: { slot: { model: 'm', zoom: 8 } } }, env: {} })).toThrow(/detector\.slot\.zoom must be <= 4/);

@@ -39,7 +39,7 @@ export const AgentConfigSchema = Type.Object(
     detector: Type.Object(
       {
         kind: Type.Union([Type.Literal('motion'), Type.Literal('onnx')]),
-        model: Type.Optional(Type.String({ minLength: 1, description: 'ONNX file; default: the bee model shipped in agent/models.' })),
+        model: Type.Optional(Type.String({ minLength: 1, description: 'ONNX file; default: the 8-bit bee model shipped in agent/models (its float original when detector.slot is false).' })),
         scoreThreshold: Type.Number({ minimum: 0, maximum: 1 }),
         iouThreshold: Type.Number({ minimum: 0, maximum: 1 }),
         classes: Type.Optional(Type.Array(Type.Integer({ minimum: 0 }))),
@@ -51,7 +51,10 @@ export const AgentConfigSchema = Type.Object(
               zoom: Type.Number({ minimum: 1, maximum: 4, description: 'Its scale against the whole-frame model: 2 sees bees twice as large.' }),
               marginLengths: NonNegative(),
             },
-            { additionalProperties: false, description: 'ONNX only: a second pass over the entrance slot, whose detections replace the whole-frame ones there.' },
+            {
+              additionalProperties: false,
+              description: 'ONNX only: a second pass over the entrance slot, whose detections replace the whole-frame ones there. On by default with the shipped models; false turns it off.',
+            },
           ),
         ),
         motionGate: Type.Boolean({ description: 'ONNX only: skip inference on frames where nothing moves.' }),
@@ -145,13 +148,13 @@ export class ConfigError extends Error {}
 type DeepPartial<T> = { [K in keyof T]?: NonNullable<T[K]> extends (infer _U)[] ? T[K] : NonNullable<T[K]> extends object ? DeepPartial<NonNullable<T[K]>> : T[K] };
 export type PartialAgentConfig = DeepPartial<AgentConfig>;
 
-/** The detector model that ships with the agent, trained on the simulator's training scenes (simulator/train). */
-export const DEFAULT_MODEL_PATH = fileURLToPath(new URL('../../models/bee-centernet.onnx', import.meta.url));
+/** The whole-frame detector model that ships with the agent, trained on the simulator's training scenes (simulator/train). */
+export const FLOAT_MODEL_PATH = fileURLToPath(new URL('../../models/bee-centernet.onnx', import.meta.url));
 /** Its 8-bit copy (`agent/tools`): the same bees, faster (`docs/benchmarks.md`). */
 export const INT8_MODEL_PATH = fileURLToPath(new URL('../../models/bee-centernet-int8.onnx', import.meta.url));
-/** The model for the opt-in slot pass (`detector.slot`): the same network trained at twice the scale. */
+/** The model for the slot pass (`detector.slot`): the same network trained at twice the scale. */
 export const SLOT_MODEL_PATH = fileURLToPath(new URL('../../models/bee-centernet-slot.onnx', import.meta.url));
-/** Its 8-bit copy, the slot model the README recommends (beside `INT8_MODEL_PATH`). */
+/** Its 8-bit copy: with `INT8_MODEL_PATH`, the pair the agent runs by default. */
 export const SLOT_INT8_MODEL_PATH = fileURLToPath(new URL('../../models/bee-centernet-slot-int8.onnx', import.meta.url));
 /** The slot pass's settings when `detector.slot` names only its model. */
 export const SLOT_DEFAULTS = { zoom: 2, marginLengths: 1.5 } as const;
@@ -199,7 +202,15 @@ export function resolveConfig(layers: { file?: PartialAgentConfig; flags?: Parti
     counting.zone = defaultZone(source.width, source.height);
   }
   const detector = merged.detector as Record<string, unknown> | undefined;
-  if (detector?.kind === 'onnx' && detector.model === undefined) detector.model = DEFAULT_MODEL_PATH;
+  const slotOff = detector?.slot === false;
+  if (slotOff) delete detector!.slot;
+  if (detector?.kind === 'onnx' && detector.model === undefined) {
+    // The shipped models: the 8-bit pair with the slot pass, which counts best of what keeps up with a camera on one
+    // core; without the slot pass, the float whole-frame model, which tracks better alone than its 8-bit copy
+    // (docs/benchmarks.md). A model the user names runs alone unless a slot model is named too.
+    detector.model = slotOff ? FLOAT_MODEL_PATH : INT8_MODEL_PATH;
+    if (!slotOff && detector.slot === undefined) detector.slot = { model: SLOT_INT8_MODEL_PATH };
+  }
   // The shipped model was trained on colour; the motion detector only needs luma and reads a third of the bytes.
   if (source && source.pixelFormat === undefined) source.pixelFormat = detector?.kind === 'motion' ? 'gray' : 'rgb24';
   if (merged.deviceId === undefined) merged.deviceId = hostname().replace(/:/g, '-') || 'hivegate-agent';
