@@ -297,6 +297,11 @@ def heads_output(model):
     kept = [node for node in kept if node.op_type != "Constant" or node.output[0] in still_used]
     del graph.node[:]
     graph.node.extend(kept)
+    # The slices' bounds, when they were initializers rather than Constant nodes.
+    used = {name for node in kept for name in node.input}
+    kept_initializers = [init for init in graph.initializer if init.name in used]
+    del graph.initializer[:]
+    graph.initializer.extend(kept_initializers)
     del graph.output[:]
     heads = helper.make_tensor_value_info("heads", TensorProto.FLOAT, [batch.dim_value or batch.dim_param, 4 * HEAD_PLANES, half(height, "heads_height"), half(width, "heads_width")])
     heads.doc_string = "heatmap logits, size before its ReLU, offset, movement: 7 planes at twice this resolution, in DepthToSpace CRD order (4 channels each)"

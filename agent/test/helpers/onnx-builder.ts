@@ -40,6 +40,7 @@ const root = protobuf.Root.fromJSON({
             name: { type: 'string', id: 1 },
             f: { type: 'float', id: 2 },
             i: { type: 'int64', id: 3 },
+            s: { type: 'bytes', id: 4 },
             t: { type: 'TensorProto', id: 5 },
             ints: { rule: 'repeated', type: 'int64', id: 8 },
             type: { type: 'int32', id: 20 },
@@ -71,6 +72,7 @@ const FLOAT = 1;
 const UINT8 = 2;
 const INT64 = 7;
 const ATTRIBUTE_INT = 2;
+const ATTRIBUTE_STRING = 3;
 const ATTRIBUTE_TENSOR = 4;
 const ATTRIBUTE_INTS = 7;
 
@@ -88,10 +90,11 @@ export function int64Tensor(name: string, values: number[]) {
   return { name, dims: [values.length], dataType: INT64, int64Data: values };
 }
 
-export function node(opType: string, inputs: string[], outputs: string[], attributes: Record<string, number | number[] | ReturnType<typeof floatTensor>> = {}) {
+export function node(opType: string, inputs: string[], outputs: string[], attributes: Record<string, number | number[] | string | ReturnType<typeof floatTensor>> = {}) {
   const attribute = Object.entries(attributes).map(([name, value]) => {
     if (Array.isArray(value)) return { name, ints: value, type: ATTRIBUTE_INTS };
     if (typeof value === 'number') return { name, i: value, type: ATTRIBUTE_INT };
+    if (typeof value === 'string') return { name, s: Buffer.from(value), type: ATTRIBUTE_STRING };
     return { name, t: value, type: ATTRIBUTE_TENSOR };
   });
   return { opType, input: inputs, output: outputs, name: `${opType}_${outputs[0]}`, attribute };
