@@ -402,8 +402,9 @@ interface WordTargets {
 
 /**
  * `copyBytes` into 2×2 blocks, two blocks at a time: a frame row's four pixels are three words, and each block's
- * twelve bytes (six from each of its two rows, in order) are three words made of them. A third of the time of byte
- * by byte for the slot pass's 608×176 band, which lies on word boundaries (its width a multiple of 16).
+ * twelve bytes (six from each of its two rows, in order) are three words made of them. About a fifth of the time of
+ * byte by byte (0.14 against 0.65 ms) for the slot pass's 608×176 band, which lies on word boundaries (its width a
+ * multiple of 16).
  */
 function copyBlockWords(source: WordSource, width: number, height: number, grid: ByteGrid, targets: WordTargets): void {
   const { words, first, rowWords } = source;
