@@ -167,6 +167,11 @@ describe('toInputBytes', () => {
         return Array.from(out);
       };
       expect(halve(data)).toEqual(halve(shifted));
+      // Targets off word boundaries: the frame is still read four bytes at a time, the bytes written one by one.
+      // (The 2×2-block layout once took the next pixel to lie a whole block further on there.)
+      const offTarget = new Uint8Array(16 * 4 * 6 + 1).subarray(1);
+      toInputBytes({ data, width: 32, height: 8, format: 'rgb24', index: 0, timestampMs: 0 }, 16, 4, stretch(32, 8, 16, 4), layout, { data: offTarget, slot: 1 });
+      expect(Array.from(offTarget)).toEqual(halve(data));
       expectNearest(readBack(new Uint8Array(halve(data)), 16, 4, layout, 1), floatValues({ data, width: 32, height: 8, format: 'rgb24', index: 0, timestampMs: 0 }, 16, 4, stretch(32, 8, 16, 4)));
     }
   });

@@ -508,20 +508,23 @@ function halveRight(a1: number, a2: number, b1: number, b2: number): number {
  * rows. About half the time of byte by byte for a 640×480 frame.
  */
 function halveWords(words: Uint32Array, first: number, rowWords: number, width: number, height: number, grid: ByteGrid, into: ByteTarget, second: ByteTarget): void {
-  const { blockBytes } = grid;
+  const { shift, mask, blockBytes } = grid;
   const out = into.data;
   const out2 = second.data;
   for (let y = 0; y < height; y++) {
     let p = first + 2 * y * rowWords;
     let q = p + rowWords;
     const rowStart = grid.row(y);
-    let o = rowStart + startOf(into, grid);
-    let o2 = rowStart + startOf(second, grid);
-    for (let x = 0; x < width; x += 2, p += 3, q += 3, o += 2 * blockBytes, o2 += 2 * blockBytes) {
+    const o0 = rowStart + startOf(into, grid);
+    const o20 = rowStart + startOf(second, grid);
+    for (let x = 0; x < width; x += 2, p += 3, q += 3) {
       const left = halveLeft(words[p]!, words[p + 1]!, words[q]!, words[q + 1]!);
       const right = halveRight(words[p + 1]!, words[p + 2]!, words[q + 1]!, words[q + 2]!);
-      putPixel(out, o, out2, o2, left & 0xff, (left >> 8) & 0xff, left >> 16);
-      putPixel(out, o + blockBytes, out2, o2 + blockBytes, right & 0xff, (right >> 8) & 0xff, right >> 16);
+      // In rows the next pixel is a block further on; in 2×2 blocks (targets off word boundaries) the same block's next.
+      const column = (x >> shift) * blockBytes + (x & mask) * 3;
+      const nextColumn = ((x + 1) >> shift) * blockBytes + ((x + 1) & mask) * 3;
+      putPixel(out, o0 + column, out2, o20 + column, left & 0xff, (left >> 8) & 0xff, left >> 16);
+      putPixel(out, o0 + nextColumn, out2, o20 + nextColumn, right & 0xff, (right >> 8) & 0xff, right >> 16);
     }
   }
 }
