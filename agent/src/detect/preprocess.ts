@@ -400,6 +400,16 @@ interface WordTargets {
   start2: number;
 }
 
+/** One frame's twelve bytes of a block, as three words, into both targets (V8 inlines it, as `putPixel`). */
+function putBlockWords(out: Uint32Array, o: number, out2: Uint32Array, o2: number, word0: number, word1: number, word2: number): void {
+  out[o] = word0;
+  out[o + 1] = word1;
+  out[o + 2] = word2;
+  out2[o2] = word0;
+  out2[o2 + 1] = word1;
+  out2[o2 + 2] = word2;
+}
+
 /**
  * `copyBytes` into 2×2 blocks, two blocks at a time: a frame row's four pixels are three words, and each block's
  * twelve bytes (six from each of its two rows, in order) are three words made of them. About a fifth of the time of
@@ -429,22 +439,10 @@ function copyBlockWords(source: WordSource, width: number, height: number, grid:
       const right0 = (p1 >>> 16) | (p2 << 16);
       const right1 = (p2 >>> 16) | (q1 & 0xffff0000);
       const right2 = q2;
-      out[o] = left0;
-      out[o + 1] = left1;
-      out[o + 2] = left2;
-      out2[o2] = left0;
-      out2[o2 + 1] = left1;
-      out2[o2 + 2] = left2;
-      o += blockWords;
-      o2 += blockWords;
-      out[o] = right0;
-      out[o + 1] = right1;
-      out[o + 2] = right2;
-      out2[o2] = right0;
-      out2[o2 + 1] = right1;
-      out2[o2 + 2] = right2;
-      o += blockWords;
-      o2 += blockWords;
+      putBlockWords(out, o, out2, o2, left0, left1, left2);
+      putBlockWords(out, o + blockWords, out2, o2 + blockWords, right0, right1, right2);
+      o += 2 * blockWords;
+      o2 += 2 * blockWords;
     }
   }
 }
@@ -553,12 +551,7 @@ function halveBlockWords(source: WordSource, width: number, height: number, grid
       const word0 = topLeft | (topRight << 24);
       const word1 = (topRight >> 8) | (bottomLeft << 16);
       const word2 = (bottomLeft >> 16) | (bottomRight << 8);
-      out[o] = word0;
-      out[o + 1] = word1;
-      out[o + 2] = word2;
-      out2[o2] = word0;
-      out2[o2 + 1] = word1;
-      out2[o2 + 2] = word2;
+      putBlockWords(out, o, out2, o2, word0, word1, word2);
     }
   }
 }
