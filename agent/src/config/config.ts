@@ -175,7 +175,7 @@ function defaults(): PartialAgentConfig {
       minMotionFraction: 0.0005,
       motion: { workWidth: 320, threshold: 25, referenceLuma: 128, minThreshold: 8, learningRate: 0.05, beeLengthPx: 40, lightChangeFraction: 0.35 },
     },
-    tracker: { highScore: 0.5, lowScore: 0.1, birthScore: 0.6, minHits: 3, maxMissedFrames: 20, gateLengths: 0.3, maxGateLengths: 4, lostGateLengths: 1, movementWeight: 4, splitAfterMissedFrames: 2 },
+    tracker: { highScore: 0.5, lowScore: 0.1, birthScore: 0.65, minHits: 3, maxMissedFrames: 20, gateLengths: 0.15, maxGateLengths: 4, lostGateLengths: 1, movementWeight: 4, splitAfterMissedFrames: 2 },
     counting: { intervalSeconds: 60, hysteresisPx: 6, stationaryPx: 10, interactionPx: 40, interactionMinFrames: 3, maxLatenessSeconds: 120, edgeBandPx: 20, reversalDepthPx: 25, reversalMaxTurnSeconds: 0.5 },
     trajectories: { maxTracks: 100, maxAgeSeconds: 300, minPoints: 3 },
     outbox: { maxRecords: 200_000, maxBytes: 100 * 1024 * 1024, maxAgeDays: 30 },

@@ -45,10 +45,10 @@ export interface TrackerOptions {
 const DEFAULTS: Required<Omit<TrackerOptions, 'kalman'>> = {
   highScore: 0.5,
   lowScore: 0.1,
-  birthScore: 0.6,
+  birthScore: 0.65,
   minHits: 3,
   maxMissedFrames: 20,
-  gateLengths: 0.3,
+  gateLengths: 0.15,
   maxGateLengths: 4,
   lostGateLengths: 1,
   movementWeight: 4,
