@@ -5,7 +5,7 @@
 // main track did not hold (missed, or on other tracks), by role. Tune on training scenes; score held-out ones with
 // `pnpm bench:accuracy`.
 // `--seeds N` replays N clips of each scenario (see bench:accuracy).
-//   pnpm --filter @hivegate/agent bench:tracking [-- --split train --tracker '{"lostGateLengths":1.5}' --detector '{"motionGate":false}' --seeds N --explain]
+//   pnpm --filter @hivegate/agent bench:tracking [-- --split train --tracker '{"lostGateLengths":1.5}' --detector '{"motionGate":false}' --kind onnx|motion --seeds N --explain]
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -32,6 +32,7 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '60' },
     seeds: { type: 'string', default: '1' },
     model: { type: 'string' },
+    kind: { type: 'string', default: 'onnx' },
     detector: { type: 'string', default: '{}' },
     tracker: { type: 'string', default: '{}' },
     counting: { type: 'string', default: '{}' },
@@ -47,6 +48,9 @@ const seconds = Number(values.seconds);
 const seeds = parseSeeds(values.seeds);
 const names = values.scenarios ? values.scenarios.split(',') : SCENARIOS.filter((s) => s.split === values.split).map((s) => s.name);
 const model = values.model ? resolve(callerDir, values.model) : undefined;
+if (values.kind !== 'onnx' && values.kind !== 'motion') throw new Error(`--kind takes onnx or motion, got "${values.kind}"`);
+const kind = values.kind;
+if (kind === 'motion' && model) throw new Error('--model is for the onnx detector');
 const detectorOverrides = JSON.parse(values.detector) as PartialAgentConfig['detector'];
 const trackerOverrides = JSON.parse(values.tracker) as PartialAgentConfig['tracker'];
 const countingOverrides = JSON.parse(values.counting) as PartialAgentConfig['counting'];
@@ -73,11 +77,12 @@ const CACHED_THRESHOLD = 0.1;
 
 /** Runs capture and detector over the clip once; later runs with the same model file and detector settings read the cached result. */
 async function detectionsFor(clip: CachedClip): Promise<FrameDetections[]> {
-  const config = agentConfigFor(clip, { detector: 'onnx', model, detectorOverrides });
+  const config = agentConfigFor(clip, { detector: kind, model, detectorOverrides });
   config.detector.scoreThreshold = CACHED_THRESHOLD;
   // Keyed on the model and on every detector setting but the threshold (the motion gate changes what is detected),
   // and on the detection code: a change to how frames become detections must not replay stale results.
-  const hash = createHash('sha256').update(readFileSync(config.detector.model!));
+  const hash = createHash('sha256');
+  if (config.detector.model) hash.update(readFileSync(config.detector.model));
   if (config.detector.slot) hash.update(readFileSync(config.detector.slot.model));
   hash.update(DETECTION_CODE);
   const key = hash.update(JSON.stringify(config.detector)).digest('hex').slice(0, 12);
@@ -126,7 +131,7 @@ interface Replay {
 
 function replay(clip: CachedClip, variant: number, frames: FrameDetections[]): Replay {
   const { truth } = clip;
-  const config = agentConfigFor(clip, { detector: 'onnx', model, detectorOverrides, tracker: trackerOverrides, counting: countingOverrides });
+  const config = agentConfigFor(clip, { detector: kind, model, detectorOverrides, tracker: trackerOverrides, counting: countingOverrides });
   const { tracker, counter } = createTracking(config);
   const threshold = values.threshold ? Number(values.threshold) : config.detector.scoreThreshold;
   if (!(threshold >= CACHED_THRESHOLD)) throw new Error(`--threshold must be at least ${CACHED_THRESHOLD}`);

@@ -74,6 +74,14 @@ describe('resolveConfig', () => {
     expect(motion.slot).toBeUndefined();
   });
 
+  it('sets the tracker\'s match radius and birth score for the detector, unless they are given', () => {
+    const trackerOf = (file: object) => resolveConfig({ file: { ...minimal, ...file } as never, env: {} }).tracker;
+    expect(trackerOf({})).toMatchObject({ gateLengths: 0.15, birthScore: 0.65, minHits: 3 });
+    expect(trackerOf({ detector: { kind: 'motion' } })).toMatchObject({ gateLengths: 0.3, birthScore: 0.6, minHits: 3 });
+    expect(trackerOf({ detector: { kind: 'motion' }, tracker: { gateLengths: 0.5 } })).toMatchObject({ gateLengths: 0.5, birthScore: 0.6 });
+    expect(trackerOf({ tracker: { birthScore: 0.9 } })).toMatchObject({ gateLengths: 0.15, birthScore: 0.9 });
+  });
+
   it('fills and checks the slot pass\'s settings', () => {
     expect(resolveConfig({ file: { ...minimal, detector: { slot: { model: '/m/slot.onnx', zoom: 1.5 } } }, env: {} }).detector.slot).toEqual({ model: '/m/slot.onnx', zoom: 1.5, marginLengths: 1.5 });
     expect(() => resolveConfig({ file: { ...minimal, detector: { slot: {} } } as never, env: {} })).toThrow('invalid configuration: detector.slot.model is required');
