@@ -323,18 +323,14 @@ export function toInputBytes(
   if (scratch.values?.length !== 3 * plane) scratch.values = new Float32Array(3 * plane);
   const tensor = toInputTensor(frame, inputWidth, inputHeight, mapping, scratch.values, resampler);
   const { shift, mask, blockBytes, row } = grid;
-  for (const target of [into, second]) {
-    const { data } = target;
-    const start = startOf(target, grid);
-    for (let y = 0; y < inputHeight; y++) {
-      const rowStart = row(y) + start;
-      for (let x = 0; x < inputWidth; x++) {
-        const i = y * inputWidth + x;
-        const o = rowStart + (x >> shift) * blockBytes + (x & mask) * 3;
-        data[o] = nearestByte(tensor[i]! * 255);
-        data[o + 1] = nearestByte(tensor[plane + i]! * 255);
-        data[o + 2] = nearestByte(tensor[2 * plane + i]! * 255);
-      }
+  const start = startOf(into, grid);
+  const start2 = startOf(second, grid);
+  for (let y = 0; y < inputHeight; y++) {
+    const rowStart = row(y);
+    for (let x = 0; x < inputWidth; x++) {
+      const i = y * inputWidth + x;
+      const o = rowStart + (x >> shift) * blockBytes + (x & mask) * 3;
+      putPixel(into.data, o + start, second.data, o + start2, nearestByte(tensor[i]! * 255), nearestByte(tensor[plane + i]! * 255), nearestByte(tensor[2 * plane + i]! * 255));
     }
   }
 }
@@ -573,6 +569,8 @@ function averageBlockBytes(
   const count = kx * ky;
   const start = startOf(into, grid);
   const start2 = startOf(second, grid);
+  // Every sum's mean, looked up: a division and a comparison per channel cost more than the sums themselves.
+  const means = Uint8Array.from({ length: count * 255 + 1 }, (_, sum) => meanByte(sum, count));
   for (let y = 0; y < height; y++) {
     const rowStart = first + y * ky * rowStride;
     const outRow = grid.row(y);
@@ -590,9 +588,9 @@ function averageBlockBytes(
           }
         }
       }
-      const r = meanByte(red, count);
-      const g = channels === 1 ? r : meanByte(green, count);
-      const b = channels === 1 ? r : meanByte(blue, count);
+      const r = means[red]!;
+      const g = channels === 1 ? r : means[green]!;
+      const b = channels === 1 ? r : means[blue]!;
       const o = outRow + (x >> shift) * blockBytes + (x & mask) * 3;
       putPixel(into.data, o + start, second.data, o + start2, r, g, b);
     }
