@@ -176,6 +176,22 @@ describe('toInputBytes', () => {
     }
   });
 
+  it('averages 4x3 blocks four bytes at a time where the frame allows, as byte by byte', () => {
+    for (const block of [1, 2] as const) {
+      const layout: ByteLayout = { frames: 2, block };
+      const data = random(32 * 12 * 3);
+      const shifted = new Uint8Array(data.length + 1).subarray(1);
+      shifted.set(data);
+      const average = (pixels: Uint8Array) => {
+        const out = new Uint8Array(8 * 4 * 6);
+        toInputBytes({ data: pixels, width: 32, height: 12, format: 'rgb24', index: 0, timestampMs: 0 }, 8, 4, stretch(32, 12, 8, 4), layout, { data: out, slot: 1 });
+        return Array.from(out);
+      };
+      expect(average(data)).toEqual(average(shifted));
+      expectNearest(readBack(new Uint8Array(average(data)), 8, 4, layout, 1), floatValues({ data, width: 32, height: 12, format: 'rgb24', index: 0, timestampMs: 0 }, 8, 4, stretch(32, 12, 8, 4)));
+    }
+  });
+
   it('refuses odd sides for an input in 2×2 blocks', () => {
     const frame: Frame = { data: random(6 * 4 * 3), width: 6, height: 4, format: 'rgb24', index: 0, timestampMs: 0 };
     expect(() => toInputBytes(frame, 3, 2, stretch(6, 4, 3, 2), { frames: 1, block: 2 }, { data: new Uint8Array(18), slot: 0 })).toThrow('an input in 2x2 blocks needs even sides, got 3x2');
