@@ -154,41 +154,31 @@ describe('toInputBytes', () => {
     }
   });
 
-  it('halves a frame four bytes at a time where its rows allow, with the bytes of one at a time', () => {
+  /** The same bytes one byte into a buffer: not on a 4-byte boundary, so they are read (or written) byte by byte. */
+  const offWordBoundary = (bytes: Uint8Array) => {
+    const shifted = new Uint8Array(bytes.length + 1).subarray(1);
+    shifted.set(bytes);
+    return shifted;
+  };
+
+  it.each([
+    ['halves a frame (2x2 blocks)', 32, 8, 16, 4],
+    ['averages 4x3 blocks', 32, 12, 8, 4],
+  ] as const)('%s four bytes at a time where the frame allows, as byte by byte', (_case, frameWidth, frameHeight, width, height) => {
     for (const block of [1, 2] as const) {
       const layout: ByteLayout = { frames: 2, block };
-      const data = random(32 * 8 * 3);
-      // The same pixels one byte into a buffer: not on a 4-byte boundary, so they are read byte by byte.
-      const shifted = new Uint8Array(data.length + 1).subarray(1);
-      shifted.set(data);
-      const halve = (pixels: Uint8Array) => {
-        const out = new Uint8Array(16 * 4 * 6);
-        toInputBytes({ data: pixels, width: 32, height: 8, format: 'rgb24', index: 0, timestampMs: 0 }, 16, 4, stretch(32, 8, 16, 4), layout, { data: out, slot: 1 });
+      const data = random(frameWidth * frameHeight * 3);
+      const frameOf = (pixels: Uint8Array): Frame => ({ data: pixels, width: frameWidth, height: frameHeight, format: 'rgb24', index: 0, timestampMs: 0 });
+      const shrink = (pixels: Uint8Array, out = new Uint8Array(width * height * 6)) => {
+        toInputBytes(frameOf(pixels), width, height, stretch(frameWidth, frameHeight, width, height), layout, { data: out, slot: 1 });
         return Array.from(out);
       };
-      expect(halve(data)).toEqual(halve(shifted));
+      const words = shrink(data);
+      expect(words).toEqual(shrink(offWordBoundary(data)));
       // Targets off word boundaries: the frame is still read four bytes at a time, the bytes written one by one.
       // (The 2×2-block layout once took the next pixel to lie a whole block further on there.)
-      const offTarget = new Uint8Array(16 * 4 * 6 + 1).subarray(1);
-      toInputBytes({ data, width: 32, height: 8, format: 'rgb24', index: 0, timestampMs: 0 }, 16, 4, stretch(32, 8, 16, 4), layout, { data: offTarget, slot: 1 });
-      expect(Array.from(offTarget)).toEqual(halve(data));
-      expectNearest(readBack(new Uint8Array(halve(data)), 16, 4, layout, 1), floatValues({ data, width: 32, height: 8, format: 'rgb24', index: 0, timestampMs: 0 }, 16, 4, stretch(32, 8, 16, 4)));
-    }
-  });
-
-  it('averages 4x3 blocks four bytes at a time where the frame allows, as byte by byte', () => {
-    for (const block of [1, 2] as const) {
-      const layout: ByteLayout = { frames: 2, block };
-      const data = random(32 * 12 * 3);
-      const shifted = new Uint8Array(data.length + 1).subarray(1);
-      shifted.set(data);
-      const average = (pixels: Uint8Array) => {
-        const out = new Uint8Array(8 * 4 * 6);
-        toInputBytes({ data: pixels, width: 32, height: 12, format: 'rgb24', index: 0, timestampMs: 0 }, 8, 4, stretch(32, 12, 8, 4), layout, { data: out, slot: 1 });
-        return Array.from(out);
-      };
-      expect(average(data)).toEqual(average(shifted));
-      expectNearest(readBack(new Uint8Array(average(data)), 8, 4, layout, 1), floatValues({ data, width: 32, height: 12, format: 'rgb24', index: 0, timestampMs: 0 }, 8, 4, stretch(32, 12, 8, 4)));
+      expect(shrink(data, offWordBoundary(new Uint8Array(width * height * 6)))).toEqual(words);
+      expectNearest(readBack(new Uint8Array(words), width, height, layout, 1), floatValues(frameOf(data), width, height, stretch(frameWidth, frameHeight, width, height)));
     }
   });
 
@@ -200,9 +190,7 @@ describe('toInputBytes', () => {
   it('copies a crop in 2x2 blocks four bytes at a time where it lies on word boundaries, with the bytes of one at a time', () => {
     const layout: ByteLayout = { frames: 2, block: 2 };
     const data = random(16 * 12 * 3);
-    // The same pixels one byte into a buffer: not on a 4-byte boundary, so they are copied byte by byte.
-    const shifted = new Uint8Array(data.length + 1).subarray(1);
-    shifted.set(data);
+    const shifted = offWordBoundary(data);
     // 8 wide from (4, 2): frame byte 108, on a word boundary. 6 wide: not two whole blocks at a time, so bytes.
     for (const width of [8, 6]) {
       const copy = (pixels: Uint8Array) => {
