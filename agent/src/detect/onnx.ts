@@ -239,11 +239,8 @@ export class OnnxDetector implements Detector {
     const layout: ByteLayout = { frames, block };
     toInputBytes(frame, width, height, this.mapping!, layout, { data: input, slot: 0 }, frames === 2 ? { data: next, slot: 1 } : undefined, this.resampler, this.scratch);
     if (frames === 2) {
-      if (!pairsWithLast) {
-        // Each block holds this frame's bytes, then the previous frame's as many: this frame goes there too.
-        const slotBytes = block * block * 3;
-        for (let o = 0; o < input.length; o += 2 * slotBytes) input.copyWithin(o + slotBytes, o, o + slotBytes);
-      }
+      // This frame is its own previous one too (only on a first frame or after a gap, so written a second time).
+      if (!pairsWithLast) toInputBytes(frame, width, height, this.mapping!, layout, { data: input, slot: 1 }, undefined, this.resampler, this.scratch);
       this.bytes = [next, input];
     }
     return new ort.Tensor('uint8', input, [1, height / block, width / block, block * block * 3 * frames]);
