@@ -1,5 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { identityOf, Outbox } from '../src/outbox/outbox.ts';
 import { Uplink, type UplinkEvent } from '../src/uplink/uplink.ts';
@@ -157,6 +159,24 @@ describe('Uplink', () => {
     expect(events.some((e) => e.type === 'retrying' && /network/.test(e.reason))).toBe(true);
     expect(outbox.stats().pending.movement).toBe(1);
     await cloud.start(); // lets afterEach stop it again
+  });
+
+  // drain() never returned when a garbage collection ran before its deadline: Node held the timeout weakly.
+  it('gives up at its deadline though the garbage collector runs while it waits', async () => {
+    setFlagsFromString('--expose-gc');
+    const collectGarbage = runInNewContext('gc') as () => void;
+    enqueueMovements(1);
+    await cloud.stop();
+    const u = makeUplink();
+    u.start();
+    const collecting = setInterval(collectGarbage, 50);
+    try {
+      const outcome = await Promise.race([u.drain(300), new Promise((resolve) => setTimeout(resolve, 5000, 'still waiting'))]);
+      expect(outcome).toBe(false);
+    } finally {
+      clearInterval(collecting);
+    }
+    await cloud.start();
   });
 });
 

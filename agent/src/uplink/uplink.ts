@@ -113,7 +113,7 @@ export class Uplink {
    * blocked. Used by `run --once` and on shutdown. Needs `start()` (for the HTTP client) but not the loop.
    */
   async drain(timeoutMs: number): Promise<boolean> {
-    const deadline = AbortSignal.any([this.abort.signal, AbortSignal.timeout(timeoutMs)]);
+    const { signal: deadline, release } = deadlineSignal(this.abort.signal, timeoutMs);
     try {
       while (!deadline.aborted) {
         if (this.blocked) return false;
@@ -123,6 +123,8 @@ export class Uplink {
       }
     } catch (error) {
       if (!deadline.aborted) throw error;
+    } finally {
+      release();
     }
     return this.totalPending() === 0;
   }
@@ -293,6 +295,25 @@ export class Uplink {
 function errorText(data: unknown): string {
   if (data && typeof data === 'object' && 'error' in data && typeof data.error === 'string') return `: ${data.error}`;
   return '';
+}
+
+/**
+ * A signal that aborts when `parent` does or after `timeoutMs`. Not `AbortSignal.any([.., AbortSignal.timeout()])`:
+ * Node 20 holds that timeout signal weakly, so a garbage collection before it fires loses the deadline for good.
+ */
+function deadlineSignal(parent: AbortSignal, timeoutMs: number): { signal: AbortSignal; release(): void } {
+  const controller = new AbortController();
+  const onParentAbort = () => controller.abort(parent.reason);
+  const timer = setTimeout(() => controller.abort(new Error(`deadline of ${timeoutMs} ms passed`)), timeoutMs);
+  if (parent.aborted) onParentAbort();
+  else parent.addEventListener('abort', onParentAbort, { once: true });
+  return {
+    signal: controller.signal,
+    release() {
+      clearTimeout(timer);
+      parent.removeEventListener('abort', onParentAbort);
+    },
+  };
 }
 
 function aborted(signal: AbortSignal): Promise<never> {
