@@ -36,6 +36,8 @@ describe('training dataset export', () => {
     expect(labels.frames[2]!.boxes).toHaveLength(sixth.length);
     expect(labels.frames[2]!.boxes[0]![0]).toBeCloseTo(sixth[0]!.x / 2, 1);
     expect(statSync(dataset.framesPath).size).toBe(10 * 2 * 320 * 240 * 3);
+    // The trainer takes its slot-band crops around the entrance zone, so the zone travels in input pixels too.
+    expect(labels.clips[0]!.zone).toEqual(truth.entranceZone.map(([x, y]) => [expect.closeTo(x / 2, 2), expect.closeTo(y / 2, 2)]));
   });
 
   it('pairs each kept frame with the one 1 or 2 frames before it, and labels how far each bee moved since', () => {
@@ -118,5 +120,11 @@ describe('train-detector command line', () => {
     const result = await trainDetector('--out', 'model.onnx', '--zoom', '3');
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--zoom must be an integer from 1 to 2, got "3"');
+  });
+
+  it.each(['1.5', '-0.2', 'most'])('refuses a slot share of %s, naming the option, before rendering anything', async (value) => {
+    const result = await trainDetector('--out', 'model.onnx', `--slot-share=${value}`);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`--slot-share must be a number from 0 to 1, got "${value}"`);
   });
 });

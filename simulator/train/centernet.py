@@ -109,6 +109,27 @@ def load_dataset(data_dir):
     return labels, frames, boxes, clips
 
 
+def slot_bands(labels, boxes, clips, margin_lengths=1.5):
+    """Per clip, the box [x0, y0, x1, y1] the agent's slot pass covers: the entrance zone's bounding box and
+    `margin_lengths` bee lengths around it (the agent's default margin), the bee length being the clip's median
+    box length; None for a clip whose labels carry no zone."""
+    lengths = {}
+    for idx, clip in enumerate(clips):
+        if len(boxes[idx]):
+            lengths.setdefault(clip, []).append(boxes[idx][:, 2:4].max(1))
+    bands = []
+    for clip, meta in enumerate(labels["clips"]):
+        zone = meta.get("zone")
+        if not zone or clip not in lengths:
+            bands.append(None)
+            continue
+        margin = margin_lengths * float(np.median(np.concatenate(lengths[clip])))
+        xs, ys = [p[0] for p in zone], [p[1] for p in zone]
+        bands.append((max(0.0, min(xs) - margin), max(0.0, min(ys) - margin),
+                      min(float(labels["inputWidth"]), max(xs) + margin), min(float(labels["inputHeight"]), max(ys) + margin)))
+    return bands
+
+
 def to_input(pair):
     """A stored pair [earlier, labelled] of HxWx3 bytes as the model's input: labelled frame's RGB, then the earlier's."""
     t = torch.from_numpy(np.ascontiguousarray(pair[::-1])).float().div_(255.0)
@@ -164,12 +185,16 @@ class Sampler:
     Now and then the earlier frame is replaced by the labelled one with every movement zero: what the agent feeds
     on its first frame, when nothing came before."""
 
-    def __init__(self, frames, boxes, indices, crop_w, crop_h, seed, crowd_share=0.0):
+    def __init__(self, frames, boxes, indices, crop_w, crop_h, seed, crowd_share=0.0, slot_share=0.0, clips=None, bands=None):
         self.frames, self.boxes, self.indices = frames, boxes, indices
         self.crop_w, self.crop_h = crop_w, crop_h
         self.rng = np.random.default_rng(seed)
         self.noise = torch.Generator().manual_seed(seed)
         self.crowd_share = crowd_share
+        # The slot model only ever sees the band around the entrance zone; these crops are taken from there.
+        self.slot_share = slot_share
+        self.clips, self.bands = clips, bands
+        self.band_indices = [idx for idx in indices if bands and bands[clips[idx]] is not None]
         # Where two bees are closer than a bee's length: where peaks merge and tracks swap.
         self.meetings = []
         for idx in indices:
@@ -180,6 +205,11 @@ class Sampler:
             length = np.maximum(b[:, None, 2:4].max(2), b[None, :, 2:4].max(2))
             for i, j in zip(*np.nonzero(np.triu(d < length, 1))):
                 self.meetings.append((idx, 0.5 * (b[i, 0] + b[j, 0]), 0.5 * (b[i, 1] + b[j, 1])))
+        self.band_meetings = [m for m in self.meetings if self.in_band(*m)]
+
+    def in_band(self, idx, x, y):
+        band = self.bands[self.clips[idx]] if self.bands else None
+        return band is not None and band[0] <= x <= band[2] and band[1] <= y <= band[3]
 
     def batch(self, n):
         rng = self.rng
@@ -189,11 +219,20 @@ class Sampler:
             scale = math.exp(rng.uniform(math.log(0.8), math.log(1.25)))
             rw = min(fw, self.crop_w / scale)
             rh = min(fh, self.crop_h / scale)
-            if self.meetings and rng.random() < self.crowd_share:
+            # Only drawn when asked for, so that runs without band crops keep the random stream they always had.
+            from_band = self.slot_share > 0 and len(self.band_indices) > 0 and rng.random() < self.slot_share
+            meetings = self.band_meetings if from_band else self.meetings
+            if meetings and rng.random() < self.crowd_share:
                 # A crop around two bees meeting, anywhere inside it.
-                idx, mx, my = self.meetings[rng.integers(len(self.meetings))]
+                idx, mx, my = meetings[rng.integers(len(meetings))]
                 x0 = float(np.clip(mx - rng.uniform(0.15, 0.85) * rw, 0, fw - rw))
                 y0 = float(np.clip(my - rng.uniform(0.15, 0.85) * rh, 0, fh - rh))
+            elif from_band:
+                # A crop centred anywhere in the band around the entrance zone.
+                idx = self.band_indices[rng.integers(len(self.band_indices))]
+                bx0, by0, bx1, by1 = self.bands[self.clips[idx]]
+                x0 = float(np.clip(rng.uniform(bx0, bx1) - rw / 2, 0, fw - rw))
+                y0 = float(np.clip(rng.uniform(by0, by1) - rh / 2, 0, fh - rh))
             else:
                 idx = self.indices[rng.integers(len(self.indices))]
                 x0 = rng.uniform(0, fw - rw)
@@ -304,6 +343,9 @@ def main():
                         help="scale of the input against a 320x240 frame; a zoom-2 model is exported for any input size, multiples of 16")
     parser.add_argument("--head", type=int, default=DEFAULT_HEAD_WIDTH, help="channels of the output head")
     parser.add_argument("--crowd-share", type=float, default=0.5, help="share of crops centred where two bees meet")
+    parser.add_argument("--slot-share", type=float, default=0.0,
+                        help="share of crops taken from the band around the entrance zone (the agent's slot pass); "
+                             "the crowd share applies within them to meetings in the band")
     parser.add_argument("--val-clips", default="", help="comma-separated clip indices kept out of training for validation")
     args = parser.parse_args()
 
@@ -326,8 +368,14 @@ def main():
     net = BeeCenterNet(widths, args.head, args.stride)
     params = sum(p.numel() for p in net.parameters())
     print(f"model: {params} parameters ({params * 4 / 1024:.0f} KB as float32)", flush=True)
-    sampler = Sampler(frames, boxes, train_idx, crop_w, crop_h, args.seed, args.crowd_share)
-    print(f"sampler: {len(sampler.meetings)} meetings of two bees closer than a bee's length; {args.crowd_share:.0%} of crops centred on one", flush=True)
+    if not 0.0 <= args.slot_share <= 1.0:
+        sys.exit(f"--slot-share must be from 0 to 1, got {args.slot_share}")
+    bands = slot_bands(labels, boxes, clips)
+    if args.slot_share > 0 and not any(band is not None for band in bands):
+        sys.exit("--slot-share needs the entrance zone of each clip in labels.json: export the data again")
+    sampler = Sampler(frames, boxes, train_idx, crop_w, crop_h, args.seed, args.crowd_share, args.slot_share, clips, bands)
+    print(f"sampler: {len(sampler.meetings)} meetings of two bees closer than a bee's length ({len(sampler.band_meetings)} in the slot band); "
+          f"{args.crowd_share:.0%} of crops centred on one, {args.slot_share:.0%} of crops from the slot band", flush=True)
     optimizer = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
     warmup = min(300, args.steps // 10)
 
@@ -388,6 +436,7 @@ def main():
         "hivegate.steps": str(args.steps),
         "hivegate.stride": str(args.stride),
         "hivegate.zoom": str(args.zoom),
+        "hivegate.slot_share": str(args.slot_share),
         "hivegate.frames": str(FRAMES),
         "hivegate.widths": ",".join(str(w) for w in widths),
         "hivegate.head": str(args.head),

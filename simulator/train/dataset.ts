@@ -27,7 +27,8 @@ export interface DatasetLabels {
   inputWidth: number;
   inputHeight: number;
   count: number;
-  clips: { name: string; seed: number; width: number; height: number; fps: number; frames: number }[];
+  /** Per clip; `zone` is the counting zone around the hive opening in input pixels, where the slot model runs. */
+  clips: { name: string; seed: number; width: number; height: number; fps: number; frames: number; zone: [number, number][] }[];
   /**
    * One entry per stored pair, in file order: which clip, which frame of it, how many frames earlier the pair's
    * first frame is (0: the same frame, as the agent's first frame is paired with itself), the [cx, cy, w, h]
@@ -134,7 +135,8 @@ export async function buildDataset(options: DatasetOptions): Promise<Dataset> {
         });
         labels.count++;
       });
-      labels.clips.push({ name: scenario.name, seed: scenario.seed, width: truth.width, height: truth.height, fps: truth.fps, frames: labels.count - before });
+      const zone = truth.entranceZone.map(([x, y]): [number, number] => [toHundredths(x * scaleX), toHundredths(y * scaleY)]);
+      labels.clips.push({ name: scenario.name, seed: scenario.seed, width: truth.width, height: truth.height, fps: truth.fps, frames: labels.count - before, zone });
       log(`data: ${index + 1}/${options.clips.length} ${scenario.name} (seed ${scenario.seed}): ${labels.count - before} frames, ${labels.count} in all`);
     }
   } finally {

@@ -15,7 +15,7 @@ import { trainingPlan } from './plan.ts';
  * trainer (Debian's python3-torch and python3-onnx), which writes the ONNX model.
  */
 
-const USAGE = `usage: train-detector --out FILE [--seed N] [--steps N] [--widths A,B,C,D] [--stride 1|2] [--zoom 1|2] [--variants N] [--seconds S] [--cache DIR] [--python PATH]
+const USAGE = `usage: train-detector --out FILE [--seed N] [--steps N] [--widths A,B,C,D] [--stride 1|2] [--zoom 1|2] [--slot-share F] [--variants N] [--seconds S] [--cache DIR] [--python PATH]
   --out FILE      ONNX model to write (relative paths are taken from where the command was started)
   --seed N        seed of the whole run: clip variants, crops, augmentation, weights (default 1)
   --steps N       training steps of 16 crops each (default 16000)
@@ -23,6 +23,8 @@ const USAGE = `usage: train-detector --out FILE [--seed N] [--steps N] [--widths
   --stride 1|2    input pixels per output cell (default 2)
   --zoom 1|2      scale of the model's input: 1 sees whole frames at 320x240 (the agent's default model), 2 sees
                   bees twice as large, at 640x480 for a whole frame, for the agent's pass over the entrance slot
+  --slot-share F  share of training crops taken from the band around the entrance zone, where the agent's slot pass
+                  runs, from 0 to 1 (default 0: crops anywhere in the frame)
   --variants N    clips per training scenario (default 5; the last of each is kept for validation)
   --seconds S     length of each training clip (default 24)
   --cache DIR     rendered clips and the exported dataset (default: $TMPDIR/hivegate-detector-data)
@@ -33,6 +35,12 @@ const INPUT_WIDTH = 320;
 const INPUT_HEIGHT = 240;
 
 class UsageError extends Error {}
+
+function share(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!/^(0(\.\d+)?|1(\.0+)?)$/.test(value)) throw new UsageError(`--${name} must be a number from 0 to 1, got "${value}"`);
+  return Number(value);
+}
 
 function integer(name: string, value: string | undefined, fallback: number, min: number, max: number): number {
   if (value === undefined) return fallback;
@@ -51,6 +59,7 @@ async function main(argv: string[]): Promise<void> {
       widths: { type: 'string' },
       stride: { type: 'string' },
       zoom: { type: 'string' },
+      'slot-share': { type: 'string' },
       variants: { type: 'string' },
       seconds: { type: 'string' },
       cache: { type: 'string' },
@@ -72,6 +81,7 @@ async function main(argv: string[]): Promise<void> {
   const seconds = integer('seconds', values.seconds, 24, 1, 600);
   const stride = integer('stride', values.stride, 2, 1, 2);
   const zoom = integer('zoom', values.zoom, 1, 1, 2);
+  const slotShare = share('slot-share', values['slot-share'], 0);
   if (values.widths !== undefined && !/^\d{1,3}(,\d{1,3}){3}$/.test(values.widths)) throw new UsageError(`--widths must be four channel counts like 16,16,48,64, got "${values.widths}"`);
   const cacheDir = resolve(callerDir, values.cache ?? join(tmpdir(), 'hivegate-detector-data'));
   const python = findPython(['torch', 'onnx', 'numpy'], values.python);
@@ -85,7 +95,7 @@ async function main(argv: string[]): Promise<void> {
 
   await mkdir(dirname(out), { recursive: true });
   const script = join(import.meta.dirname, 'centernet.py');
-  const args = [script, '--data', dirname(dataset.framesPath), '--out', out, '--seed', String(seed), '--steps', String(steps), '--stride', String(stride), '--zoom', String(zoom), '--val-clips', validation.join(','), ...(values.widths ? ['--widths', values.widths] : [])];
+  const args = [script, '--data', dirname(dataset.framesPath), '--out', out, '--seed', String(seed), '--steps', String(steps), '--stride', String(stride), '--zoom', String(zoom), '--slot-share', String(slotShare), '--val-clips', validation.join(','), ...(values.widths ? ['--widths', values.widths] : [])];
   const child = spawn(python, args, { stdio: ['ignore', 'inherit', 'inherit'] });
   const code = await new Promise<number | null>((done, fail) => {
     child.on('error', fail);
