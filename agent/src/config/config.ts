@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { Type, type Static } from 'typebox';
 import { parse as parseYaml } from 'yaml';
 import { compileValidator, Identifier } from '@hivegate/shared';
+import { TRACKER_DEFAULTS } from '../track/tracker.ts';
 
 const PositiveInt = (options: { maximum?: number } = {}) => Type.Integer({ minimum: 1, ...options });
 const NonNegative = () => Type.Number({ minimum: 0 });
@@ -175,7 +176,7 @@ function defaults(): PartialAgentConfig {
       minMotionFraction: 0.0005,
       motion: { workWidth: 320, threshold: 25, referenceLuma: 128, minThreshold: 8, learningRate: 0.05, beeLengthPx: 40, lightChangeFraction: 0.35 },
     },
-    tracker: { highScore: 0.5, lowScore: 0.1, minHits: 3, maxMissedFrames: 20, maxGateLengths: 4, lostGateLengths: 1, movementWeight: 4, splitAfterMissedFrames: 2 },
+    tracker: trackerDefaults(),
     counting: { intervalSeconds: 60, hysteresisPx: 6, stationaryPx: 10, interactionPx: 40, interactionMinFrames: 3, maxLatenessSeconds: 120, edgeBandPx: 20, reversalDepthPx: 25, reversalMaxTurnSeconds: 0.5 },
     trajectories: { maxTracks: 100, maxAgeSeconds: 300, minPoints: 3 },
     outbox: { maxRecords: 200_000, maxBytes: 100 * 1024 * 1024, maxAgeDays: 30 },
@@ -191,9 +192,15 @@ function defaults(): PartialAgentConfig {
  * 35 %, so it keeps the wider ones (docs/benchmarks.md).
  */
 const TRACKER_BY_DETECTOR = {
-  onnx: { gateLengths: 0.15, birthScore: 0.65 },
+  onnx: { gateLengths: TRACKER_DEFAULTS.gateLengths, birthScore: TRACKER_DEFAULTS.birthScore },
   motion: { gateLengths: 0.3, birthScore: 0.6 },
 } as const;
+
+/** The tracker's own defaults, less the two that depend on the detector and the bee length the detector gives. */
+function trackerDefaults(): PartialAgentConfig['tracker'] {
+  const { gateLengths: _gate, birthScore: _birth, beeLengthPx: _length, ...common } = TRACKER_DEFAULTS;
+  return common;
+}
 
 const check = compileValidator(AgentConfigSchema);
 

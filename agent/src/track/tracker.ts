@@ -42,7 +42,8 @@ export interface TrackerOptions {
   kalman?: Partial<KalmanOptions>;
 }
 
-const DEFAULTS: Required<Omit<TrackerOptions, 'kalman'>> = {
+/** The tracker's defaults, for the model's detections; the agent's config starts from these (one place for them). */
+export const TRACKER_DEFAULTS: Readonly<Required<Omit<TrackerOptions, 'kalman'>>> = {
   highScore: 0.5,
   lowScore: 0.1,
   birthScore: 0.65,
@@ -126,7 +127,7 @@ export class BeeTracker {
 
   constructor(options: TrackerOptions = {}) {
     const { kalman, ...rest } = options;
-    this.options = { ...DEFAULTS, ...rest };
+    this.options = { ...TRACKER_DEFAULTS, ...rest };
     this.kalman = { ...DEFAULT_KALMAN, ...kalman };
     for (const [key, value] of Object.entries({ ...this.options, ...this.kalman })) {
       if (!Number.isFinite(value) || value < 0) throw new Error(`tracker.${key} must be a non-negative number, got ${String(value)}`);
