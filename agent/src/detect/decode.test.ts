@@ -120,7 +120,11 @@ describe('toInputBytes', () => {
         [frame, 6, 4, { scaleX: 1, scaleY: 1, padX: -3, padY: -5 }], // a crop copied (the slot pass)
         [frame, 8, 6, stretch(16, 12, 8, 6)], // 2×2 blocks (640×480 into 320×240)
         [frame, 4, 4, stretch(16, 12, 4, 4)], // 4×3 blocks (1280×720 into 320×240)
-        [frame, 6, 6, stretch(16, 12, 6, 6)], // no whole blocks: the general resampler
+        [frame, 6, 6, stretch(16, 12, 6, 6)], // shrinks by whole ratios (8/3 and 2), not whole blocks
+        [frame, 8, 8, { scaleX: 1 / 2, scaleY: 2 / 3, padX: -1, padY: -2 }], // a 1280×720 frame's slot band: 2 and 3/2 from (2, 3)
+        [frame, 8, 8, { scaleX: 1 / 2, scaleY: 1, padX: 0, padY: -2 }], // one frame row per input row
+        [frame, 8, 4, { scaleX: 1 / 2, scaleY: 2 / 5, padX: 0, padY: 0 }], // three frame rows per input row (5/2)
+        [frame, 18, 6, stretch(16, 12, 18, 6)], // enlarged across: the general resampler
         [frame, 16, 16, letterbox(16, 12, 16, 16)], // letterbox bars
       );
     }
@@ -180,6 +184,17 @@ describe('toInputBytes', () => {
       expect(shrink(data, offWordBoundary(new Uint8Array(width * height * 6)))).toEqual(words);
       expectNearest(readBack(new Uint8Array(words), width, height, layout, 1), floatValues(frameOf(data), width, height, stretch(frameWidth, frameHeight, width, height)));
     }
+  });
+
+  it('averages a shrink by whole ratios exactly, halves to even', () => {
+    // Two columns into one, three rows into two: input row 0 is 2/3 of frame row 0 and 1/3 of row 1, input row 1
+    // the rest of row 1 and 2/3 of row 2. Column pairs sum to 0, 2, 3 (row 0), 0, 3, 3 (row 1) and 3, 6, 1 (row 2).
+    const gray = Uint8Array.from([0, 0, 1, 1, 1, 2, 0, 0, 1, 2, 2, 1, 2, 1, 3, 3, 0, 1]);
+    const frame: Frame = { data: gray, width: 6, height: 3, format: 'gray', index: 0, timestampMs: 0 };
+    const into = { data: new Uint8Array(3 * 2 * 3), slot: 0 };
+    toInputBytes(frame, 3, 2, { scaleX: 1 / 2, scaleY: 2 / 3, padX: 0, padY: 0 }, { frames: 1, block: 1 }, into);
+    // Row 0: 0/6, (2·2 + 3)/6 = 1.17, (2·3 + 3)/6 = 1.5 (up to 2); row 1: (0 + 2·3)/6, (3 + 2·6)/6 = 2.5 (down to 2), 5/6.
+    expect(Array.from(into.data).filter((_, k) => k % 3 === 0)).toEqual([0, 1, 2, 1, 2, 1]);
   });
 
   it('refuses odd sides for an input in 2×2 blocks', () => {

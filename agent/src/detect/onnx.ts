@@ -1,7 +1,7 @@
 import * as ort from 'onnxruntime-node';
 import type { Frame } from '../capture/frame.ts';
 import { decodeCenterNet, decodeCenterNetHeads, decodeYolo } from './decode.ts';
-import { letterbox, resamplerFor, stretch, toInputBytes, toInputTensor, type ByteLayout, type InputMapping, type Resampler } from './preprocess.ts';
+import { letterbox, resamplerFor, stretch, toInputBytes, toInputTensor, type ByteLayout, type ByteScratch, type InputMapping, type Resampler } from './preprocess.ts';
 import type { Detection, Detector } from './types.ts';
 
 export type ModelLayout = 'yolo' | 'centernet';
@@ -122,7 +122,7 @@ export class OnnxDetector implements Detector {
   /** The heatmap of a `heads` output laid out again, reused from frame to frame. */
   private readonly headsScratch: { heat?: Float32Array } = {};
   /** A byte model's float values on the general resampling path, made there when first needed. */
-  private readonly scratch: { values?: Float32Array } = {};
+  private readonly scratch: ByteScratch = {};
   /** Timestamp of the frame in the buffer's first half, once there is one. */
   private lastTimestampMs: number | undefined;
 

@@ -85,6 +85,19 @@ function pictureRange(size: number, scale: number, pad: number, inputSize: numbe
   return [Math.max(0, Math.ceil(pad - 1e-9)), Math.min(inputSize, Math.floor(pad + size * scale + 1e-9))];
 }
 
+/**
+ * One axis of a shrink by a ratio of small whole numbers, `p` frame pixels to `q` input pixels, starting on a whole
+ * frame pixel: input pixel `i` covers frame pixels `index[first[i] .. first[i+1])` by `weight` q-ths of a pixel each,
+ * `p` in all.
+ */
+interface WholeTaps {
+  first: Int32Array;
+  index: Int32Array;
+  weight: Int32Array;
+  p: number;
+  q: number;
+}
+
 /** Precomputed sampling of a frame size into the model input; build once per frame size. */
 export interface Resampler {
   inputWidth: number;
@@ -93,11 +106,50 @@ export interface Resampler {
   y0: number;
   columns: AxisTaps;
   rows: AxisTaps;
+  /**
+   * The same sampling in whole numbers, when the picture fills the input and each axis shrinks by a ratio of small
+   * whole numbers from a whole frame pixel (a 1280×720 frame's slot band at the slot model's scale: 2 and 3/2).
+   */
+  whole?: { columns: WholeTaps; rows: WholeTaps };
+}
+
+/** Frame pixels per input pixel as p/q in lowest terms, q up to 8 and p up to 16; none for an enlargement. */
+function shrinkRatio(scale: number): [number, number] | undefined {
+  for (let q = 1; q <= 8; q++) {
+    const p = Math.round(q / scale);
+    if (p >= q && p <= 16 && Math.abs(q / scale - p) < 1e-6) return [p, q];
+  }
+  return undefined;
+}
+
+function wholeTaps(frameSize: number, scale: number, pad: number, count: number): WholeTaps | undefined {
+  const ratio = shrinkRatio(scale);
+  const originExact = -pad / scale;
+  const origin = Math.round(originExact);
+  if (!ratio || Math.abs(originExact - origin) > 1e-6) return undefined;
+  const [p, q] = ratio;
+  if (origin < 0 || origin + Math.ceil((count * p) / q) > frameSize) return undefined;
+  const first = new Int32Array(count + 1);
+  const index: number[] = [];
+  const weight: number[] = [];
+  for (let i = 0; i < count; i++) {
+    first[i] = index.length;
+    // In q-ths of a frame pixel, input pixel i covers [i·p, (i+1)·p) and frame pixel j covers [j·q, (j+1)·q).
+    for (let j = Math.floor((i * p) / q); j * q < (i + 1) * p; j++) {
+      index.push(origin + j);
+      weight.push(Math.min((i + 1) * p, (j + 1) * q) - Math.max(i * p, j * q));
+    }
+  }
+  first[count] = index.length;
+  return { first, index: Int32Array.from(index), weight: Int32Array.from(weight), p, q };
 }
 
 export function resamplerFor(frameWidth: number, frameHeight: number, inputWidth: number, inputHeight: number, mapping: InputMapping): Resampler {
   const [x0, x1] = pictureRange(frameWidth, mapping.scaleX, mapping.padX, inputWidth);
   const [y0, y1] = pictureRange(frameHeight, mapping.scaleY, mapping.padY, inputHeight);
+  const fills = x0 === 0 && y0 === 0 && x1 === inputWidth && y1 === inputHeight;
+  const wholeColumns = fills ? wholeTaps(frameWidth, mapping.scaleX, mapping.padX, inputWidth) : undefined;
+  const wholeRows = wholeColumns && wholeTaps(frameHeight, mapping.scaleY, mapping.padY, inputHeight);
   return {
     inputWidth,
     inputHeight,
@@ -105,6 +157,7 @@ export function resamplerFor(frameWidth: number, frameHeight: number, inputWidth
     y0,
     columns: axisTaps(frameWidth, mapping.scaleX, mapping.padX, x0, x1),
     rows: axisTaps(frameHeight, mapping.scaleY, mapping.padY, y0, y1),
+    ...(wholeColumns && wholeRows ? { whole: { columns: wholeColumns, rows: wholeRows } } : {}),
   };
 }
 
@@ -274,8 +327,8 @@ const wordsOf = (data: Uint8Array) => (data.byteOffset % 4 === 0 && data.length 
  * Fills an 8-bit model's byte input from a gray or RGB frame: `toInputTensor`'s values times 255, to the nearest
  * byte with halves to even (what the float graph's input quantizer made of them). Writes the frame to `into` and,
  * when given, also to `alsoInto` (a two-frame model's next input, where this frame is the previous one). On the
- * general path (a mapping that is not whole blocks of the frame) the float values are made first, in
- * `scratch.values`, which is made or remade there when missing or of another size.
+ * general path (a mapping that is neither whole blocks of the frame nor a shrink by small whole ratios) the float
+ * values are made first, in `scratch.values`.
  */
 export function toInputBytes(
   frame: Frame,
@@ -286,7 +339,7 @@ export function toInputBytes(
   into: ByteTarget,
   alsoInto?: ByteTarget,
   resampler?: Resampler,
-  scratch: { values?: Float32Array } = {},
+  scratch: ByteScratch = {},
 ): void {
   if (layout.block === 2 && (inputWidth % 2 !== 0 || inputHeight % 2 !== 0)) throw new Error(`an input in 2x2 blocks needs even sides, got ${inputWidth}x${inputHeight}`);
   const grid = byteGrid(layout, inputWidth);
@@ -320,9 +373,11 @@ export function toInputBytes(
     }
     return;
   }
+  const sampling = resampler ?? resamplerFor(frame.width, frame.height, inputWidth, inputHeight, mapping);
+  if (sampling.whole) return averageWholeTaps(frame, sampling.whole.columns, sampling.whole.rows, grid, into, second, scratch);
   const plane = inputWidth * inputHeight;
   if (scratch.values?.length !== 3 * plane) scratch.values = new Float32Array(3 * plane);
-  const tensor = toInputTensor(frame, inputWidth, inputHeight, mapping, scratch.values, resampler);
+  const tensor = toInputTensor(frame, inputWidth, inputHeight, mapping, scratch.values, sampling);
   const { shift, mask, blockBytes, row } = grid;
   const start = startOf(into, grid);
   const start2 = startOf(second, grid);
@@ -333,6 +388,112 @@ export function toInputBytes(
       const o = rowStart + (x >> shift) * blockBytes + (x & mask) * 3;
       putPixel(into.data, o + start, second.data, o + start2, nearestByte(tensor[i]! * 255), nearestByte(tensor[plane + i]! * 255), nearestByte(tensor[2 * plane + i]! * 255));
     }
+  }
+}
+
+/** Buffers the byte paths reuse from frame to frame; made or remade when missing or of another size. */
+export interface ByteScratch {
+  values?: Float32Array;
+  lines?: Int32Array;
+}
+
+/**
+ * A shrink by ratios of small whole numbers (`Resampler.whole`): each input pixel's area average as a whole-number
+ * sum of frame bytes times their overlaps, divided by the overlaps' total, to the nearest byte by table. Exact,
+ * where the float path's rounding tips halfway means either way (a sixth of them for 2 × 3/2). Separable: each frame
+ * row is resampled across once and kept while the next input row still needs it (3/2 shares every third row).
+ * For a 1280×720 frame's slot band (2 and 3/2) it replaces the float path.
+ */
+function averageWholeTaps(frame: Frame, columns: WholeTaps, rows: WholeTaps, grid: ByteGrid, into: ByteTarget, second: ByteTarget, scratch: ByteScratch): void {
+  const width = columns.first.length - 1;
+  const height = rows.first.length - 1;
+  const channels = channelsOf(frame.format);
+  const { data } = frame;
+  const rowStride = frame.width * channels;
+  const size = width * 3;
+  if (scratch.lines?.length !== 3 * size) scratch.lines = new Int32Array(3 * size);
+  // Two lines across, for the last two frame rows resampled, and the input row's sums.
+  const lines = scratch.lines;
+  const sums = lines.subarray(2 * size);
+  const lineRows = [-1, -1];
+  let older = 0;
+  const means = meansOf(columns.p * rows.p);
+  const { shift, mask, blockBytes } = grid;
+  const start = startOf(into, grid);
+  const start2 = startOf(second, grid);
+  for (let y = 0; y < height; y++) {
+    const firstTap = rows.first[y]!;
+    const taps = rows.first[y + 1]! - firstTap;
+    if (taps !== 2) sums.fill(0);
+    let a = 0;
+    let b = 0;
+    for (let t = firstTap; t < firstTap + taps; t++) {
+      const frameRow = rows.index[t]!;
+      let slot = lineRows[0] === frameRow ? 0 : lineRows[1] === frameRow ? 1 : -1;
+      if (slot < 0) {
+        slot = older;
+        older = 1 - older;
+        lineRows[slot] = frameRow;
+        acrossWholeTaps(data, frameRow * rowStride, channels, columns, lines, slot * size);
+      }
+      if (t === firstTap) a = slot * size;
+      else b = slot * size;
+      if (taps === 2) continue;
+      const w = rows.weight[t]!;
+      for (let k = 0, l = slot * size; k < size; k++, l++) sums[k] = sums[k]! + lines[l]! * w;
+    }
+    const outRow = grid.row(y);
+    if (taps === 2) {
+      // Two frame rows (every input row of a 3/2 shrink): weighted straight from their lines, no sums pass.
+      const wa = rows.weight[firstTap]!;
+      const wb = rows.weight[firstTap + 1]!;
+      for (let x = 0, k = 0; x < width; x++, k += 3) {
+        const o = outRow + (x >> shift) * blockBytes + (x & mask) * 3;
+        const red = means[lines[a + k]! * wa + lines[b + k]! * wb]!;
+        const green = means[lines[a + k + 1]! * wa + lines[b + k + 1]! * wb]!;
+        const blue = means[lines[a + k + 2]! * wa + lines[b + k + 2]! * wb]!;
+        putPixel(into.data, o + start, second.data, o + start2, red, green, blue);
+      }
+      continue;
+    }
+    for (let x = 0, k = 0; x < width; x++, k += 3) {
+      const o = outRow + (x >> shift) * blockBytes + (x & mask) * 3;
+      putPixel(into.data, o + start, second.data, o + start2, means[sums[k]!]!, means[sums[k + 1]!]!, means[sums[k + 2]!]!);
+    }
+  }
+}
+
+/** One frame row through whole-number column taps into `lines` from `at` (RGB interleaved; gray is repeated). */
+function acrossWholeTaps(data: Uint8Array, rowStart: number, channels: number, columns: WholeTaps, lines: Int32Array, at: number): void {
+  const { first, index, weight } = columns;
+  const width = first.length - 1;
+  if (channels === 3 && columns.p === 2 && columns.q === 1) {
+    // Two whole pixels per input pixel (1280 wide at the slot model's scale): plain pair sums.
+    for (let x = 0, p = rowStart + index[0]! * 3, o = at; x < width; x++, p += 6, o += 3) {
+      lines[o] = data[p]! + data[p + 3]!;
+      lines[o + 1] = data[p + 1]! + data[p + 4]!;
+      lines[o + 2] = data[p + 2]! + data[p + 5]!;
+    }
+    return;
+  }
+  for (let x = 0, o = at; x < width; x++, o += 3) {
+    let red = 0;
+    let green = 0;
+    let blue = 0;
+    for (let t = first[x]!; t < first[x + 1]!; t++) {
+      const w = weight[t]!;
+      if (channels === 1) {
+        red += data[rowStart + index[t]!]! * w;
+      } else {
+        const p = rowStart + index[t]! * 3;
+        red += data[p]! * w;
+        green += data[p + 1]! * w;
+        blue += data[p + 2]! * w;
+      }
+    }
+    lines[o] = red;
+    lines[o + 1] = channels === 1 ? red : green;
+    lines[o + 2] = channels === 1 ? red : blue;
   }
 }
 
@@ -555,7 +716,13 @@ function halveBlockWords(source: WordSource, width: number, height: number, grid
 }
 
 /** The rounded mean of every sum of `count` bytes, by sum: a division and a comparison per channel cost more than the sums. */
-const meansOf = (count: number) => Uint8Array.from({ length: count * 255 + 1 }, (_, sum) => meanByte(sum, count));
+const meanTables = new Map<number, Uint8Array>();
+/** `meanByte(sum, count)` for every sum of `count` bytes, made once per count. */
+function meansOf(count: number): Uint8Array {
+  let table = meanTables.get(count);
+  if (!table) meanTables.set(count, (table = Uint8Array.from({ length: count * 255 + 1 }, (_, sum) => meanByte(sum, count))));
+  return table;
+}
 
 /**
  * A 1280×720 frame's 4×3 blocks (into 320×240) four bytes at a time: a block's row is four pixels, three words, and
