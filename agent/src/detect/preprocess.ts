@@ -432,10 +432,11 @@ function averageWholeTaps(frame: Frame, columns: WholeTaps, rows: WholeTaps, gri
       let slot = lineRows[0] === frameRow ? 0 : lineRows[1] === frameRow ? 1 : -1;
       if (slot < 0) {
         slot = older;
-        older = 1 - older;
         lineRows[slot] = frameRow;
         acrossWholeTaps(data, frameRow * rowStride, channels, columns, lines, slot * size);
       }
+      // The line just used is the newer one: a row's second tap never writes over its first.
+      older = 1 - slot;
       if (t === firstTap) a = slot * size;
       else b = slot * size;
       if (taps === 2) continue;
