@@ -209,6 +209,29 @@ describe('BeeTracker', () => {
     expect([...merged.idsOfSecond]).toEqual([merged.firstId]);
   });
 
+  // A bee half in the slot (a short box) crept in and vanished; the full-sized bee that came out grew the track's
+  // length while it was watched, until the lost bee's speed looked too slow to mean a heading and the swap stood.
+  it('judges the lost bee by its own length, not by the size of the bee found after the gap', () => {
+    const tracker = new BeeTracker();
+    const half = (x: number, y: number): Detection => ({ x, y, w: 16, h: 10, score: 0.9 });
+    let firstId: number | undefined;
+    for (let k = 0; k < 30; k++) {
+      const update = tracker.update(k * frameMs, [half(300, 140 - 0.5 * k)]);
+      firstId ??= update.tracks[0]?.id;
+    }
+    for (let k = 30; k < 35; k++) tracker.update(k * frameMs, []);
+    const ended: { id: number; lastY: number }[] = [];
+    let lastId: number | undefined;
+    for (let k = 35; k < 75; k++) {
+      const update = tracker.update(k * frameMs, [detection(300, 126 + (k - 35))]);
+      ended.push(...update.ended.map((e) => ({ id: e.id, lastY: e.points.at(-1)!.y })));
+      lastId = update.tracks[0]?.id;
+    }
+    // The lost bee's track ends where it vanished; the bee that came out goes on under another id.
+    expect(ended).toEqual([{ id: firstId, lastY: 140 - 0.5 * 29 }]);
+    expect(lastId).not.toBe(firstId);
+  });
+
   it('does not split a bee that goes on the same way after a gap', () => {
     const tracker = new BeeTracker();
     const ids = new Set<number>();

@@ -109,8 +109,11 @@ interface Track {
   points: TrackPoint[];
   /** Velocity when last seen, px/s (a lost track's filter keeps predicting from it). */
   seenVelocity: { vx: number; vy: number };
-  /** Set when the track was found again after a gap: where its points resumed and how it was moving before. */
-  resumed?: { index: number; vx: number; vy: number };
+  /**
+   * Set when the track was found again after a gap: where its points resumed, and how the lost bee moved and how
+   * long it was before the gap (the bee found may be another, whose size the track then takes on).
+   */
+  resumed?: { index: number; vx: number; vy: number; length: number };
 }
 
 /**
@@ -234,7 +237,7 @@ export class BeeTracker {
       track.resumed = undefined;
       return undefined;
     }
-    const length = Math.max(track.w, track.h) > 0 ? Math.max(track.w, track.h) : this.options.beeLengthPx;
+    const length = resumed.length;
     const before = Math.hypot(resumed.vx, resumed.vy);
     if (before < 0.5 * length) {
       // Too slow before the gap for a heading to mean anything.
@@ -253,11 +256,16 @@ export class BeeTracker {
     return endedPart;
   }
 
+  /** The track's bee length, px: its smoothed size, or the configured length before it has one. */
+  private lengthOf(track: Track): number {
+    return Math.max(track.w, track.h) > 0 ? Math.max(track.w, track.h) : this.options.beeLengthPx;
+  }
+
   /** `dt`: seconds since the previous update, the time a detection's movement covers. */
   private associate(tracks: Track[], candidates: number[], detections: readonly Detection[], dt: number) {
     if (tracks.length === 0 || candidates.length === 0) return { pairs: [] as [Track, number][], freeTracks: tracks, freeDetections: candidates };
     const costs = tracks.map((track) => {
-      const length = Math.max(track.w, track.h) > 0 ? Math.max(track.w, track.h) : this.options.beeLengthPx;
+      const length = this.lengthOf(track);
       const spread = track.filter.predictionSpread();
       const cap = track.missed > 0 ? Math.min(this.options.lostGateLengths, this.options.maxGateLengths) : this.options.maxGateLengths;
       const radius = Math.min(cap * length, this.options.gateLengths * length + 3 * spread);
@@ -291,6 +299,7 @@ export class BeeTracker {
   private apply(pairs: [Track, number][], detections: readonly Detection[], timestampMs: number, matched: Set<Track>): void {
     for (const [track, index] of pairs) {
       const d = detections[index]!;
+      const lengthBefore = this.lengthOf(track);
       track.filter.update(d.x, d.y);
       // Size changes slowly (a bee turning); smooth it so one odd blob does not swing the gate.
       track.w = 0.7 * track.w + 0.3 * d.w;
@@ -299,7 +308,7 @@ export class BeeTracker {
       track.hits++;
       const { splitAfterMissedFrames } = this.options;
       if (track.confirmed && splitAfterMissedFrames > 0 && track.missed >= splitAfterMissedFrames) {
-        track.resumed = { index: track.points.length, ...track.seenVelocity };
+        track.resumed = { index: track.points.length, ...track.seenVelocity, length: lengthBefore };
       }
       track.missed = 0;
       if (!track.confirmed && track.hits >= this.options.minHits) track.confirmed = true;
