@@ -4,7 +4,9 @@
 // invented, with what the tracker made of that bee; with --identities, where each true bee's frames went that its
 // main track did not hold (missed, or on other tracks), by role. Tune on training scenes; score held-out ones with
 // `pnpm bench:accuracy`.
-// `--seeds N` replays N clips of each scenario (see bench:accuracy).
+// `--seeds N` replays N clips of each scenario (see bench:accuracy). `--model FILE` follows the agent's rule: a model
+// named without a slot model runs alone, so compare it with the default pair only when `--detector` names the slot
+// model too (a path from `agent/` or an absolute one; `--model` is resolved from where pnpm was started).
 //   pnpm --filter @hivegate/agent bench:tracking [-- --split train --tracker '{"lostGateLengths":1.5}' --detector '{"motionGate":false}' --kind onnx|motion --seeds N --explain]
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
