@@ -299,17 +299,17 @@ export class BeeTracker {
   private apply(pairs: [Track, number][], detections: readonly Detection[], timestampMs: number, matched: Set<Track>): void {
     for (const [track, index] of pairs) {
       const d = detections[index]!;
-      const lengthBefore = this.lengthOf(track);
+      const { splitAfterMissedFrames } = this.options;
+      // Found again after a gap: noted before this detection's size is mixed into the track's.
+      if (track.confirmed && splitAfterMissedFrames > 0 && track.missed >= splitAfterMissedFrames) {
+        track.resumed = { index: track.points.length, ...track.seenVelocity, length: this.lengthOf(track) };
+      }
       track.filter.update(d.x, d.y);
       // Size changes slowly (a bee turning); smooth it so one odd blob does not swing the gate.
       track.w = 0.7 * track.w + 0.3 * d.w;
       track.h = 0.7 * track.h + 0.3 * d.h;
       track.score = d.score;
       track.hits++;
-      const { splitAfterMissedFrames } = this.options;
-      if (track.confirmed && splitAfterMissedFrames > 0 && track.missed >= splitAfterMissedFrames) {
-        track.resumed = { index: track.points.length, ...track.seenVelocity, length: lengthBefore };
-      }
       track.missed = 0;
       if (!track.confirmed && track.hits >= this.options.minHits) track.confirmed = true;
       track.points.push({ x: d.x, y: d.y, t: timestampMs });
