@@ -12,8 +12,9 @@ want_tests=0
 sudo_if_needed() { if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
 
 apt_packages=(ffmpeg)
-# python3-onnx: the test of the 8-bit model rewrite (agent/tools/qdq.py).
-[[ $want_tests -eq 1 ]] && apt_packages+=(chromium shellcheck python3-onnx python3-numpy)
+# python3-onnx: the test of the 8-bit model rewrite (agent/tools/qdq.py); valgrind: it stands in for an x86 CPU
+# without VNNI in the test of 8-bit models there (agent/test/onnx-x86-overflow.test.ts).
+[[ $want_tests -eq 1 ]] && apt_packages+=(chromium shellcheck python3-onnx python3-numpy valgrind)
 missing=()
 for pkg in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")

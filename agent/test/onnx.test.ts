@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Frame } from '../src/capture/frame.ts';
 import { MotionGatedDetector } from '../src/detect/gated.ts';
 import { MotionDetector } from '../src/detect/motion.ts';
-import { detectLayout, OnnxDetector } from '../src/detect/onnx.ts';
+import { detectLayout, OnnxDetector, sessionOptions } from '../src/detect/onnx.ts';
 import { centerNetModel, centerNetPairModel, yoloConstantModel } from './helpers/onnx-builder.ts';
 import { tempDir } from './helpers/media.ts';
 
@@ -205,6 +205,14 @@ describe('ONNX detector on onnxruntime-node', () => {
     expect(() => detectLayout(input, [tensor('a', [1, 10]), tensor('b', [1, 10])])).toThrow(/unrecognised model outputs a \[1, 10\], b \[1, 10\]/);
     expect(() => detectLayout([{ name: 'images', isTensor: true, type: 'float32', shape: [1, 3, 'h', 'w'] }], [tensor('output0', [1, 5, 10])])).toThrow(/dynamic size/);
     await expect(OnnxDetector.load(join(dir.path, 'missing.onnx'))).rejects.toThrow(/cannot load ONNX model .*missing\.onnx/);
+  });
+
+  // The exact kernel is slower, and onnxruntime would take it on CPUs with VNNI too (onnx-x86-overflow.test.ts).
+  it('has onnxruntime take its exact 8-bit kernel only on x86 without VNNI', () => {
+    const exact = { session: { x64quantprecision: '1' } };
+    expect(sessionOptions(1, { arch: 'x64', flags: new Set(['avx2']) })).toMatchObject({ intraOpNumThreads: 1, extra: exact });
+    expect(sessionOptions(1, { arch: 'x64', flags: new Set(['avx2', 'avx512_vnni']) }).extra).toBeUndefined();
+    expect(sessionOptions(undefined, { arch: 'arm64', flags: undefined })).toEqual({ executionProviders: ['cpu'], graphOptimizationLevel: 'all' });
   });
 });
 

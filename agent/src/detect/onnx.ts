@@ -1,5 +1,6 @@
 import * as ort from 'onnxruntime-node';
 import type { Frame } from '../capture/frame.ts';
+import { hostCpu, int8KernelsOverflow, type CpuFeatures } from './cpu.ts';
 import { decodeCenterNet, decodeCenterNetHeads, decodeYolo } from './decode.ts';
 import { letterbox, resamplerFor, stretch, toInputBytes, toInputTensor, type ByteLayout, type ByteScratch, type InputMapping, type Resampler } from './preprocess.ts';
 import type { Detection, Detector } from './types.ts';
@@ -22,6 +23,21 @@ export interface OnnxDetectorOptions {
   region?: (frameWidth: number, frameHeight: number) => InputRegion;
   /** Sees every output of every run, by name, before decoding (calibrating an 8-bit copy of the model reads them). */
   observe?: (outputs: ort.InferenceSession.OnnxValueMapType) => void;
+}
+
+/**
+ * How every detector model is opened. Where onnxruntime's fast 8-bit kernel overflows (`int8KernelsOverflow`), an
+ * 8-bit model saw bees on a bright hive wall; there `x64quantprecision` makes onnxruntime rewrite any weights beyond
+ * ±64 to unsigned ones and take its exact, slower kernel. Not elsewhere: onnxruntime would rewrite them on CPUs with
+ * VNNI too, whose fast kernel is exact, and the shipped whole-frame model took 1.6× as long there.
+ */
+export function sessionOptions(threads?: number, cpu: CpuFeatures = hostCpu()): ort.InferenceSession.SessionOptions {
+  return {
+    executionProviders: ['cpu'],
+    graphOptimizationLevel: 'all',
+    ...(threads ? { intraOpNumThreads: threads } : {}),
+    ...(int8KernelsOverflow(cpu) ? { extra: { session: { x64quantprecision: '1' } } } : {}),
+  };
 }
 
 /** A rectangle of the frame (frame px) and the model input it is stretched to. */
@@ -149,11 +165,7 @@ export class OnnxDetector implements Detector {
   static async load(path: string, options: OnnxDetectorOptions = {}): Promise<OnnxDetector> {
     let session: ort.InferenceSession;
     try {
-      session = await ort.InferenceSession.create(path, {
-        executionProviders: ['cpu'],
-        graphOptimizationLevel: 'all',
-        ...(options.threads ? { intraOpNumThreads: options.threads } : {}),
-      });
+      session = await ort.InferenceSession.create(path, sessionOptions(options.threads));
     } catch (error) {
       throw new Error(`cannot load ONNX model ${path}: ${(error as Error).message}`);
     }

@@ -53,6 +53,7 @@ const root = protobuf.Root.fromJSON({
             floatData: { rule: 'repeated', type: 'float', id: 4, options: { packed: true } },
             int64Data: { rule: 'repeated', type: 'int64', id: 7, options: { packed: true } },
             name: { type: 'string', id: 8 },
+            rawData: { type: 'bytes', id: 9 },
           },
         },
         ValueInfoProto: { fields: { name: { type: 'string', id: 1 }, type: { type: 'TypeProto', id: 2 } } },
@@ -69,7 +70,8 @@ const root = protobuf.Root.fromJSON({
 
 const ModelProto = root.lookupType('onnx.ModelProto');
 const FLOAT = 1;
-const UINT8 = 2;
+export const UINT8 = 2;
+export const INT8 = 3;
 const INT64 = 7;
 const ATTRIBUTE_INT = 2;
 const ATTRIBUTE_STRING = 3;
@@ -84,6 +86,12 @@ export function valueInfo(name: string, dims: Dims, elemType: number = FLOAT) {
 
 export function floatTensor(name: string, dims: number[], values: ArrayLike<number>) {
   return { name, dims, dataType: FLOAT, floatData: Array.from(values) };
+}
+
+/** A uint8 or int8 tensor (`UINT8`, `INT8`), stored as raw bytes. */
+export function byteTensor(name: string, dims: number[], dataType: typeof UINT8 | typeof INT8, values: ArrayLike<number>) {
+  const rawData = dataType === INT8 ? new Uint8Array(Int8Array.from(values).buffer) : Uint8Array.from(values);
+  return { name, dims, dataType, rawData };
 }
 
 export function int64Tensor(name: string, values: number[]) {
@@ -108,6 +116,16 @@ export function encodeModel(graph: { nodes: ReturnType<typeof node>[]; inputs: R
     graph: { name: 'g', node: graph.nodes, input: graph.inputs, output: graph.outputs, initializer: graph.initializers ?? [] },
   });
   return ModelProto.encode(message).finish();
+}
+
+/** The int8 initializers of an ONNX model, by name (as qdq.py writes them: raw bytes). */
+export function int8Initializers(model: Uint8Array): Map<string, Int8Array> {
+  const decoded = ModelProto.toObject(ModelProto.decode(model), { bytes: Array }) as { graph?: { initializer?: { name: string; dataType: number; rawData?: number[] }[] } };
+  const found = new Map<string, Int8Array>();
+  for (const tensor of decoded.graph?.initializer ?? []) {
+    if (tensor.dataType === INT8) found.set(tensor.name, Int8Array.from(tensor.rawData ?? [], (byte) => (byte << 24) >> 24));
+  }
+  return found;
 }
 
 /**

@@ -1,0 +1,72 @@
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { sessionOptions } from '../src/detect/onnx.ts';
+import { byteTensor, encodeModel, floatTensor, INT8, node, UINT8, valueInfo } from './helpers/onnx-builder.ts';
+import { tempDir } from './helpers/media.ts';
+
+const CHILD = fileURLToPath(new URL('./fixtures/quantized-conv.mjs', import.meta.url));
+const AGENT_DIR = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * An 8-bit 1×1 convolution (dequantize, convolve, quantize: onnxruntime fuses it into a QLinearConv) of 16 channels
+ * with every weight at `weight` (scale 1/weight, so each is 1.0) and a bytes input at 1/255 a step: for an input of
+ * 255 everywhere the exact output is 16.
+ */
+function quantizedConv(weight: number): Uint8Array {
+  const channels = 16;
+  return encodeModel({
+    inputs: [valueInfo('bytes', [1, channels, 1, 1], UINT8)],
+    outputs: [valueInfo('sum', [1, 1, 1, 1])],
+    initializers: [
+      floatTensor('inputScale', [], [1 / 255]),
+      byteTensor('inputZero', [], UINT8, [0]),
+      byteTensor('weights', [1, channels, 1, 1], INT8, new Array<number>(channels).fill(weight)),
+      floatTensor('weightScale', [], [1 / weight]),
+      byteTensor('weightZero', [], INT8, [0]),
+      floatTensor('outputScale', [], [0.1]),
+      byteTensor('outputZero', [], UINT8, [0]),
+    ],
+    nodes: [
+      node('DequantizeLinear', ['bytes', 'inputScale', 'inputZero'], ['input']),
+      node('DequantizeLinear', ['weights', 'weightScale', 'weightZero'], ['kernel']),
+      node('Conv', ['input', 'kernel'], ['convolved'], { kernel_shape: [1, 1] }),
+      node('QuantizeLinear', ['convolved', 'outputScale', 'outputZero'], ['quantized']),
+      node('DequantizeLinear', ['quantized', 'outputScale', 'outputZero'], ['sum']),
+    ],
+  });
+}
+
+const DEFAULTS = { executionProviders: ['cpu'], intraOpNumThreads: 1 };
+
+// x86 CPUs without VNNI cannot be had on demand, so valgrind stands in for one: it runs this machine's x86 code but
+// offers no AVX-512 or VNNI, and onnxruntime then picks its AVX2 kernels (as on such a CPU). One process for all runs.
+function runUnderValgrind(runs: [model: string, options: object][]): number[][] {
+  const result = spawnSync('valgrind', ['--tool=none', '-q', process.execPath, CHILD, JSON.stringify(runs)], { cwd: AGENT_DIR, encoding: 'utf8', timeout: 180_000 });
+  if (result.error) throw new Error(`valgrind could not run (scripts/install.sh --test installs it): ${result.error.message}`);
+  if (result.status !== 0) throw new Error(`onnxruntime under valgrind failed: ${result.stderr}`);
+  return JSON.parse(result.stdout.trim().split('\n').at(-1)!) as number[][];
+}
+
+// What broke: on such CPUs the 8-bit whole-frame model saw bees along a bright hive wall, because onnxruntime's
+// unsigned × signed kernel adds two products in 16 bits, and 255 × 127 twice does not fit.
+describe('8-bit models on x86 without VNNI', () => {
+  const dir = tempDir('x86-overflow');
+  afterAll(() => dir.cleanup());
+
+  it('are exact with the agent\'s session options, and with 7-bit weights (qdq.py --weight-bits 7) with any', () => {
+    const eightBit = join(dir.path, 'eight-bit.onnx');
+    const sevenBit = join(dir.path, 'seven-bit.onnx');
+    writeFileSync(eightBit, quantizedConv(127));
+    writeFileSync(sevenBit, quantizedConv(63));
+    // The options the agent picks on such a CPU (valgrind does not hide this machine's /proc/cpuinfo).
+    const agentOptions = sessionOptions(1, { arch: 'x64', flags: new Set(['sse4_1', 'avx', 'avx2', 'fma']) });
+    const [plain, agent, seven] = runUnderValgrind([[eightBit, DEFAULTS], [eightBit, agentOptions], [sevenBit, DEFAULTS]]);
+    // The emulated CPU must show the overflow, or this test proves nothing.
+    expect(plain?.[0], 'onnxruntime under valgrind no longer overflows: the emulated CPU has changed').toBeLessThan(12);
+    expect(agent).toEqual([16]);
+    expect(seven).toEqual([16]);
+  }, 240_000);
+});
