@@ -1,11 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findPython } from '@hivegate/simulator';
 import * as ort from 'onnxruntime-node';
 import { afterAll, describe, expect, it } from 'vitest';
-import { encodeModel, floatTensor, int64Tensor, node, valueInfo } from './helpers/onnx-builder.ts';
+import { encodeModel, floatTensor, int64Tensor, int8Initializers, node, valueInfo } from './helpers/onnx-builder.ts';
 import { tempDir } from './helpers/media.ts';
 
 const QDQ = fileURLToPath(new URL('../tools/qdq.py', import.meta.url));
@@ -70,7 +70,7 @@ describe('qdq.py quantize', () => {
   const python = findPython(['onnx', 'numpy']);
   let made = 0;
 
-  const quantize = (model: Uint8Array) => {
+  const quantize = (model: Uint8Array, flags: string[] = []) => {
     made++;
     const modelPath = join(dir.path, `model-${made}.onnx`);
     const rangesPath = join(dir.path, `ranges-${made}.json`);
@@ -78,7 +78,7 @@ describe('qdq.py quantize', () => {
     writeFileSync(modelPath, model);
     // The one activation a convolution reads besides the input: the ReLU's output.
     writeFileSync(rangesPath, JSON.stringify({ activated: [0, 2] }));
-    const result = spawnSync(python, [QDQ, 'quantize', modelPath, rangesPath, out], { encoding: 'utf8' });
+    const result = spawnSync(python, [QDQ, 'quantize', modelPath, rangesPath, out, ...flags], { encoding: 'utf8' });
     return { status: result.status, stderr: result.stderr, out };
   };
 
@@ -92,6 +92,21 @@ describe('qdq.py quantize', () => {
     const { heads } = await session.run({ images: new ort.Tensor('uint8', new Uint8Array(8 * 8 * 24).fill(128), [1, 8, 8, 24]) });
     expect(heads!.dims).toEqual([1, 28, 8, 8]);
     await session.release();
+  });
+
+  it('writes weights within ±127, or within ±63 (what no x86 integer kernel overflows) when told 7 bits', () => {
+    const largest = (file: string) => Math.max(...[...int8Initializers(readFileSync(file)).values()].flatMap((w) => Array.from(w, Math.abs)));
+    const eight = quantize(headsModel());
+    expect(eight.status).toBe(0);
+    // Each output channel's largest weight takes the top step.
+    expect(largest(eight.out)).toBe(127);
+    const seven = quantize(headsModel(), ['--weight-bits', '7']);
+    expect(seven.status).toBe(0);
+    expect(largest(seven.out)).toBe(63);
+    const refused = quantize(headsModel(), ['--weight-bits', '4']);
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toContain('--weight-bits takes 7 or 8, got 4');
+    expect(existsSync(refused.out)).toBe(false);
   });
 
   it.each([

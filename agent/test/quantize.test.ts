@@ -1,10 +1,10 @@
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findScenario, renderClip, withOverrides, type GroundTruth } from '@hivegate/simulator';
 import * as ort from 'onnxruntime-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentConfigFor, type CachedClip } from '../bench/clips.ts';
-import { FLOAT_MODEL_PATH } from '../src/config/config.ts';
+import { FLOAT_MODEL_PATH, SLOT_MODEL_PATH } from '../src/config/config.ts';
 import { quantizeDetector } from '../tools/quantize.ts';
 import { agreement, detectEveryFrame } from './helpers/agreement.ts';
 import { tempDir } from './helpers/media.ts';
@@ -34,6 +34,7 @@ describe('quantize-detector', () => {
       model: FLOAT_MODEL_PATH,
       out,
       clips: [{ label: 'busy-afternoon', config: agentConfigFor(calibration, { detector: 'onnx' }) }],
+      saveRanges: join(dir.path, 'ranges.json'),
     });
     expect(tensors).toBeGreaterThan(10);
     expect(frames).toBe(45);
@@ -56,4 +57,23 @@ describe('quantize-detector', () => {
     // Frame pixels (two per input pixel).
     expect(medianDistance).toBeLessThan(0.5);
   }, 120_000);
+
+  it('rewrites again from saved ranges, with no clip run: the same file, or one with 7-bit weights', async () => {
+    const ranges = join(dir.path, 'ranges.json');
+    const again = join(dir.path, 'again.onnx');
+    expect(await quantizeDetector({ model: FLOAT_MODEL_PATH, out: again, clips: [], ranges })).toMatchObject({ frames: 0 });
+    expect(readFileSync(again).equals(readFileSync(join(dir.path, 'int8.onnx')))).toBe(true);
+    const sevenBit = join(dir.path, 'seven-bit.onnx');
+    await quantizeDetector({ model: FLOAT_MODEL_PATH, out: sevenBit, clips: [], ranges, weightBits: 7 });
+    expect(readFileSync(sevenBit).equals(readFileSync(again))).toBe(false);
+    // Ranges that lack one of the model's tensors are refused, naming it.
+    const saved = JSON.parse(readFileSync(ranges, 'utf8')) as Record<string, unknown>;
+    const [first] = Object.keys(saved);
+    delete saved[first!];
+    const partial = join(dir.path, 'partial.json');
+    writeFileSync(partial, JSON.stringify(saved));
+    const refused = quantizeDetector({ model: SLOT_MODEL_PATH, out: join(dir.path, 'refused.onnx'), clips: [], ranges: partial });
+    await expect(refused).rejects.toThrow(`${partial} has no range for ${first}: it was calibrated for another model`);
+    expect(existsSync(join(dir.path, 'refused.onnx'))).toBe(false);
+  }, 60_000);
 });

@@ -5,13 +5,16 @@ Two steps, driven by `quantize-detector.ts`, which runs the float model over rea
 
   qdq.py expose MODEL OUT      writes MODEL with every tensor that will be quantized added as an output, and prints
                                those tensors' names as JSON (the driver records their ranges)
-  qdq.py quantize MODEL RANGES OUT
+  qdq.py quantize MODEL RANGES OUT [--weight-bits 7|8]
                                writes the 8-bit model: RANGES is a JSON object of tensor name -> [low, high]
 
 The 8-bit model is the float graph with QuantizeLinear/DequantizeLinear pairs ("QDQ") around every convolution,
 addition and upsampling; onnxruntime fuses each such group into one integer operator (QLinearConv, QLinearAdd),
 and a Relu followed by a quantizer into the quantizer's range. Weights are int8, symmetric, one scale per output
-channel; biases int32 at the product of the input's and the weight's scales (what QLinearConv expects); activations
+channel (with `--weight-bits 7` within ±63: on x86 CPUs without VNNI onnxruntime's fast kernel adds two products of
+a uint8 activation and an int8 weight in 16 bits, which 2 × 255 × 127 overflows and 2 × 255 × 63 does not; the
+agent has onnxruntime take an exact, slower kernel there for 8-bit weights, and 7-bit ones cost some accuracy, see
+docs/benchmarks.md); biases int32 at the product of the input's and the weight's scales (what QLinearConv expects); activations
 uint8 over the range the driver saw. The input is bytes divided by 255, so its range is exactly [0, 1] at a step of
 1/255: it loses nothing. So the 8-bit model takes those bytes themselves, channels last and in blocks of 2×2
 pixels ([1, H/2, W/2, 4·C] uint8: for each block this frame's top-left, top-right, bottom-left and bottom-right pixel,
@@ -73,7 +76,11 @@ def activation_scale(low, high):
     return np.float32(scale), np.uint8(zero_point)
 
 
-def quantize(model_path, ranges_path, out_path):
+def quantize(model_path, ranges_path, out_path, weight_bits=8):
+    if weight_bits not in (7, 8):
+        sys.exit(f"--weight-bits takes 7 or 8, got {weight_bits}")
+    # The largest weight step: 127 for 8 bits, 63 for 7 (see the module's notes on x86 without VNNI).
+    weight_max = 2 ** (weight_bits - 1) - 1
     model = onnx.load(model_path)
     graph = model.graph
     with open(ranges_path) as f:
@@ -114,8 +121,8 @@ def quantize(model_path, ranges_path, out_path):
             x, w_name = node.input[0], node.input[1]
             x_dq = dequantize(x)
             weight = numpy_helper.to_array(initializers[w_name]).astype(np.float32)
-            w_scale = np.maximum(np.abs(weight.reshape(weight.shape[0], -1)).max(axis=1), 1e-12) / 127.0
-            w_int8 = np.clip(np.round(weight / w_scale.reshape(-1, 1, 1, 1)), -127, 127).astype(np.int8)
+            w_scale = np.maximum(np.abs(weight.reshape(weight.shape[0], -1)).max(axis=1), 1e-12) / weight_max
+            w_int8 = np.clip(np.round(weight / w_scale.reshape(-1, 1, 1, 1)), -weight_max, weight_max).astype(np.int8)
             w_s = constant(w_scale.astype(np.float32), f"{w_name}/scale")
             w_z = constant(np.zeros(len(w_scale), np.int8), f"{w_name}/zero_point")
             nodes.append(helper.make_node("DequantizeLinear", [constant(w_int8, f"{w_name}/int8"), w_s, w_z], [f"{w_name}/dq"], axis=0))
@@ -313,5 +320,7 @@ if __name__ == "__main__":
         expose(sys.argv[2], sys.argv[3])
     elif len(sys.argv) == 5 and sys.argv[1] == "quantize":
         quantize(sys.argv[2], sys.argv[3], sys.argv[4])
+    elif len(sys.argv) == 7 and sys.argv[1] == "quantize" and sys.argv[5] == "--weight-bits" and sys.argv[6].isdigit():
+        quantize(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[6]))
     else:
         sys.exit(__doc__)

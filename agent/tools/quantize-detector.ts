@@ -14,15 +14,20 @@ import { slotGeometry } from '../src/detect/slot.ts';
 import { agentConfigFor, cachedClip, parseSeeds } from '../bench/clips.ts';
 import { quantizeDetector, type CalibrationClip } from './quantize.ts';
 
-const USAGE = `usage: quantize-detector --model FILE --out FILE [--slot] [--seeds N] [--seconds S] [--every N] [--percentile P] [--cache DIR] [--python PATH]
+const USAGE = `usage: quantize-detector --model FILE --out FILE [--slot] [--weight-bits 7|8] [--seeds N] [--seconds S] [--every N] [--percentile P] [--save-ranges FILE | --ranges FILE] [--cache DIR] [--python PATH]
   --model FILE    the float CenterNet model (as train-detector makes it)
   --out FILE      where the 8-bit model goes
   --slot          a slot-pass model: calibrated on the band around the entrance zone, at its scale beside the
                   whole-frame model
+  --weight-bits B 8 (default) or 7: 7-bit weights keep onnxruntime's fast integer kernel on x86 CPUs without
+                  VNNI, which 8-bit ones would overflow (the agent takes a slower exact one there for them;
+                  tools/qdq.py), at some cost in accuracy
   --seeds N       clips of each training scene (default 1: the suite's own)
   --seconds S     length of each clip (default 60: the clips the accuracy benchmarks use, from the same cache)
   --every N       record ranges on every Nth frame (default 5)
   --percentile P  each tensor's range: the Pth percentile of the per-frame extremes (default 99; 100: the extremes)
+  --save-ranges FILE  also write the calibrated ranges there
+  --ranges FILE   rewrite with the ranges in FILE (from --save-ranges) instead of calibrating again
   --cache DIR     clip cache (default $TMPDIR/hivegate-accuracy-clips)
   --python PATH   Python with onnx and numpy (default: HIVEGATE_PYTHON, else /usr/bin/python3, else python3)`;
 
@@ -37,6 +42,9 @@ async function main(): Promise<void> {
       seconds: { type: 'string', default: '60' },
       every: { type: 'string', default: '5' },
       percentile: { type: 'string', default: '99' },
+      'weight-bits': { type: 'string', default: '8' },
+      'save-ranges': { type: 'string' },
+      ranges: { type: 'string' },
       cache: { type: 'string', default: join(tmpdir(), 'hivegate-accuracy-clips') },
       python: { type: 'string' },
     },
@@ -44,7 +52,10 @@ async function main(): Promise<void> {
   const seconds = Number(values.seconds);
   const every = Number(values.every);
   const percentile = Number(values.percentile);
+  const weightBits = Number(values['weight-bits']);
   if (!values.model || !values.out || !(seconds > 0) || !Number.isInteger(every) || every < 1 || !(percentile >= 50 && percentile <= 100)) throw new Error(USAGE);
+  if (weightBits !== 7 && weightBits !== 8) throw new Error(`--weight-bits takes 7 or 8, got "${values['weight-bits']}"\n${USAGE}`);
+  if (values.ranges && values['save-ranges']) throw new Error(`--ranges and --save-ranges exclude each other\n${USAGE}`);
   const callerDir = process.env.INIT_CWD ?? process.cwd();
   const seeds = parseSeeds(values.seeds);
   // The slot model's band is sized for the whole-frame model's input, as the agent sizes it.
@@ -55,7 +66,7 @@ async function main(): Promise<void> {
     await wholeFrame.release();
   }
   const clips: CalibrationClip[] = [];
-  for (let variant = 0; variant < seeds; variant++) {
+  for (let variant = 0; variant < (values.ranges ? 0 : seeds); variant++) {
     for (const scene of SCENARIOS.filter((s) => s.split === 'train')) {
       const clip = await cachedClip(scene.name, seconds, resolve(callerDir, values.cache), variant);
       const config = agentConfigFor(clip, { detector: 'onnx' });
@@ -70,10 +81,14 @@ async function main(): Promise<void> {
     clips,
     every,
     percentile,
+    weightBits: weightBits as 7 | 8,
+    ...(values['save-ranges'] ? { saveRanges: resolve(callerDir, values['save-ranges']) } : {}),
+    ...(values.ranges ? { ranges: resolve(callerDir, values.ranges) } : {}),
     ...(values.python ? { python: values.python } : {}),
     progress: (line) => console.error(line),
   });
-  console.error(`${out}: ${tensors} tensors calibrated on ${frames} frames of ${clips.length} training clips`);
+  const source = values.ranges ? `the ranges in ${values.ranges}` : `${frames} frames of ${clips.length} training clips`;
+  console.error(`${out}: ${tensors} tensors calibrated on ${source}, ${weightBits}-bit weights`);
 }
 
 main().catch((error: Error) => {

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -83,6 +83,12 @@ export interface QuantizeOptions {
   every?: number;
   /** Which percentile of the per-frame extremes bounds each tensor (default 99; 100: the extremes). */
   percentile?: number;
+  /** Bits per weight: 8 (the default), or 7, which no x86 integer kernel can overflow (see qdq.py). */
+  weightBits?: 7 | 8;
+  /** Write the calibrated ranges here (JSON: tensor name -> [low, high]). */
+  saveRanges?: string;
+  /** Take the ranges from this file (written by `saveRanges`) instead of calibrating: `clips` are not run. */
+  ranges?: string;
   python?: string;
   progress?: (line: string) => void;
 }
@@ -98,6 +104,16 @@ export async function quantizeDetector(options: QuantizeOptions): Promise<{ tens
   try {
     const exposed = join(work, 'exposed.onnx');
     const names = JSON.parse(runQdq(python, ['expose', options.model, exposed])) as string[];
+    const rangesFile = join(work, 'ranges.json');
+    const weightBits = ['--weight-bits', String(options.weightBits ?? 8)];
+    if (options.ranges) {
+      const ranges = JSON.parse(readFileSync(options.ranges, 'utf8')) as Record<string, unknown>;
+      const missing = names.filter((name) => !(name in ranges));
+      if (missing.length > 0) throw new Error(`${options.ranges} has no range for ${missing.join(', ')}: it was calibrated for another model`);
+      writeFileSync(rangesFile, JSON.stringify(ranges));
+      runQdq(python, ['quantize', options.model, rangesFile, options.out, ...weightBits]);
+      return { tensors: names.length, frames: 0 };
+    }
     const recorder = new RangeRecorder(names);
     for (const clip of options.clips) {
       let frame = 0;
@@ -115,9 +131,9 @@ export async function quantizeDetector(options: QuantizeOptions): Promise<{ tens
       }
       options.progress?.(`${clip.label}: ${frame} frames`);
     }
-    const rangesFile = join(work, 'ranges.json');
     writeFileSync(rangesFile, JSON.stringify(recorder.ranges(options.percentile ?? 99)));
-    runQdq(python, ['quantize', options.model, rangesFile, options.out]);
+    if (options.saveRanges) writeFileSync(options.saveRanges, readFileSync(rangesFile));
+    runQdq(python, ['quantize', options.model, rangesFile, options.out, ...weightBits]);
     return { tensors: names.length, frames: recorder.frames };
   } finally {
     rmSync(work, { recursive: true, force: true });
