@@ -6,6 +6,7 @@ import { isLive, parseSource } from './capture/source.ts';
 import { defaultZone, type AgentConfig } from './config/config.ts';
 import { Controller } from './controller.ts';
 import { EntranceCounter } from './count/entrance-counter.ts';
+import { hostCpu, int8KernelNote } from './detect/cpu.ts';
 import { createDetector, type ConfiguredDetector } from './detect/factory.ts';
 import { DeviceClient } from './device/device-client.ts';
 import { DeviceLoop, type DeviceSnapshot } from './device/device-loop.ts';
@@ -191,6 +192,8 @@ export async function runAgent(config: AgentConfig, options: RunOptions = {}): P
     log('counting zone: none configured, so the lower half of the frame is used; set counting.zone (--zone) to the polygon around your hive entrance');
   }
   log(`agent running: source ${config.source.url} (${config.source.width}x${config.source.height} @ ${config.source.fps} fps), detector ${detector.describe()}, cloud ${config.cloud.url}`);
+  const kernelNote = config.detector.kind === 'onnx' ? int8KernelNote(hostCpu()) : undefined;
+  if (kernelNote) log(`detector: ${kernelNote}`);
 
   options.onReady?.({
     updateCredentials: (url, token) => {

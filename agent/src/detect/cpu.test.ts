@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { int8KernelsOverflow, parseCpuFlags } from './cpu.ts';
+import { int8KernelNote, int8KernelsOverflow, parseCpuFlags } from './cpu.ts';
 
 const x86 = (...flags: string[]) => ({ arch: 'x64', flags: new Set(flags) });
 
@@ -31,5 +31,14 @@ describe('parseCpuFlags', () => {
   it('gives undefined when there is no flags line (Arm names them Features)', () => {
     expect(parseCpuFlags('processor\t: 0\nFeatures\t: fp asimd\n')).toBeUndefined();
     expect(parseCpuFlags('')).toBeUndefined();
+  });
+});
+
+describe('int8KernelNote', () => {
+  it('explains the slower kernel where it is taken, and says nothing elsewhere', () => {
+    expect(int8KernelNote(x86('avx2'))).toBe("8-bit models run on onnxruntime's exact kernel, slower than its fast one, which overflows where this x86 CPU has no VNNI");
+    expect(int8KernelNote({ arch: 'x64', flags: undefined })).toMatch(/where the flags of this x86 CPU are unknown$/);
+    expect(int8KernelNote(x86('avx2', 'avx_vnni'))).toBeUndefined();
+    expect(int8KernelNote({ arch: 'arm64', flags: undefined })).toBeUndefined();
   });
 });
