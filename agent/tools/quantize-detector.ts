@@ -58,22 +58,8 @@ async function main(): Promise<void> {
   if (values.ranges && values['save-ranges']) throw new Error(`--ranges and --save-ranges exclude each other\n${USAGE}`);
   const callerDir = process.env.INIT_CWD ?? process.cwd();
   const seeds = parseSeeds(values.seeds);
-  // The slot model's band is sized for the whole-frame model's input, as the agent sizes it.
-  let base: { width: number; height: number } | undefined;
-  if (values.slot) {
-    const wholeFrame = await OnnxDetector.load(FLOAT_MODEL_PATH);
-    base = wholeFrame.inputSize;
-    await wholeFrame.release();
-  }
-  const clips: CalibrationClip[] = [];
-  for (let variant = 0; variant < (values.ranges ? 0 : seeds); variant++) {
-    for (const scene of SCENARIOS.filter((s) => s.split === 'train')) {
-      const clip = await cachedClip(scene.name, seconds, resolve(callerDir, values.cache), variant);
-      const config = agentConfigFor(clip, { detector: 'onnx' });
-      const settings = { ...SLOT_DEFAULTS, zone: config.counting.zone, beeLengthPx: config.detector.motion.beeLengthPx };
-      clips.push({ label: clip.label, config, ...(base ? { region: slotGeometry(settings, base).window } : {}) });
-    }
-  }
+  // Saved ranges need no clips.
+  const clips = values.ranges ? [] : await calibrationClips(values.slot, seeds, seconds, resolve(callerDir, values.cache));
   const out = resolve(callerDir, values.out);
   const { tensors, frames } = await quantizeDetector({
     model: resolve(callerDir, values.model),
@@ -89,6 +75,27 @@ async function main(): Promise<void> {
   });
   const source = values.ranges ? `the ranges in ${values.ranges}` : `${frames} frames of ${clips.length} training clips`;
   console.error(`${out}: ${tensors} tensors calibrated on ${source}, ${weightBits}-bit weights`);
+}
+
+/** The training clips, through the agent's config; for a slot model, with the band the agent would give it. */
+async function calibrationClips(slot: boolean, seeds: number, seconds: number, cacheDir: string): Promise<CalibrationClip[]> {
+  // The slot model's band is sized for the whole-frame model's input, as the agent sizes it.
+  let base: { width: number; height: number } | undefined;
+  if (slot) {
+    const wholeFrame = await OnnxDetector.load(FLOAT_MODEL_PATH);
+    base = wholeFrame.inputSize;
+    await wholeFrame.release();
+  }
+  const clips: CalibrationClip[] = [];
+  for (let variant = 0; variant < seeds; variant++) {
+    for (const scene of SCENARIOS.filter((s) => s.split === 'train')) {
+      const clip = await cachedClip(scene.name, seconds, cacheDir, variant);
+      const config = agentConfigFor(clip, { detector: 'onnx' });
+      const settings = { ...SLOT_DEFAULTS, zone: config.counting.zone, beeLengthPx: config.detector.motion.beeLengthPx };
+      clips.push({ label: clip.label, config, ...(base ? { region: slotGeometry(settings, base).window } : {}) });
+    }
+  }
+  return clips;
 }
 
 main().catch((error: Error) => {

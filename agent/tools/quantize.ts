@@ -99,43 +99,51 @@ export interface QuantizeOptions {
  */
 export async function quantizeDetector(options: QuantizeOptions): Promise<{ tensors: number; frames: number }> {
   const python = findPython(['onnx', 'numpy'], options.python);
-  const every = options.every ?? 1;
   const work = mkdtempSync(join(tmpdir(), 'hivegate-quantize-'));
   try {
     const exposed = join(work, 'exposed.onnx');
     const names = JSON.parse(runQdq(python, ['expose', options.model, exposed])) as string[];
-    const rangesFile = join(work, 'ranges.json');
-    const weightBits = ['--weight-bits', String(options.weightBits ?? 8)];
+    let rangesFile: string;
+    let frames = 0;
     if (options.ranges) {
       const ranges = JSON.parse(readFileSync(options.ranges, 'utf8')) as Record<string, unknown>;
       const missing = names.filter((name) => !(name in ranges));
       if (missing.length > 0) throw new Error(`${options.ranges} has no range for ${missing.join(', ')}: it was calibrated for another model`);
-      writeFileSync(rangesFile, JSON.stringify(ranges));
-      runQdq(python, ['quantize', options.model, rangesFile, options.out, ...weightBits]);
-      return { tensors: names.length, frames: 0 };
+      rangesFile = options.ranges;
+    } else {
+      const recorder = await calibrate(exposed, names, options);
+      frames = recorder.frames;
+      const ranges = JSON.stringify(recorder.ranges(options.percentile ?? 99));
+      rangesFile = join(work, 'ranges.json');
+      writeFileSync(rangesFile, ranges);
+      if (options.saveRanges) writeFileSync(options.saveRanges, ranges);
     }
-    const recorder = new RangeRecorder(names);
-    for (const clip of options.clips) {
-      let frame = 0;
-      const observe = (outputs: Readonly<Record<string, { data: unknown }>>) => {
-        if (frame++ % every === 0) recorder.record(outputs);
-      };
-      const detector = await OnnxDetector.load(exposed, { threads: 1, observe, ...(clip.region ? { region: clip.region } : {}) });
-      const capture = createCapture(clip.config);
-      try {
-        await capture.start();
-        for await (const picture of capture) await detector.detect(picture);
-      } finally {
-        await capture.stop();
-        await detector.release();
-      }
-      options.progress?.(`${clip.label}: ${frame} frames`);
-    }
-    writeFileSync(rangesFile, JSON.stringify(recorder.ranges(options.percentile ?? 99)));
-    if (options.saveRanges) writeFileSync(options.saveRanges, readFileSync(rangesFile));
-    runQdq(python, ['quantize', options.model, rangesFile, options.out, ...weightBits]);
-    return { tensors: names.length, frames: recorder.frames };
+    runQdq(python, ['quantize', options.model, rangesFile, options.out, '--weight-bits', String(options.weightBits ?? 8)]);
+    return { tensors: names.length, frames };
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/** Runs the exposed float model over the clips and records every quantized tensor's range. */
+async function calibrate(exposed: string, names: readonly string[], options: QuantizeOptions): Promise<RangeRecorder> {
+  const every = options.every ?? 1;
+  const recorder = new RangeRecorder(names);
+  for (const clip of options.clips) {
+    let frame = 0;
+    const observe = (outputs: Readonly<Record<string, { data: unknown }>>) => {
+      if (frame++ % every === 0) recorder.record(outputs);
+    };
+    const detector = await OnnxDetector.load(exposed, { threads: 1, observe, ...(clip.region ? { region: clip.region } : {}) });
+    const capture = createCapture(clip.config);
+    try {
+      await capture.start();
+      for await (const picture of capture) await detector.detect(picture);
+    } finally {
+      await capture.stop();
+      await detector.release();
+    }
+    options.progress?.(`${clip.label}: ${frame} frames`);
+  }
+  return recorder;
 }
