@@ -13,8 +13,9 @@ sudo_if_needed() { if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
 
 apt_packages=(ffmpeg)
 # python3-onnx: the test of the 8-bit model rewrite (agent/tools/qdq.py); valgrind: it stands in for an x86 CPU
-# without VNNI in the test of 8-bit models there (agent/test/onnx-x86-overflow.test.ts).
-[[ $want_tests -eq 1 ]] && apt_packages+=(chromium shellcheck python3-onnx python3-numpy valgrind)
+# without VNNI in the test of 8-bit models there (agent/test/onnx-x86-overflow.test.ts); qemu-user-static: it
+# stands in for a Raspberry Pi's cores in the test of the 8-bit models on arm64 (agent/test/onnx-arm64.test.ts).
+[[ $want_tests -eq 1 ]] && apt_packages+=(chromium shellcheck python3-onnx python3-numpy valgrind qemu-user-static)
 missing=()
 for pkg in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
@@ -37,4 +38,5 @@ pnpm install --frozen-lockfile --reporter=silent
 
 if [[ $want_tests -eq 1 ]]; then
   bash scripts/postgres-up.sh
+  bash scripts/arm64-node.sh --setup
 fi

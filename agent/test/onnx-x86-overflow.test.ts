@@ -4,40 +4,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sessionOptions } from '../src/detect/onnx.ts';
-import { byteTensor, encodeModel, floatTensor, INT8, node, UINT8, valueInfo } from './helpers/onnx-builder.ts';
+import { quantizedConvModel } from './helpers/onnx-builder.ts';
 import { tempDir } from './helpers/media.ts';
 
 const CHILD = fileURLToPath(new URL('./fixtures/quantized-conv.mjs', import.meta.url));
 const AGENT_DIR = fileURLToPath(new URL('..', import.meta.url));
-
-/**
- * An 8-bit 1×1 convolution (dequantize, convolve, quantize: onnxruntime fuses it into a QLinearConv) of 16 channels
- * with every weight at `weight` (scale 1/weight, so each is 1.0) and a bytes input at 1/255 a step: for an input of
- * 255 everywhere the exact output is 16.
- */
-function quantizedConv(weight: number): Uint8Array {
-  const channels = 16;
-  return encodeModel({
-    inputs: [valueInfo('bytes', [1, channels, 1, 1], UINT8)],
-    outputs: [valueInfo('sum', [1, 1, 1, 1])],
-    initializers: [
-      floatTensor('inputScale', [], [1 / 255]),
-      byteTensor('inputZero', [], UINT8, [0]),
-      byteTensor('weights', [1, channels, 1, 1], INT8, new Array<number>(channels).fill(weight)),
-      floatTensor('weightScale', [], [1 / weight]),
-      byteTensor('weightZero', [], INT8, [0]),
-      floatTensor('outputScale', [], [0.1]),
-      byteTensor('outputZero', [], UINT8, [0]),
-    ],
-    nodes: [
-      node('DequantizeLinear', ['bytes', 'inputScale', 'inputZero'], ['input']),
-      node('DequantizeLinear', ['weights', 'weightScale', 'weightZero'], ['kernel']),
-      node('Conv', ['input', 'kernel'], ['convolved'], { kernel_shape: [1, 1] }),
-      node('QuantizeLinear', ['convolved', 'outputScale', 'outputZero'], ['quantized']),
-      node('DequantizeLinear', ['quantized', 'outputScale', 'outputZero'], ['sum']),
-    ],
-  });
-}
 
 const DEFAULTS = { executionProviders: ['cpu'], intraOpNumThreads: 1 };
 
@@ -59,8 +30,8 @@ describe('8-bit models on x86 without VNNI', () => {
   it('are exact with the agent\'s session options, and with 7-bit weights (qdq.py --weight-bits 7) with any', () => {
     const eightBit = join(dir.path, 'eight-bit.onnx');
     const sevenBit = join(dir.path, 'seven-bit.onnx');
-    writeFileSync(eightBit, quantizedConv(127));
-    writeFileSync(sevenBit, quantizedConv(63));
+    writeFileSync(eightBit, quantizedConvModel(127));
+    writeFileSync(sevenBit, quantizedConvModel(63));
     // The options the agent picks on such a CPU (valgrind does not hide this machine's /proc/cpuinfo).
     const agentOptions = sessionOptions(1, { arch: 'x64', flags: new Set(['sse4_1', 'avx', 'avx2', 'fma']) });
     const [plain, agent, seven] = runUnderValgrind([[eightBit, DEFAULTS], [eightBit, agentOptions], [sevenBit, DEFAULTS]]);

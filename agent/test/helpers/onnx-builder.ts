@@ -129,6 +129,35 @@ export function int8Initializers(model: Uint8Array): Map<string, Int8Array> {
 }
 
 /**
+ * An 8-bit 1×1 convolution (dequantize, convolve, quantize: onnxruntime fuses it into a QLinearConv) of 16 channels
+ * with every weight at `weight` (scale 1/weight, so each is 1.0) and a bytes input at 1/255 a step: for an input of
+ * 255 everywhere the exact output is 16.
+ */
+export function quantizedConvModel(weight: number): Uint8Array {
+  const channels = 16;
+  return encodeModel({
+    inputs: [valueInfo('bytes', [1, channels, 1, 1], UINT8)],
+    outputs: [valueInfo('sum', [1, 1, 1, 1])],
+    initializers: [
+      floatTensor('inputScale', [], [1 / 255]),
+      byteTensor('inputZero', [], UINT8, [0]),
+      byteTensor('weights', [1, channels, 1, 1], INT8, new Array<number>(channels).fill(weight)),
+      floatTensor('weightScale', [], [1 / weight]),
+      byteTensor('weightZero', [], INT8, [0]),
+      floatTensor('outputScale', [], [0.1]),
+      byteTensor('outputZero', [], UINT8, [0]),
+    ],
+    nodes: [
+      node('DequantizeLinear', ['bytes', 'inputScale', 'inputZero'], ['input']),
+      node('DequantizeLinear', ['weights', 'weightScale', 'weightZero'], ['kernel']),
+      node('Conv', ['input', 'kernel'], ['convolved'], { kernel_shape: [1, 1] }),
+      node('QuantizeLinear', ['convolved', 'outputScale', 'outputZero'], ['quantized']),
+      node('DequantizeLinear', ['quantized', 'outputScale', 'outputZero'], ['sum']),
+    ],
+  });
+}
+
+/**
  * A YOLO-layout model whose single output `output0 [1, 4+classes, N]` is the given constant, whatever the
  * input (the input still flows through a zero-weight term so the graph uses it).
  */
