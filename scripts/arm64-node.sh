@@ -7,9 +7,10 @@
 set -euo pipefail
 
 root="${HIVEGATE_ARM64_ROOT:-${XDG_CACHE_HOME:-$HOME/.cache}/hivegate/arm64-node}"
+node="$root/sysroot/usr/bin/node"
 
 setup() {
-  [[ -x "$root/sysroot/usr/bin/node" ]] && return
+  [[ -x "$node" ]] && return
   command -v qemu-aarch64-static >/dev/null || { echo "qemu-aarch64-static is missing: apt-get install qemu-user-static" >&2; exit 1; }
   local work="$root.partial"
   rm -rf "$work" && mkdir -p "$work/lists/partial" "$work/cache/archives/partial" "$work/debs" "$work/sysroot"
@@ -55,7 +56,7 @@ run() {
   local status=0
   # shellcheck disable=SC2016 # $1 and $@ are the inner shell's
   "${unshare[@]}" sh -c 'mount --bind "$1" /proc/cpuinfo && shift && exec "$@"' sh "$info" \
-    qemu-aarch64-static -cpu "$cpu" -L "$root/sysroot" "$root/sysroot/usr/bin/node" "$@" || status=$?
+    qemu-aarch64-static -cpu "$cpu" -L "$root/sysroot" "$node" "$@" || status=$?
   rm -f "$info"
   return "$status"
 }
@@ -64,7 +65,7 @@ case "${1:-}" in
   --setup) setup ;;
   --cpu)
     [[ $# -ge 3 ]] || { echo "usage: $0 --cpu cortex-a72|cortex-a76 SCRIPT [ARGS…]" >&2; exit 2; }
-    [[ -x "$root/sysroot/usr/bin/node" ]] || { echo "no arm64 Node.js in $root: run bash scripts/arm64-node.sh --setup" >&2; exit 1; }
+    [[ -x "$node" ]] || { echo "no arm64 Node.js in $root: run bash scripts/arm64-node.sh --setup" >&2; exit 1; }
     cpu="$2"
     shift 2
     run "$cpu" "$@"

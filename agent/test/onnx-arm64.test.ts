@@ -10,7 +10,6 @@ import { quantizedConvModel } from './helpers/onnx-builder.ts';
 const AGENT_DIR = fileURLToPath(new URL('..', import.meta.url));
 const ARM64_NODE = fileURLToPath(new URL('../../scripts/arm64-node.sh', import.meta.url));
 const MODEL_OUTPUTS = fileURLToPath(new URL('./fixtures/model-outputs.mjs', import.meta.url));
-const QUANTIZED_CONV = fileURLToPath(new URL('./fixtures/quantized-conv.mjs', import.meta.url));
 
 /** The shipped 8-bit models and an input of the size the agent gives each (busy-afternoon's slot band for the second). */
 const MODELS = [
@@ -47,9 +46,13 @@ const ARM = { arch: 'arm64', flags: undefined };
 describe('8-bit models on a Raspberry Pi (arm64 under qemu)', () => {
   const dir = tempDir('arm64');
   const runs = MODELS.map((model, i) => ({ ...model, model: join(AGENT_DIR, 'models', model.name), input: join(dir.path, `input-${i}.bin`) }));
+  // The x86 overflow's own check (onnx-x86-overflow.test.ts): 16 channels of 255 × 127, exactly 16.
+  const conv = { model: join(dir.path, 'conv.onnx'), input: join(dir.path, 'conv-input.bin'), dims: [1, 16, 1, 1] };
 
   beforeAll(() => {
     for (const [i, run] of runs.entries()) writeFileSync(run.input, noiseBytes(run.dims.reduce((a, b) => a * b), 1 + i));
+    writeFileSync(conv.model, quantizedConvModel(127));
+    writeFileSync(conv.input, new Uint8Array(16).fill(255));
     // This machine, as the agent opens models here (with onnxruntime's exact kernel where its fast one overflows).
     const host = runs.map((run, i) => ({ ...run, options: sessionOptions(1), out: join(dir.path, `host-${i}`) }));
     runNode(process.execPath, [MODEL_OUTPUTS, JSON.stringify(host)]);
@@ -59,7 +62,8 @@ describe('8-bit models on a Raspberry Pi (arm64 under qemu)', () => {
   for (const cpu of ['cortex-a72', 'cortex-a76']) {
     it(`${cpu}: the shipped models give this machine's outputs bit for bit, and no 8-bit sum overflows`, () => {
       const arm = runs.map((run, i) => ({ ...run, options: sessionOptions(1, ARM), out: join(dir.path, `${cpu}-${i}`) }));
-      runNode('bash', [ARM64_NODE, '--cpu', cpu, MODEL_OUTPUTS, JSON.stringify(arm)]);
+      const armConv = { ...conv, options: sessionOptions(1, ARM), out: join(dir.path, `${cpu}-conv`) };
+      runNode('bash', [ARM64_NODE, '--cpu', cpu, MODEL_OUTPUTS, JSON.stringify([...arm, armConv])]);
       for (const [i, run] of runs.entries()) {
         const expected = new Float32Array(readFileSync(join(dir.path, `host-${i}.heads`)).buffer);
         const actual = new Float32Array(readFileSync(join(dir.path, `${cpu}-${i}.heads`)).buffer);
@@ -68,11 +72,8 @@ describe('8-bit models on a Raspberry Pi (arm64 under qemu)', () => {
         for (let j = 0; j < expected.length; j++) if (actual[j] !== expected[j]) differing++;
         expect(differing, `${run.name}: outputs that differ from this machine's`).toBe(0);
       }
-      // The x86 overflow's own check (onnx-x86-overflow.test.ts): 16 channels of 255 × 127, exactly 16.
-      const conv = join(dir.path, 'conv.onnx');
-      writeFileSync(conv, quantizedConvModel(127));
-      const sums = JSON.parse(runNode('bash', [ARM64_NODE, '--cpu', cpu, QUANTIZED_CONV, JSON.stringify([[conv, sessionOptions(1, ARM)]])]).trim()) as number[][];
-      expect(sums).toEqual([[16]]);
+      const sum = readFileSync(`${armConv.out}.sum`);
+      expect([...new Float32Array(sum.buffer, sum.byteOffset, sum.byteLength / 4)]).toEqual([16]);
     }, 300_000);
   }
 });
