@@ -192,7 +192,7 @@ export async function runAgent(config: AgentConfig, options: RunOptions = {}): P
     log('counting zone: none configured, so the lower half of the frame is used; set counting.zone (--zone) to the polygon around your hive entrance');
   }
   log(`agent running: source ${config.source.url} (${config.source.width}x${config.source.height} @ ${config.source.fps} fps), detector ${detector.describe()}, cloud ${config.cloud.url}`);
-  const kernelNote = config.detector.kind === 'onnx' ? int8KernelNote(hostCpu()) : undefined;
+  const kernelNote = detector.eightBit ? int8KernelNote(hostCpu()) : undefined;
   if (kernelNote) log(`detector: ${kernelNote}`);
 
   options.onReady?.({

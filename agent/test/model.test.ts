@@ -88,4 +88,16 @@ describe('shipped bee detector', () => {
       expect(medianDistance).toBeLessThan(0.5);
     }
   }, 60_000);
+
+  it('knows which of its files run 8-bit kernels (the start-up log names the kernel only for those)', async () => {
+    const eightBit = async (path: string) => {
+      const detector = await OnnxDetector.load(path, { inputWidth: 320, inputHeight: 240 });
+      await detector.release();
+      return detector.eightBit;
+    };
+    expect(await eightBit(FLOAT_MODEL_PATH)).toBe(false);
+    expect(await eightBit(SLOT_MODEL_PATH)).toBe(false);
+    expect(await eightBit(INT8_MODEL_PATH)).toBe(true);
+    expect(await eightBit(SLOT_INT8_MODEL_PATH)).toBe(true);
+  });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { int8KernelNote, int8KernelsOverflow, parseCpuFlags } from './cpu.ts';
+import { int8KernelNote, int8KernelsOverflow, namesEightBitOperators, parseCpuFlags } from './cpu.ts';
 
 const x86 = (...flags: string[]) => ({ arch: 'x64', flags: new Set(flags) });
 
@@ -40,5 +40,22 @@ describe('int8KernelNote', () => {
     expect(int8KernelNote({ arch: 'x64', flags: undefined })).toMatch(/where the flags of this x86 CPU are unknown$/);
     expect(int8KernelNote(x86('avx2', 'avx_vnni'))).toBeUndefined();
     expect(int8KernelNote({ arch: 'arm64', flags: undefined })).toBeUndefined();
+  });
+});
+
+describe('namesEightBitOperators', () => {
+  const bytes = (text: string) => new TextEncoder().encode(text);
+  it('finds the operators of the QDQ, QOperator and integer formats among the bytes', () => {
+    for (const op of ['DequantizeLinear', 'QuantizeLinear', 'QLinearConv', 'QLinearMatMul', 'ConvInteger', 'MatMulInteger']) {
+      expect(namesEightBitOperators(bytes(`\u0008\u0001${op}\u0012`))).toBe(true);
+    }
+  });
+  it('finds none in a float graph', () => {
+    expect(namesEightBitOperators(bytes('Conv Relu Resize Sigmoid Concat DepthToSpace'))).toBe(false);
+    expect(namesEightBitOperators(new Uint8Array(0))).toBe(false);
+  });
+  it('reads a view into a larger buffer only within the view', () => {
+    const whole = bytes('QLinearConv Conv');
+    expect(namesEightBitOperators(whole.subarray(12))).toBe(false);
   });
 });

@@ -26,6 +26,18 @@ export function int8KernelNote(cpu: CpuFeatures): string | undefined {
   return `8-bit models run on onnxruntime's exact kernel, slower than its fast one, which overflows where ${why}`;
 }
 
+/** The operators of ONNX's 8-bit formats (QDQ, QOperator and integer ops): a model naming any of them runs 8-bit kernels. */
+const EIGHT_BIT_OPERATORS = ['QuantizeLinear', 'DequantizeLinear', 'QLinearConv', 'QLinearMatMul', 'ConvInteger', 'MatMulInteger'];
+
+/**
+ * Whether a serialised ONNX model uses 8-bit operators. Operator types are stored as plain strings in the protobuf,
+ * so finding one among the bytes is enough; a float model names none of them.
+ */
+export function namesEightBitOperators(model: Uint8Array): boolean {
+  const bytes = Buffer.from(model.buffer, model.byteOffset, model.byteLength);
+  return EIGHT_BIT_OPERATORS.some((op) => bytes.includes(op));
+}
+
 /** The flags line of /proc/cpuinfo's first processor, as a set. */
 export function parseCpuFlags(cpuinfo: string): ReadonlySet<string> | undefined {
   const line = cpuinfo.split('\n').find((l) => /^flags\s*:/.test(l));

@@ -2,7 +2,12 @@ import type { AgentConfig } from '../config/config.ts';
 import { MotionDetector } from './motion.ts';
 import type { Detector } from './types.ts';
 
-export type ConfiguredDetector = Detector & { skippedFrames?: number; describe(): string };
+export type ConfiguredDetector = Detector & {
+  skippedFrames?: number;
+  describe(): string;
+  /** Whether any of its models runs onnxruntime's 8-bit kernels. */
+  eightBit?: boolean;
+};
 
 /** Builds the detector the config asks for. */
 export async function createDetector(config: AgentConfig): Promise<ConfiguredDetector> {
@@ -20,6 +25,7 @@ export async function createDetector(config: AgentConfig): Promise<ConfiguredDet
   });
   let detector: Detector = model;
   let description = `onnx ${model.layout} (${config.detector.model})`;
+  let eightBit = model.eightBit;
   const { slot } = config.detector;
   if (slot) {
     if (model.layout !== 'centernet') throw new Error('detector.slot needs a CenterNet whole-frame model: the slot model works at a multiple of its scale');
@@ -28,9 +34,10 @@ export async function createDetector(config: AgentConfig): Promise<ConfiguredDet
     const slotModel = await OnnxDetector.load(slot.model, { scoreThreshold: config.detector.scoreThreshold, region: window, ...(config.detector.threads ? { threads: config.detector.threads } : {}) });
     if (slotModel.layout !== 'centernet') throw new Error(`detector.slot.model ${slot.model} must be a CenterNet model`);
     detector = new SlotRefinedDetector(model, slotModel, window, edgePx);
+    eightBit ||= slotModel.eightBit;
     description += `, slot pass ×${slot.zoom} (${slot.model})`;
   }
-  if (!config.detector.motionGate) return Object.assign(detector, { describe: () => description });
+  if (!config.detector.motionGate) return Object.assign(detector, { describe: () => description, eightBit });
   const gated = new MotionGatedDetector(detector, motion, config.detector.minMotionFraction);
-  return Object.assign(gated, { describe: () => `${description}, motion-gated` });
+  return Object.assign(gated, { describe: () => `${description}, motion-gated`, eightBit });
 }

@@ -1,6 +1,7 @@
+import { readFile } from 'node:fs/promises';
 import * as ort from 'onnxruntime-node';
 import type { Frame } from '../capture/frame.ts';
-import { hostCpu, int8KernelsOverflow, type CpuFeatures } from './cpu.ts';
+import { hostCpu, int8KernelsOverflow, namesEightBitOperators, type CpuFeatures } from './cpu.ts';
 import { decodeCenterNet, decodeCenterNetHeads, decodeYolo } from './decode.ts';
 import { letterbox, resamplerFor, stretch, toInputBytes, toInputTensor, type ByteLayout, type ByteScratch, type InputMapping, type Resampler } from './preprocess.ts';
 import type { Detection, Detector } from './types.ts';
@@ -146,6 +147,8 @@ export class OnnxDetector implements Detector {
     private readonly session: ort.InferenceSession,
     private readonly shape: ModelShape,
     private readonly options: OnnxDetectorOptions,
+    /** Whether the model runs onnxruntime's 8-bit kernels. */
+    readonly eightBit: boolean,
   ) {
     this.input = { width: shape.inputWidth, height: shape.inputHeight };
     this.buffer = new Float32Array(0);
@@ -164,15 +167,17 @@ export class OnnxDetector implements Detector {
 
   static async load(path: string, options: OnnxDetectorOptions = {}): Promise<OnnxDetector> {
     let session: ort.InferenceSession;
+    let bytes: Uint8Array;
     try {
-      session = await ort.InferenceSession.create(path, sessionOptions(options.threads));
+      bytes = await readFile(path);
+      session = await ort.InferenceSession.create(bytes, sessionOptions(options.threads));
     } catch (error) {
       throw new Error(`cannot load ONNX model ${path}: ${(error as Error).message}`);
     }
     const fallback = { ...(options.inputWidth ? { width: options.inputWidth } : {}), ...(options.inputHeight ? { height: options.inputHeight } : {}) };
     // A region sets the input size frame by frame; the model only has to accept it.
     const shape = detectLayout(session.inputMetadata, session.outputMetadata, options.region ? { width: 1, height: 1, ...fallback } : fallback);
-    return new OnnxDetector(session, shape, options);
+    return new OnnxDetector(session, shape, options, namesEightBitOperators(bytes));
   }
 
   get layout(): ModelLayout {
