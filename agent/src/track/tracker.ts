@@ -53,7 +53,7 @@ export const TRACKER_DEFAULTS: Readonly<Required<Omit<TrackerOptions, 'kalman'>>
   maxGateLengths: 4,
   lostGateLengths: 1,
   movementWeight: 4,
-  splitAfterMissedFrames: 2,
+  splitAfterMissedFrames: 1,
   beeLengthPx: 40,
 };
 
