@@ -209,6 +209,36 @@ describe('BeeTracker', () => {
     expect([...merged.idsOfSecond]).toEqual([merged.firstId]);
   });
 
+  it('by default watches a gap of one unseen frame: a slow bee gone into the slot, another out at once', () => {
+    // As crowded-entrance (seed 9404) showed: at walking pace a bee vanishes into the slot, the track misses one
+    // frame, and the next frame a bee coming out stands where it vanished.
+    const run = (options: ConstructorParameters<typeof BeeTracker>[0]) => {
+      const tracker = new BeeTracker(options);
+      let firstId: number | undefined;
+      for (let k = 0; k < 40; k++) {
+        const update = tracker.update(k * frameMs, [detection(300, 160 - k)]);
+        firstId ??= update.tracks[0]?.id;
+      }
+      tracker.update(40 * frameMs, []);
+      const ended: { id: number; lastY: number }[] = [];
+      let lastId: number | undefined;
+      for (let k = 41; k < 80; k++) {
+        const update = tracker.update(k * frameMs, [detection(302, 122 + (k - 41))]);
+        ended.push(...update.ended.map((e) => ({ id: e.id, lastY: e.points.at(-1)!.y })));
+        lastId = update.tracks[0]?.id;
+      }
+      return { firstId, ended, lastId };
+    };
+    // The lost bee's track ends where it vanished; the bee that came out goes on under another id.
+    const watched = run({});
+    expect(watched.ended).toEqual([{ id: watched.firstId, lastY: 160 - 39 }]);
+    expect(watched.lastId).not.toBe(watched.firstId);
+    // Watching only gaps of two frames or more (the default until 2026-11-26), one id spans both bees.
+    const unwatched = run({ splitAfterMissedFrames: 2 });
+    expect(unwatched.ended).toEqual([]);
+    expect(unwatched.lastId).toBe(unwatched.firstId);
+  });
+
   // A bee half in the slot (a short box) crept in and vanished; the full-sized bee that came out grew the track's
   // length while it was watched, until the lost bee's speed looked too slow to mean a heading and the swap stood.
   it('judges the lost bee by its own length, not by the size of the bee found after the gap', () => {
