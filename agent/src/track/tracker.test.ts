@@ -17,6 +17,9 @@ function detection(x: number, y: number, score = 0.9): Detection {
   return { x, y, w: BEE, h: BEE * 0.4, score };
 }
 
+/** The tracks an update ended, each by id and the y where it was last seen. */
+const endings = (update: TrackerUpdate) => update.ended.map((e) => ({ id: e.id, lastY: e.points.at(-1)!.y }));
+
 /**
  * Identity switches the CLEAR-MOT way (distance gate instead of overlap): a ground-truth bee keeps last frame's
  * track while that track is still within the gate; the rest are matched by minimum total distance.
@@ -184,7 +187,7 @@ describe('BeeTracker', () => {
       const ended: { id: number; lastY: number }[] = [];
       const idsOfSecond = new Set<number>();
       let firstId: number | undefined;
-      const record = (update: TrackerUpdate) => ended.push(...update.ended.map((e) => ({ id: e.id, lastY: e.points.at(-1)!.y })));
+      const record = (update: TrackerUpdate) => ended.push(...endings(update));
       for (let k = 0; k < 20; k++) {
         const update = tracker.update(k * frameMs, [detection(300, 196 - 4 * k)]);
         firstId ??= update.tracks[0]?.id;
@@ -224,7 +227,7 @@ describe('BeeTracker', () => {
       let lastId: number | undefined;
       for (let k = 41; k < 80; k++) {
         const update = tracker.update(k * frameMs, [detection(302, 122 + (k - 41))]);
-        ended.push(...update.ended.map((e) => ({ id: e.id, lastY: e.points.at(-1)!.y })));
+        ended.push(...endings(update));
         lastId = update.tracks[0]?.id;
       }
       return { firstId, ended, lastId };
@@ -254,7 +257,7 @@ describe('BeeTracker', () => {
     let lastId: number | undefined;
     for (let k = 35; k < 75; k++) {
       const update = tracker.update(k * frameMs, [detection(300, 126 + (k - 35))]);
-      ended.push(...update.ended.map((e) => ({ id: e.id, lastY: e.points.at(-1)!.y })));
+      ended.push(...endings(update));
       lastId = update.tracks[0]?.id;
     }
     // The lost bee's track ends where it vanished; the bee that came out goes on under another id.
