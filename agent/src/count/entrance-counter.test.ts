@@ -88,6 +88,16 @@ describe('EntranceCounter', () => {
     expect(c.flush([]).movements).toEqual([expect.objectContaining({ beesIn: 1, beesOut: 1, netFlow: 0 })]);
   });
 
+  it('with the agent defaults, does not split a bee that flies over the zone', () => {
+    // Regression: a wanderer flying low across the frame dipped 90 px into the zone and out again, and was counted in
+    // and out as a swap at the slot. It crosses the zone at 300 px/s, 7.5 lengths of its 40 px a second; bees walk at 2–4.
+    const config = resolveConfig({ file: { hiveId: 'hive-1', boxId: 'box-1', source: { url: 'clip.mp4', fps: 10 }, cloud: { url: 'http://127.0.0.1:8600', token: 't' } }, env: {} });
+    const { counter: c } = createTracking(config);
+    const flight = (s: number): [number, number] => [100 + 300 * s, s < 0.5 ? 100 + 460 * s : s < 1 ? 330 : 330 - 460 * (s - 1)];
+    play(c, [{ id: 5, from: 1, to: 2.5, path: flight }], 5);
+    expect(c.flush([]).movements).toEqual([expect.objectContaining({ beesIn: 0, beesOut: 0 })]);
+  });
+
   it('batches ended tracks into trajectory uploads', () => {
     const c = counter();
     const outputs = play(c, [

@@ -55,7 +55,10 @@ export class EntranceCounter {
   /** One processed frame: the confirmed tracks seen in it and the tracks that ended with it. */
   onFrame(timestampMs: number, tracks: readonly TrackView[], ended: readonly EndedTrack[]): CounterOutput {
     const t = timestampMs / 1000;
-    const crossings = this.aggregator.observeFrame(t, tracks.map((track) => ({ trackId: track.id, x: track.x, y: track.y })));
+    const crossings = this.aggregator.observeFrame(
+      t,
+      tracks.map((track) => ({ trackId: track.id, x: track.x, y: track.y, length: Math.max(track.w, track.h) })),
+    );
     for (const track of tracks) if (!this.firstSeen.has(track.id)) this.firstSeen.set(track.id, t);
     crossings.push(...this.endTracks(ended));
     // A live track may still be decided with a side change as early as its first sighting; wait for it,

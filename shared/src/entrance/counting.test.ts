@@ -19,13 +19,14 @@ function walk(points: Point[], framesPerLeg: number): Point[] {
   return path;
 }
 
-function play(aggregator: MovementAggregator, tracks: Record<string, { from: number; path: Point[] }>, totalFrames: number) {
+/** Feeds the tracks frame by frame (with each bee's body length where given) and ends each after its last point. */
+function play(aggregator: MovementAggregator, tracks: Record<string, { from: number; path: Point[]; length?: number }>, totalFrames: number) {
   const crossings = [];
   for (let frame = 0; frame < totalFrames; frame++) {
     const bees: BeeObservation[] = [];
-    for (const [id, { from, path }] of Object.entries(tracks)) {
+    for (const [id, { from, path, length }] of Object.entries(tracks)) {
       const p = path[frame - from];
-      if (p) bees.push({ trackId: id, x: p[0], y: p[1] });
+      if (p) bees.push({ trackId: id, x: p[0], y: p[1], ...(length === undefined ? {} : { length }) });
     }
     aggregator.observeFrame(T0 + frame / fps, bees);
     for (const [id, { from, path }] of Object.entries(tracks)) {
@@ -182,6 +183,30 @@ describe('MovementAggregator', () => {
     const lenient = new MovementAggregator({ zone, fps, reversalDepthPx: 20, reversalMaxTurnSeconds: 1.5 });
     play(lenient, { b: { from: 0, path } }, 55);
     expect(lenient.flush()[0]).toMatchObject({ beesIn: 1, beesOut: 1 });
+  });
+
+  it('does not split a bee that flew over the zone, with reversalMaxLengthsPerSecond', () => {
+    // A wanderer 40 px long crosses the frame in the air, passing 30 px inside the zone's edge (seen from above, it
+    // flies over the zone): 160 px across the zone in 0.4 s, 10 body lengths a second.
+    const flight = { f: { from: 0, path: walk([[100, 230], [240, 30], [400, 30], [540, 230]], 4), length: 40 } };
+    const checked = new MovementAggregator({ zone, fps, reversalDepthPx: 20, reversalMaxLengthsPerSecond: 6 });
+    play(checked, flight, 15);
+    expect(checked.flush()[0]).toMatchObject({ beesIn: 0, beesOut: 0 });
+    const unchecked = new MovementAggregator({ zone, fps, reversalDepthPx: 20 });
+    play(unchecked, flight, 15);
+    expect(unchecked.flush()[0]).toMatchObject({ beesIn: 1, beesOut: 1 });
+    // Two walking bees swapped at the slot (170 px in 2 s: 2.1 lengths a second) are still split.
+    const walking = new MovementAggregator({ zone, fps, reversalDepthPx: 20, reversalMaxLengthsPerSecond: 6 });
+    play(walking, { s: { from: 0, path: walk([[320, 200], [320, 30], [320, 200]], 20), length: 40 } }, 45);
+    expect(walking.flush()[0]).toMatchObject({ beesIn: 1, beesOut: 1 });
+    // The speed is measured in the bee's own lengths: a bee 120 px long (a close camera) at the same pixel speed walks.
+    const close = new MovementAggregator({ zone, fps, reversalDepthPx: 20, reversalMaxLengthsPerSecond: 6 });
+    play(close, { c: { from: 0, path: flight.f.path, length: 120 } }, 15);
+    expect(close.flush()[0]).toMatchObject({ beesIn: 1, beesOut: 1 });
+    // Without lengths there is nothing to measure against: split as before.
+    const unmeasured = new MovementAggregator({ zone, fps, reversalDepthPx: 20, reversalMaxLengthsPerSecond: 6 });
+    play(unmeasured, { f: { from: 0, path: flight.f.path } }, 15);
+    expect(unmeasured.flush()[0]).toMatchObject({ beesIn: 1, beesOut: 1 });
   });
 
   it('still splits a track that paused at its turn when the bee it met there came from the far side and vanished', () => {

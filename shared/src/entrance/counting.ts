@@ -49,6 +49,13 @@ export interface CountingConfig {
   reversalDepthPx?: number;
   /** See `reversalDepthPx`. */
   reversalMaxTurnSeconds?: number;
+  /**
+   * A track that was on the far side faster than this, in its own body lengths per second (the median of its steps
+   * there), flew over the zone rather than walking into the slot or out of it, and is not split by
+   * `reversalDepthPx` (0: no such check). Bees walk at 2–4 lengths a second and fly at 8 or more; swaps happen
+   * between walking bees. Needs the observations' `length`; tracks without one are not checked.
+   */
+  reversalMaxLengthsPerSecond?: number;
 }
 
 export type TrackId = string | number;
@@ -63,6 +70,8 @@ export interface BeeObservation {
   trackId: TrackId;
   x: number;
   y: number;
+  /** The bee's body length in px, where the tracker knows it (speeds in body lengths need it). */
+  length?: number;
 }
 
 export interface IntervalSummary {
@@ -104,6 +113,9 @@ interface TrackState {
   turn?: { t: number; x: number; y: number };
   last?: { t: number; x: number; y: number };
   touchedZone: boolean;
+  /** Sum and count of the body lengths observed, for the track's mean length. */
+  lengthSum: number;
+  lengthCount: number;
 }
 
 interface IntervalState {
@@ -138,6 +150,7 @@ const DEFAULTS = {
   edgeBandPx: 0,
   reversalDepthPx: 0,
   reversalMaxTurnSeconds: 0.5,
+  reversalMaxLengthsPerSecond: 0,
 };
 
 export function intervalStartOf(t: number, intervalSeconds: number): number {
@@ -196,13 +209,27 @@ export class MovementAggregator {
     const distance = signedDistanceToPolygon([bee.x, bee.y], zone);
     let track = this.tracks.get(bee.trackId);
     if (!track) {
-      track = { sideSince: t, depthOnSide: 0, touchedZone: false, farthest: 0, bornAt: t, bornDistance: distance, lastDistance: distance };
+      track = {
+        sideSince: t,
+        depthOnSide: 0,
+        touchedZone: false,
+        farthest: 0,
+        bornAt: t,
+        bornDistance: distance,
+        lastDistance: distance,
+        lengthSum: 0,
+        lengthCount: 0,
+      };
       this.tracks.set(bee.trackId, track);
       this.births.push({ t, x: bee.x, y: bee.y });
       while (this.births[0]!.t < t - BIRTH_MEMORY_SECONDS) this.births.shift();
     }
     track.farthest = Math.max(track.farthest, Math.abs(distance));
     track.lastDistance = distance;
+    if (bee.length !== undefined && bee.length > 0) {
+      track.lengthSum += bee.length;
+      track.lengthCount++;
+    }
     if (distance <= 0) track.touchedZone = true;
     const side: Side | undefined = distance <= -hysteresisPx ? 'inside' : distance >= hysteresisPx ? 'outside' : undefined;
     let crossing: Crossing | undefined;
@@ -252,12 +279,21 @@ export class MovementAggregator {
     if (depth <= 0 || !side || side === track.startSide || next !== track.startSide || track.depthOnSide < depth) return undefined;
     const maxPause = this.config.reversalMaxTurnSeconds;
     if (!track.away || !track.turn) return undefined;
+    if (this.flewOver(track)) return undefined;
     if (paused(track.away, depth / 2, maxPause) && !this.partnerVanished(trackId, track.turn, side, t)) return undefined;
     const direction: Direction = side === 'inside' ? 'in' : 'out';
     const crossing = this.record(trackId, direction, track.sideSince);
     // The rest is a track of its own, born here at the edge.
     Object.assign(track, { startSide: side, startSideAt: crossing.t, bornAt: t, bornDistance: distance, farthest: Math.abs(distance) });
     return crossing;
+  }
+
+  /** Whether the track's median speed on the far side was a flight's (`reversalMaxLengthsPerSecond`). */
+  private flewOver(track: TrackState): boolean {
+    const limit = this.config.reversalMaxLengthsPerSecond;
+    if (limit <= 0 || track.lengthCount === 0 || !track.away) return false;
+    const speed = medianStepSpeed(track.away);
+    return speed !== undefined && speed / (track.lengthSum / track.lengthCount) > limit;
   }
 
   /**
@@ -431,6 +467,16 @@ function paused(points: readonly number[], radius: number, seconds: number): boo
     if (points[3 * last]! - points[3 * i]! >= seconds) return true;
   }
   return false;
+}
+
+/** Median of the speeds (px/s) between consecutive sightings in a flat t, x, y list; undefined for fewer than two. */
+function medianStepSpeed(points: readonly number[]): number | undefined {
+  const speeds: number[] = [];
+  for (let i = 3; i < points.length; i += 3) {
+    const dt = points[i]! - points[i - 3]!;
+    if (dt > 0) speeds.push(Math.hypot(points[i + 1]! - points[i - 2]!, points[i + 2]! - points[i - 1]!) / dt);
+  }
+  return percentile(speeds, 50);
 }
 
 function pairKey(a: TrackId, b: TrackId): string {
