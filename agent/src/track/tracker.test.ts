@@ -21,6 +21,28 @@ function detection(x: number, y: number, score = 0.9): Detection {
 const endings = (update: TrackerUpdate) => update.ended.map((e) => ({ id: e.id, lastY: e.points.at(-1)!.y }));
 
 /**
+ * One bee seen for `first.frames` frames, then `gap` frames with nothing, then another bee for `second.frames` frames
+ * (`at` takes the frame's index within its bee's run). Returns the first bee's track id, the tracks that ended while
+ * the second bee was seen, and the id of the track holding it at the end.
+ */
+function vanishThenAnother(tracker: BeeTracker, first: { frames: number; at: (k: number) => Detection }, gap: number, second: { frames: number; at: (k: number) => Detection }) {
+  let firstId: number | undefined;
+  for (let k = 0; k < first.frames; k++) {
+    const update = tracker.update(k * frameMs, [first.at(k)]);
+    firstId ??= update.tracks[0]?.id;
+  }
+  for (let k = first.frames; k < first.frames + gap; k++) tracker.update(k * frameMs, []);
+  const ended: { id: number; lastY: number }[] = [];
+  let lastId: number | undefined;
+  for (let k = 0; k < second.frames; k++) {
+    const update = tracker.update((first.frames + gap + k) * frameMs, [second.at(k)]);
+    ended.push(...endings(update));
+    lastId = update.tracks[0]?.id;
+  }
+  return { firstId, ended, lastId };
+}
+
+/**
  * Identity switches the CLEAR-MOT way (distance gate instead of overlap): a ground-truth bee keeps last frame's
  * track while that track is still within the gate; the rest are matched by minimum total distance.
  */
@@ -215,23 +237,8 @@ describe('BeeTracker', () => {
   it('by default watches a gap of one unseen frame: a slow bee gone into the slot, another out at once', () => {
     // As crowded-entrance (seed 9404) showed: at walking pace a bee vanishes into the slot, the track misses one
     // frame, and the next frame a bee coming out stands where it vanished.
-    const run = (options: ConstructorParameters<typeof BeeTracker>[0]) => {
-      const tracker = new BeeTracker(options);
-      let firstId: number | undefined;
-      for (let k = 0; k < 40; k++) {
-        const update = tracker.update(k * frameMs, [detection(300, 160 - k)]);
-        firstId ??= update.tracks[0]?.id;
-      }
-      tracker.update(40 * frameMs, []);
-      const ended: { id: number; lastY: number }[] = [];
-      let lastId: number | undefined;
-      for (let k = 41; k < 80; k++) {
-        const update = tracker.update(k * frameMs, [detection(302, 122 + (k - 41))]);
-        ended.push(...endings(update));
-        lastId = update.tracks[0]?.id;
-      }
-      return { firstId, ended, lastId };
-    };
+    const run = (options: ConstructorParameters<typeof BeeTracker>[0]) =>
+      vanishThenAnother(new BeeTracker(options), { frames: 40, at: (k) => detection(300, 160 - k) }, 1, { frames: 39, at: (k) => detection(302, 122 + k) });
     // The lost bee's track ends where it vanished; the bee that came out goes on under another id.
     const watched = run({});
     expect(watched.ended).toEqual([{ id: watched.firstId, lastY: 160 - 39 }]);
@@ -247,19 +254,10 @@ describe('BeeTracker', () => {
   it('judges the lost bee by its own length, not by the size of the bee found after the gap', () => {
     const tracker = new BeeTracker();
     const half = (x: number, y: number): Detection => ({ x, y, w: 16, h: 10, score: 0.9 });
-    let firstId: number | undefined;
-    for (let k = 0; k < 30; k++) {
-      const update = tracker.update(k * frameMs, [half(300, 140 - 0.5 * k)]);
-      firstId ??= update.tracks[0]?.id;
-    }
-    for (let k = 30; k < 35; k++) tracker.update(k * frameMs, []);
-    const ended: { id: number; lastY: number }[] = [];
-    let lastId: number | undefined;
-    for (let k = 35; k < 75; k++) {
-      const update = tracker.update(k * frameMs, [detection(300, 126 + (k - 35))]);
-      ended.push(...endings(update));
-      lastId = update.tracks[0]?.id;
-    }
+    const { firstId, ended, lastId } = vanishThenAnother(tracker, { frames: 30, at: (k) => half(300, 140 - 0.5 * k) }, 5, {
+      frames: 40,
+      at: (k) => detection(300, 126 + k),
+    });
     // The lost bee's track ends where it vanished; the bee that came out goes on under another id.
     expect(ended).toEqual([{ id: firstId, lastY: 140 - 0.5 * 29 }]);
     expect(lastId).not.toBe(firstId);
