@@ -57,7 +57,7 @@ const detectorOverrides = JSON.parse(values.detector) as PartialAgentConfig['det
 const trackerOverrides = JSON.parse(values.tracker) as PartialAgentConfig['tracker'];
 const countingOverrides = JSON.parse(values.counting) as PartialAgentConfig['counting'];
 const cacheDir = resolve(callerDir, values.cache);
-/** --trace scenario:bee prints that bee's frames: its true centre, the detections and tracks near it. */
+/** --trace scenario:bee prints that bee's frames: its true centre, the detections (centre, [w x h], score, movement) and tracks near it. */
 const traced = values.trace ? { scenario: values.trace.split(':')[0]!, bee: Number(values.trace.split(':')[1]) } : undefined;
 
 interface FrameDetections {
@@ -178,7 +178,7 @@ function replay(clip: CachedClip, variant: number, frames: FrameDetections[]): R
         const fmt = (p: { x: number; y: number }) => `${p.x.toFixed(0)},${p.y.toFixed(0)}`;
         const side = signedDistanceToPolygon([bee.x, bee.y], truth.entranceZone as Point[]).toFixed(0);
         console.log(
-          `f${index} bee ${fmt(bee)} (zone ${side}) → h${partner.get(bee.id) ?? '-'} | dets ${detections.filter(near).map((d) => `${fmt(d)}@${d.score.toFixed(2)}${d.movement ? `~${d.movement.dx.toFixed(1)},${d.movement.dy.toFixed(1)}` : ''}`).join(' ')} | tracks ${update.tracks.filter(near).map((t) => `h${t.id}:${fmt(t)}`).join(' ')} | ended ${update.ended.map((e) => `h${e.id}`).join(' ')}`,
+          `f${index} bee ${fmt(bee)} (zone ${side}) → h${partner.get(bee.id) ?? '-'} | dets ${detections.filter(near).map((d) => `${fmt(d)}[${d.w.toFixed(0)}x${d.h.toFixed(0)}]@${d.score.toFixed(2)}${d.movement ? `~${d.movement.dx.toFixed(1)},${d.movement.dy.toFixed(1)}` : ''}`).join(' ')} | tracks ${update.tracks.filter(near).map((t) => `h${t.id}:${fmt(t)}`).join(' ')} | ended ${update.ended.map((e) => `h${e.id}`).join(' ')}`,
         );
       }
     }
