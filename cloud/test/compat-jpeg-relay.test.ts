@@ -216,8 +216,13 @@ describe('the existing entrance observer and web app, unchanged', () => {
       const app = webApp(baseOne, token);
       const session = await app.startWithRelay(box, 'hls');
       await eventually(() => app.read(box), (s) => s === null, 5000);
-      const events = device.calls.filter((c) => c.path.endsWith('/event')).map((c) => c.answer as { sessionStatus: string; sessionId: string });
-      expect(events.at(-1)).toMatchObject({ sessionId: session.id, sessionStatus: 'FAILED' });
+      // Flaked: the device records a call once it has read the answer, which can be after the web app sees the session end.
+      const failed = await eventually(
+        async () => device.calls.find((c) => c.path.endsWith('/event') && (c.body as { eventType: string }).eventType === 'STREAM_FAILED'),
+        (call) => call !== undefined,
+        5000,
+      );
+      expect(failed?.answer).toMatchObject({ sessionId: session.id, sessionStatus: 'FAILED' });
       const stored = await one.app.ctx.live.sessions.findById(session.id);
       expect(stored).toMatchObject({ status: 'FAILED', lastErrorCode: 'UNSUPPORTED_RELAY_PROTOCOL', lastErrorMessage: 'Unsupported or incomplete relay config: hls' });
       await expect(app.startWithRelay(box, 'webrtc')).rejects.toMatchObject({ message: 'relayProtocol must be one of "hls", "http-jpeg-push"', code: 'BAD_USER_INPUT' });
