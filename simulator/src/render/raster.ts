@@ -73,6 +73,7 @@ export function blitSprite(frame: BgrFrame, sprite: Sprite, options: BlitOptions
   const sin = Math.sin(options.heading) / scale;
   const size = sprite.size;
   const pixels = sprite.pixels;
+  const clear = sprite.clear;
   const half = size / 2 - 0.5;
   // Bilinear reads texel (iu + 1, iv + 1), so sample coordinates stay below the last texel.
   const minU = sprite.minU;
@@ -115,6 +116,8 @@ export function blitSprite(frame: BgrFrame, sprite: Sprite, options: BlitOptions
         if (u < 0 || v < 0) continue;
         const iu = u | 0;
         const iv = v | 0;
+        // Nearly half the pixels visited lie beside the bee's body, where there is nothing to sample.
+        if (clear[iv * size + iu] === 1) continue;
         const fu = u - iu;
         const fv = v - iv;
         const i00 = (iv * size + iu) * 4;

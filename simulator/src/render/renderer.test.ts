@@ -4,6 +4,7 @@ import type { Scenario } from '../scenario/scenario.ts';
 import { findScenario, withOverrides } from '../scenario/suite.ts';
 import { planPopulation } from '../scene/population.ts';
 import { Timeline } from '../scene/timeline.ts';
+import { RENDER_REVISION } from '../clip.ts';
 import { SceneRenderer } from './renderer.ts';
 
 /** Renders the first frames of a scenario and hashes them. */
@@ -49,6 +50,19 @@ describe('SceneRenderer', () => {
     const [ab, , ar] = mean(busy) as [number, number, number];
     expect(dr + db).toBeLessThan((ar + ab) * 0.7);
     expect(dr / db).toBeGreaterThan(ar / ab);
+  });
+
+  it('draws the frames of its render revision, byte for byte', () => {
+    // Cached clips and the detector's training data are keyed by RENDER_REVISION: a change of any frame's bytes
+    // must bump it (and these digests). Speed-ups to the rasteriser, the light and the sensor must keep them.
+    const digest = (name: string, frames: number) => {
+      const hash = createHash('sha256');
+      for (const frame of renderHashes(withOverrides(findScenario(name) as Scenario, { durationSeconds: 2 }), frames)) hash.update(frame);
+      return hash.digest('hex');
+    };
+    expect(RENDER_REVISION).toBe(4);
+    expect(digest('busy-afternoon', 30)).toBe('3f569bdd8bba9f18464594821fd721b9f03daa500bac39f590156a6f02ffa4f1');
+    expect(digest('hd-passing-clouds', 15)).toBe('4437a7f86f5c893f723d28cd43d8caeaf1552133bbd498d91e7645b322d1289f');
   });
 
   it('refuses a wrongly sized output buffer', () => {

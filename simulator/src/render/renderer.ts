@@ -119,12 +119,35 @@ export class SceneRenderer {
     const [lutR, lutG, lutB] = luts;
     const source = this.background.data;
     const target = this.litBackground;
-    for (let i = 0; i < this.frameBytes; i += 3) {
+    let from = 0;
+    if (LITTLE_ENDIAN) {
+      // Four pixels (three words) at a time: a word read and written whole costs a quarter of four bytes.
+      const sourceWords = new Int32Array(source.buffer, source.byteOffset, this.frameBytes >> 2);
+      const targetWords = new Int32Array(target.buffer, target.byteOffset, this.frameBytes >> 2);
+      const whole = sourceWords.length - (sourceWords.length % 3);
+      for (let w = 0; w < whole; w += 3) {
+        const a = sourceWords[w] as number;
+        const b = sourceWords[w + 1] as number;
+        const c = sourceWords[w + 2] as number;
+        targetWords[w] = lookUp(lutB, a, 0) | lookUp(lutG, a, 8) | lookUp(lutR, a, 16) | lookUp(lutB, a, 24);
+        targetWords[w + 1] = lookUp(lutG, b, 0) | lookUp(lutR, b, 8) | lookUp(lutB, b, 16) | lookUp(lutG, b, 24);
+        targetWords[w + 2] = lookUp(lutR, c, 0) | lookUp(lutB, c, 8) | lookUp(lutG, c, 16) | lookUp(lutR, c, 24);
+      }
+      from = whole * 4;
+    }
+    for (let i = from; i < this.frameBytes; i += 3) {
       target[i] = lutB[source[i] as number] as number;
       target[i + 1] = lutG[source[i + 1] as number] as number;
       target[i + 2] = lutR[source[i + 2] as number] as number;
     }
   }
+}
+
+const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
+
+/** The table's value for the byte of `word` at bit `shift`, put back at the same place. */
+function lookUp(lut: Uint8ClampedArray, word: number, shift: number): number {
+  return (lut[(word >>> shift) & 255] as number) << shift;
 }
 
 function shoulder(value: number): number {

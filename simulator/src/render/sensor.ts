@@ -1,4 +1,5 @@
 import type { Prng } from '../random/prng.ts';
+import { WordAdder } from './word-adder.ts';
 
 /**
  * The camera's last step: sensor noise, added to the whole frame in one pass. Per-byte random numbers
@@ -12,7 +13,7 @@ import type { Prng } from '../random/prng.ts';
 export class Sensor {
   /** Scene values must stay within [headroom, 255 - headroom]. */
   readonly headroom: number;
-  private readonly packedNoise: Uint32Array;
+  private readonly packedNoise: WordAdder;
   private readonly slackWords: number;
   private readonly frameWords: number;
 
@@ -24,7 +25,7 @@ export class Sensor {
     if (frameBytes % 4 !== 0) throw new Error(`frame size in bytes must be a multiple of 4, got ${frameBytes}`);
     this.frameWords = frameBytes / 4;
     this.slackWords = Math.max(1024, Math.ceil(this.frameWords / 2));
-    this.packedNoise = new Uint32Array(this.frameWords + this.slackWords);
+    this.packedNoise = new WordAdder(this.frameWords, this.frameWords + this.slackWords);
     this.headroom = sigma > 0 ? Math.min(40, Math.ceil(3 * sigma)) : 0;
     if (sigma > 0) {
       const limit = this.headroom;
@@ -35,8 +36,9 @@ export class Sensor {
         const sum = (r & 255) + ((r >>> 8) & 255) + ((r >>> 16) & 255) + (r >>> 24) - 510;
         return Math.max(-limit, Math.min(limit, Math.round(sum * scale)));
       };
-      for (let i = 0; i < this.packedNoise.length; i++) {
-        this.packedNoise[i] = noiseByte() + noiseByte() * 0x100 + noiseByte() * 0x10000 + noiseByte() * 0x1000000;
+      const table = this.packedNoise.table;
+      for (let i = 0; i < table.length; i++) {
+        table[i] = noiseByte() + noiseByte() * 0x100 + noiseByte() * 0x10000 + noiseByte() * 0x1000000;
       }
     }
   }
@@ -45,10 +47,6 @@ export class Sensor {
   expose(scene: Uint8Array | Uint8ClampedArray, out: Uint8Array | Uint8ClampedArray): void {
     const words = this.frameWords;
     if (scene.byteLength !== words * 4 || out.byteLength !== words * 4) throw new Error(`sensor buffers must hold ${words * 4} bytes`);
-    const source = new Uint32Array(scene.buffer, scene.byteOffset, words);
-    const target = new Uint32Array(out.buffer, out.byteOffset, words);
-    const noise = this.packedNoise;
-    const offset = this.rng.int(this.slackWords) | 0;
-    for (let i = 0; i < words; i++) target[i] = (source[i] as number) + (noise[offset + i] as number);
+    this.packedNoise.addTo(scene, this.rng.int(this.slackWords) | 0, out);
   }
 }

@@ -19,6 +19,11 @@ export interface Sprite {
   maxU: number;
   minV: number;
   maxV: number;
+  /**
+   * 1 where bilinear sampling from texel (u, v) (index v · size + u) reads only fully transparent texels (that one,
+   * the next to the right and the two below them): the rasteriser skips such pixels without sampling them.
+   */
+  clear: Uint8Array;
 }
 
 interface Palette {
@@ -223,7 +228,18 @@ function finishSprite(pixels: Float32Array, size: number, length: number): Sprit
       maxV = Math.max(maxV, py);
     }
   }
-  return { size, length, pixels, radius, minU: Math.max(0, minU - 1), maxU: Math.min(size - 1, maxU + 1), minV: Math.max(0, minV - 1), maxV: Math.min(size - 1, maxV + 1) };
+  return { size, length, pixels, radius, minU: Math.max(0, minU - 1), maxU: Math.min(size - 1, maxU + 1), minV: Math.max(0, minV - 1), maxV: Math.min(size - 1, maxV + 1), clear: clearFootprints(pixels, size) };
+}
+
+function clearFootprints(pixels: Float32Array, size: number): Uint8Array {
+  const clear = new Uint8Array(size * size);
+  const alpha = (u: number, v: number) => pixels[(v * size + u) * 4 + 3] as number;
+  for (let v = 0; v + 1 < size; v++) {
+    for (let u = 0; u + 1 < size; u++) {
+      if (alpha(u, v) === 0 && alpha(u + 1, v) === 0 && alpha(u, v + 1) === 0 && alpha(u + 1, v + 1) === 0) clear[v * size + u] = 1;
+    }
+  }
+  return clear;
 }
 
 /** Sprite lengths grow geometrically, so any bee is drawn by shrinking a sprite by at most 15 %. */
