@@ -116,30 +116,7 @@ export class SceneRenderer {
       for (let v = 0; v < 256; v++) lut[v] = Math.min(high, Math.max(low, shoulder(v * g)));
       return lut;
     }) as [Uint8ClampedArray, Uint8ClampedArray, Uint8ClampedArray];
-    const [lutR, lutG, lutB] = luts;
-    const source = this.background.data;
-    const target = this.litBackground;
-    let from = 0;
-    if (LITTLE_ENDIAN) {
-      // Four pixels (three words) at a time: a word read and written whole costs a quarter of four bytes.
-      const sourceWords = new Int32Array(source.buffer, source.byteOffset, this.frameBytes >> 2);
-      const targetWords = new Int32Array(target.buffer, target.byteOffset, this.frameBytes >> 2);
-      const whole = sourceWords.length - (sourceWords.length % 3);
-      for (let w = 0; w < whole; w += 3) {
-        const a = sourceWords[w] as number;
-        const b = sourceWords[w + 1] as number;
-        const c = sourceWords[w + 2] as number;
-        targetWords[w] = lookUp(lutB, a, 0) | lookUp(lutG, a, 8) | lookUp(lutR, a, 16) | lookUp(lutB, a, 24);
-        targetWords[w + 1] = lookUp(lutG, b, 0) | lookUp(lutR, b, 8) | lookUp(lutB, b, 16) | lookUp(lutG, b, 24);
-        targetWords[w + 2] = lookUp(lutR, c, 0) | lookUp(lutB, c, 8) | lookUp(lutG, c, 16) | lookUp(lutR, c, 24);
-      }
-      from = whole * 4;
-    }
-    for (let i = from; i < this.frameBytes; i += 3) {
-      target[i] = lutB[source[i] as number] as number;
-      target[i + 1] = lutG[source[i + 1] as number] as number;
-      target[i + 2] = lutR[source[i + 2] as number] as number;
-    }
+    applyLuts(this.background.data, this.litBackground, luts);
   }
 }
 
@@ -148,6 +125,39 @@ const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
 /** The table's value for the byte of `word` at bit `shift`, put back at the same place. */
 function lookUp(lut: Uint8ClampedArray, word: number, shift: number): number {
   return (lut[(word >>> shift) & 255] as number) << shift;
+}
+
+/**
+ * Writes `target` = `source` through a lookup table per channel (bytes blue, green, red). A function of its own
+ * because inside `relight`, which runs only when the light changes, V8 threw away the loop's optimised code after
+ * nearly every call (`--trace-deopt`: "insufficient type feedback") and ran it unoptimised again.
+ */
+function applyLuts(source: Uint8ClampedArray, target: Uint8ClampedArray, luts: readonly Uint8ClampedArray[]): void {
+  const [lutR, lutG, lutB] = luts;
+  if (!lutR || !lutG || !lutB) throw new Error('one lookup table per channel');
+  // Four pixels (three words) at a time: a word read and written whole costs a quarter of four bytes.
+  const words = LITTLE_ENDIAN ? source.length >> 2 : 0;
+  const whole = words - (words % 3);
+  const sourceWords = new Int32Array(source.buffer, source.byteOffset, whole);
+  const targetWords = new Int32Array(target.buffer, target.byteOffset, whole);
+  for (let w = 0; w < whole; w += 3) {
+    const a = sourceWords[w] as number;
+    const b = sourceWords[w + 1] as number;
+    const c = sourceWords[w + 2] as number;
+    targetWords[w] = lookUp(lutB, a, 0) | lookUp(lutG, a, 8) | lookUp(lutR, a, 16) | lookUp(lutB, a, 24);
+    targetWords[w + 1] = lookUp(lutG, b, 0) | lookUp(lutR, b, 8) | lookUp(lutB, b, 16) | lookUp(lutG, b, 24);
+    targetWords[w + 2] = lookUp(lutR, c, 0) | lookUp(lutB, c, 8) | lookUp(lutG, c, 16) | lookUp(lutR, c, 24);
+  }
+  if (whole * 4 < source.length) applyLutsByByte(source, target, lutR, lutG, lutB, whole * 4);
+}
+
+/** The pixels from byte `from` on, one byte at a time (a frame whose size is no multiple of 12 bytes). */
+function applyLutsByByte(source: Uint8ClampedArray, target: Uint8ClampedArray, lutR: Uint8ClampedArray, lutG: Uint8ClampedArray, lutB: Uint8ClampedArray, from: number): void {
+  for (let i = from; i < source.length; i += 3) {
+    target[i] = lutB[source[i] as number] as number;
+    target[i + 1] = lutG[source[i + 1] as number] as number;
+    target[i + 2] = lutR[source[i + 2] as number] as number;
+  }
 }
 
 function shoulder(value: number): number {
