@@ -100,9 +100,16 @@ function simdModule(): object | null {
   return compiled;
 }
 
-/** The same sum one word at a time: where there is no WebAssembly SIMD, and the reference in tests. */
-export function addWords(table: Int32Array, tableOffset: number, source: Int32Array, target: Int32Array): void {
+/** The same sum one word at a time: where there is no WebAssembly SIMD, and for a frame's last few words. */
+function addWords(table: Int32Array, tableOffset: number, source: Int32Array, target: Int32Array): void {
   for (let i = 0; i < target.length; i++) target[i] = ((source[i] as number) + (table[tableOffset + i] as number)) | 0;
+}
+
+/** The instantiated module: its function and the frame in and out in its memory. */
+interface SimdKernel {
+  add: (to: number, a: number, b: number, bytes: number) => void;
+  sourceBytes: Uint8Array;
+  targetBytes: Uint8Array;
 }
 
 /**
@@ -112,20 +119,16 @@ export function addWords(table: Int32Array, tableOffset: number, source: Int32Ar
 export class WordAdder {
   /** The table to add from; filled by the caller. */
   readonly table: Int32Array;
-  /** Whether the sums run in WebAssembly SIMD (else one word at a time). */
-  readonly simd: boolean;
   private readonly frameWords: number;
-  private readonly sourceBytes: Uint8Array | undefined;
-  private readonly targetBytes: Uint8Array | undefined;
-  private readonly add: ((to: number, a: number, b: number, bytes: number) => void) | undefined;
+  /** Words summed in whole 16-byte steps in SIMD; the last few, if any, one at a time. */
   private readonly simdWords: number;
+  private readonly kernel: SimdKernel | undefined;
 
   constructor(frameWords: number, tableWords: number, options: { simd?: boolean } = {}) {
     this.frameWords = frameWords;
     const module = options.simd === false ? null : simdModule();
     if (!module || !wasm) {
       this.table = new Int32Array(tableWords);
-      this.simd = false;
       this.simdWords = 0;
       return;
     }
@@ -133,29 +136,32 @@ export class WordAdder {
     const bytes = (tableWords + 2 * frameWords) * 4;
     const memory = new wasm.Memory({ initial: Math.max(1, Math.ceil(bytes / 65536)) });
     const instance = new wasm.Instance(module, { env: { memory } });
-    this.simd = true;
-    this.add = instance.exports.add as (to: number, a: number, b: number, bytes: number) => void;
     this.table = new Int32Array(memory.buffer, 0, tableWords);
-    this.sourceBytes = new Uint8Array(memory.buffer, tableWords * 4, frameWords * 4);
-    this.targetBytes = new Uint8Array(memory.buffer, (tableWords + frameWords) * 4, frameWords * 4);
-    // Whole 16-byte steps in SIMD; the last few words, if any, one at a time.
+    this.kernel = {
+      add: instance.exports.add as SimdKernel['add'],
+      sourceBytes: new Uint8Array(memory.buffer, tableWords * 4, frameWords * 4),
+      targetBytes: new Uint8Array(memory.buffer, (tableWords + frameWords) * 4, frameWords * 4),
+    };
     this.simdWords = frameWords & ~3;
+  }
+
+  /** Whether the sums run in WebAssembly SIMD (else one word at a time). */
+  get simd(): boolean {
+    return this.kernel !== undefined;
   }
 
   /** Writes `source` + `table[tableOffset …]` word by word (modulo 2^32) into `target`; both frameWords long. */
   addTo(source: Uint8Array | Uint8ClampedArray, tableOffset: number, target: Uint8Array | Uint8ClampedArray): void {
-    const words = this.frameWords;
-    const sourceWords = new Int32Array(source.buffer, source.byteOffset, words);
-    const targetWords = new Int32Array(target.buffer, target.byteOffset, words);
-    if (!this.add || !this.sourceBytes || !this.targetBytes) {
-      addWords(this.table, tableOffset, sourceWords, targetWords);
-      return;
+    const kernel = this.kernel;
+    if (kernel) {
+      kernel.sourceBytes.set(source);
+      kernel.add(kernel.targetBytes.byteOffset, kernel.sourceBytes.byteOffset, tableOffset * 4, this.simdWords * 4);
+      target.set(kernel.targetBytes);
     }
-    this.sourceBytes.set(source);
-    const sourceAt = this.sourceBytes.byteOffset;
-    const targetAt = this.targetBytes.byteOffset;
-    this.add(targetAt, sourceAt, tableOffset * 4, this.simdWords * 4);
-    target.set(this.targetBytes);
-    for (let i = this.simdWords; i < words; i++) targetWords[i] = ((sourceWords[i] as number) + (this.table[tableOffset + i] as number)) | 0;
+    const from = this.simdWords;
+    if (from === this.frameWords) return;
+    const words = this.frameWords - from;
+    const wordsAt = (bytes: Uint8Array | Uint8ClampedArray) => new Int32Array(bytes.buffer, bytes.byteOffset + from * 4, words);
+    addWords(this.table, tableOffset + from, wordsAt(source), wordsAt(target));
   }
 }
