@@ -26,7 +26,7 @@ function play(counter: EntranceCounter, bees: ScriptedBee[], seconds: number) {
     for (const bee of bees) {
       if (s >= bee.from && s <= bee.to) {
         const [x, y] = bee.path(s - bee.from);
-        tracks.push({ id: bee.id, x, y, w: 40, h: 16, vx: 0, vy: 0, score: 1 });
+        tracks.push({ id: bee.id, x, y, w: 40, h: 16, vx: 0, vy: 0, score: 1, visibleLength: 40 });
         points.set(bee.id, [...(points.get(bee.id) ?? []), { x, y, t }]);
       } else if (points.has(bee.id) && s > bee.to && s - 0.1 <= bee.to) {
         ended.push({ id: bee.id, points: points.get(bee.id)! });

@@ -57,7 +57,7 @@ export class EntranceCounter {
     const t = timestampMs / 1000;
     const crossings = this.aggregator.observeFrame(
       t,
-      tracks.map((track) => ({ trackId: track.id, x: track.x, y: track.y, length: Math.max(track.w, track.h) })),
+      tracks.map((track) => ({ trackId: track.id, x: track.x, y: track.y, length: Math.max(track.w, track.h), visibleLength: track.visibleLength })),
     );
     for (const track of tracks) if (!this.firstSeen.has(track.id)) this.firstSeen.set(track.id, t);
     crossings.push(...this.endTracks(ended));

@@ -133,6 +133,15 @@ describe('BeeTracker', () => {
     expect(ids.size).toBe(1);
   });
 
+  it('reports how much of the bee this frame shows, unsmoothed, beside its smoothed size', () => {
+    const tracker = new BeeTracker();
+    for (let k = 0; k < 5; k++) tracker.update(k * frameMs, [detection(320, 200 - k)]);
+    // Half of the bee has gone into the slot: its box is a sliver this frame.
+    const [view] = tracker.update(5 * frameMs, [{ x: 320, y: 192, w: 12, h: 14, score: 0.8 }]).tracks;
+    expect(view!.visibleLength).toBe(14);
+    expect(Math.max(view!.w, view!.h)).toBeGreaterThan(30);
+  });
+
   it('makes no track out of single-frame noise', () => {
     // One false detection per frame at a random place (a flicker of the motion detector), 10 runs × 300 frames.
     let reported = 0;

@@ -82,6 +82,11 @@ export interface TrackView {
   vx: number;
   vy: number;
   score: number;
+  /**
+   * The longer side of this frame's detection box, not smoothed: how much of the bee is in view. A bee walking into
+   * the slot shrinks to a sliver in a few frames, which `w` and `h` smooth away.
+   */
+  visibleLength: number;
 }
 
 export interface EndedTrack {
@@ -102,6 +107,8 @@ interface Track {
   filter: ConstantVelocityKalman;
   w: number;
   h: number;
+  /** The longer side of the last detection's box (see `TrackView.visibleLength`). */
+  visibleLength: number;
   score: number;
   hits: number;
   missed: number;
@@ -193,6 +200,7 @@ export class BeeTracker {
         filter: new ConstantVelocityKalman(d.x, d.y, this.kalman),
         w: d.w,
         h: d.h,
+        visibleLength: Math.max(d.w, d.h),
         score: d.score,
         hits: 1,
         missed: 0,
@@ -208,7 +216,7 @@ export class BeeTracker {
     for (const track of this.tracks) {
       if (!track.confirmed || !matched.has(track)) continue;
       const f = track.filter;
-      tracks.push({ id: track.id, x: f.x, y: f.y, w: track.w, h: track.h, vx: f.vx, vy: f.vy, score: track.score });
+      tracks.push({ id: track.id, x: f.x, y: f.y, w: track.w, h: track.h, vx: f.vx, vy: f.vy, score: track.score, visibleLength: track.visibleLength });
     }
     return { tracks, ended };
   }
@@ -308,6 +316,7 @@ export class BeeTracker {
       // Size changes slowly (a bee turning); smooth it so one odd blob does not swing the gate.
       track.w = 0.7 * track.w + 0.3 * d.w;
       track.h = 0.7 * track.h + 0.3 * d.h;
+      track.visibleLength = Math.max(d.w, d.h);
       track.score = d.score;
       track.hits++;
       track.missed = 0;

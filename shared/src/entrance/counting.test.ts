@@ -19,14 +19,22 @@ function walk(points: Point[], framesPerLeg: number): Point[] {
   return path;
 }
 
-/** Feeds the tracks frame by frame (with each bee's body length where given) and ends each after its last point. */
-function play(aggregator: MovementAggregator, tracks: Record<string, { from: number; path: Point[]; length?: number }>, totalFrames: number) {
+/**
+ * Feeds the tracks frame by frame (with each bee's body length, and how much of it is in view at each point, where
+ * given) and ends each after its last point.
+ */
+function play(
+  aggregator: MovementAggregator,
+  tracks: Record<string, { from: number; path: Point[]; length?: number; visible?: number[] }>,
+  totalFrames: number,
+) {
   const crossings = [];
   for (let frame = 0; frame < totalFrames; frame++) {
     const bees: BeeObservation[] = [];
-    for (const [id, { from, path, length }] of Object.entries(tracks)) {
+    for (const [id, { from, path, length, visible }] of Object.entries(tracks)) {
       const p = path[frame - from];
-      if (p) bees.push({ trackId: id, x: p[0], y: p[1], ...(length === undefined ? {} : { length }) });
+      const visibleLength = visible?.[frame - from];
+      if (p) bees.push({ trackId: id, x: p[0], y: p[1], ...(length === undefined ? {} : { length }), ...(visibleLength === undefined ? {} : { visibleLength }) });
     }
     aggregator.observeFrame(T0 + frame / fps, bees);
     for (const [id, { from, path }] of Object.entries(tracks)) {
@@ -229,6 +237,34 @@ describe('MovementAggregator', () => {
     const earlier = new MovementAggregator({ zone, fps, reversalDepthPx: 20 });
     play(earlier, { s: { from: 0, path }, o: { from: 0, path: walk([[320, 5], [322, 30]], 5) } }, 55);
     expect(earlier.flush()[0]).toMatchObject({ beesIn: 0, beesOut: 0 });
+  });
+
+  it('with reversalHiddenShare, still splits a paused track when the bee it followed shrank to a sliver over there', () => {
+    // A forager walks up into the slot and all but vanishes (its box 40 px long on the board, 12 px at the last) while
+    // a bee coming out at that spot takes its track over: slow bees, one peak standing 0.8 s at the turn.
+    const stand = Array.from({ length: 8 }, (): Point => [320, 30]);
+    const path = [...walk([[320, 200], [320, 30]], 20), ...stand, ...walk([[320, 30], [320, 200]], 20)];
+    const sliver = path.map((_, i) => (i >= 22 && i <= 26 ? 12 : 40));
+    const swapped = new MovementAggregator({ zone, fps, reversalDepthPx: 20, reversalHiddenShare: 0.65 });
+    play(swapped, { s: { from: 0, path, visible: sliver } }, 55);
+    expect(swapped.flush()[0]).toMatchObject({ beesIn: 1, beesOut: 1 });
+    // A bee that turns round with its head in the slot keeps most of its body in view (30 of 40 px): not split.
+    const headIn = path.map((_, i) => (i >= 22 && i <= 26 ? 30 : 40));
+    const turned = new MovementAggregator({ zone, fps, reversalDepthPx: 20, reversalHiddenShare: 0.65 });
+    play(turned, { b: { from: 0, path, visible: headIn } }, 55);
+    expect(turned.flush()[0]).toMatchObject({ beesIn: 0, beesOut: 0 });
+    // Without the option, or without visible lengths to compare, the pause decides: not split.
+    const unchecked = new MovementAggregator({ zone, fps, reversalDepthPx: 20 });
+    play(unchecked, { s: { from: 0, path, visible: sliver } }, 55);
+    expect(unchecked.flush()[0]).toMatchObject({ beesIn: 0, beesOut: 0 });
+    const unmeasured = new MovementAggregator({ zone, fps, reversalDepthPx: 20, reversalHiddenShare: 0.65 });
+    play(unmeasured, { s: { from: 0, path } }, 55);
+    expect(unmeasured.flush()[0]).toMatchObject({ beesIn: 0, beesOut: 0 });
+    // A sliver on the side the track came from (a bee half-seen as it landed) says nothing about the turn.
+    const landed = path.map((_, i) => (i < 3 ? 12 : i >= 22 && i <= 26 ? 30 : 40));
+    const landing = new MovementAggregator({ zone, fps, reversalDepthPx: 20, reversalHiddenShare: 0.65 });
+    play(landing, { b: { from: 0, path, visible: landed } }, 55);
+    expect(landing.flush()[0]).toMatchObject({ beesIn: 0, beesOut: 0 });
   });
 
   it('attributes a crossing to the interval in which it happened, across a boundary', () => {

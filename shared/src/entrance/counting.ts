@@ -43,7 +43,8 @@ export interface CountingConfig {
    * the rest is decided at the end like a track of its own. A bee that turns round stops to do it; one that turns
    * back without a pause is counted in and out (netFlow stays right). A track that paused is still split when another
    * track, begun on the far side, was last seen where it turned (within `interactionPx`, within a second) and is seen
-   * no more: the bee it swapped with, lost where their peaks merged. Whether this helps depends on the entrance:
+   * no more: the bee it swapped with, lost where their peaks merged; or when the bee it followed all but vanished
+   * over there (`reversalHiddenShare`). Whether this helps depends on the entrance:
    * it mends swaps in two-way traffic at the slot, and miscounts bees that walk up to the slot and turn away.
    */
   reversalDepthPx?: number;
@@ -56,6 +57,14 @@ export interface CountingConfig {
    * between walking bees. Needs the observations' `length`; tracks without one are not checked.
    */
   reversalMaxLengthsPerSecond?: number;
+  /**
+   * A track that paused at its turn is still split when its smallest box on the far side (`visibleLength`) was
+   * under this share of its mean box on the side it came from (0, the default: no such check). A forager walking into
+   * the slot shrinks to a sliver before it is gone, and a bee coming out at that spot takes its track over: slow bees
+   * at the slot, one peak, no pause to tell. A bee that turns round at the slot keeps most of its body in view.
+   * Observations without `visibleLength` are not checked.
+   */
+  reversalHiddenShare?: number;
 }
 
 export type TrackId = string | number;
@@ -72,6 +81,8 @@ export interface BeeObservation {
   y: number;
   /** The bee's body length in px, where the tracker knows it (speeds in body lengths need it). */
   length?: number;
+  /** How much of the bee is in view in this frame, px: its box's longer side, not smoothed (see `reversalHiddenShare`). */
+  visibleLength?: number;
 }
 
 export interface IntervalSummary {
@@ -116,6 +127,10 @@ interface TrackState {
   /** Sum and count of the body lengths observed, for the track's mean length. */
   lengthSum: number;
   lengthCount: number;
+  /** Sum and count of the visible lengths observed on its start side, and the smallest since it left that side. */
+  startSideVisibleSum: number;
+  startSideVisibleCount: number;
+  awayMinVisible: number;
 }
 
 interface IntervalState {
@@ -151,6 +166,7 @@ const DEFAULTS = {
   reversalDepthPx: 0,
   reversalMaxTurnSeconds: 0.5,
   reversalMaxLengthsPerSecond: 0,
+  reversalHiddenShare: 0,
 };
 
 export function intervalStartOf(t: number, intervalSeconds: number): number {
@@ -219,6 +235,9 @@ export class MovementAggregator {
         lastDistance: distance,
         lengthSum: 0,
         lengthCount: 0,
+        startSideVisibleSum: 0,
+        startSideVisibleCount: 0,
+        awayMinVisible: Infinity,
       };
       this.tracks.set(bee.trackId, track);
       this.births.push({ t, x: bee.x, y: bee.y });
@@ -245,6 +264,13 @@ export class MovementAggregator {
         track.depthOnSide = 0;
         track.away = this.config.reversalDepthPx > 0 && side !== track.startSide ? [] : undefined;
         track.turn = undefined;
+        track.awayMinVisible = Infinity;
+      }
+      if (bee.visibleLength !== undefined && bee.visibleLength > 0) {
+        if (side === track.startSide) {
+          track.startSideVisibleSum += bee.visibleLength;
+          track.startSideVisibleCount++;
+        } else track.awayMinVisible = Math.min(track.awayMinVisible, bee.visibleLength);
       }
       if (track.away) {
         track.away.push(t, bee.x, bee.y);
@@ -280,12 +306,27 @@ export class MovementAggregator {
     const maxPause = this.config.reversalMaxTurnSeconds;
     if (!track.away || !track.turn) return undefined;
     if (this.flewOver(track)) return undefined;
-    if (paused(track.away, depth / 2, maxPause) && !this.partnerVanished(trackId, track.turn, side, t)) return undefined;
+    if (!this.vanishedAway(track) && paused(track.away, depth / 2, maxPause) && !this.partnerVanished(trackId, track.turn, side, t)) return undefined;
     const direction: Direction = side === 'inside' ? 'in' : 'out';
     const crossing = this.record(trackId, direction, track.sideSince);
-    // The rest is a track of its own, born here at the edge.
-    Object.assign(track, { startSide: side, startSideAt: crossing.t, bornAt: t, bornDistance: distance, farthest: Math.abs(distance) });
+    // The rest is a track of its own, born here at the edge, whose start side is the one it is leaving.
+    Object.assign(track, {
+      startSide: side,
+      startSideAt: crossing.t,
+      bornAt: t,
+      bornDistance: distance,
+      farthest: Math.abs(distance),
+      startSideVisibleSum: 0,
+      startSideVisibleCount: 0,
+    });
     return crossing;
+  }
+
+  /** Whether the bee the track followed shrank to a sliver on the far side (`reversalHiddenShare`). */
+  private vanishedAway(track: TrackState): boolean {
+    const share = this.config.reversalHiddenShare;
+    if (share <= 0 || track.startSideVisibleCount === 0 || !Number.isFinite(track.awayMinVisible)) return false;
+    return track.awayMinVisible < share * (track.startSideVisibleSum / track.startSideVisibleCount);
   }
 
   /** Whether the track's median speed on the far side was a flight's (`reversalMaxLengthsPerSecond`). */
