@@ -82,6 +82,14 @@ describe('resolveConfig', () => {
     expect(trackerOf({ tracker: { birthScore: 0.9 } })).toMatchObject({ gateLengths: 0.15, birthScore: 0.9 });
   });
 
+  it('splits a paused track at a vanished bee for the model, not for the motion detector, unless told', () => {
+    const countingOf = (file: object) => resolveConfig({ file: { ...minimal, ...file } as never, env: {} }).counting;
+    expect(countingOf({}).reversalHiddenShare).toBe(0.65);
+    expect(countingOf({ detector: { kind: 'motion' } }).reversalHiddenShare).toBe(0);
+    expect(countingOf({ detector: { kind: 'motion' }, counting: { reversalHiddenShare: 0.5 } }).reversalHiddenShare).toBe(0.5);
+    expect(countingOf({ counting: { reversalHiddenShare: 0 } }).reversalHiddenShare).toBe(0);
+  });
+
   it('fills and checks the slot pass\'s settings', () => {
     expect(resolveConfig({ file: { ...minimal, detector: { slot: { model: '/m/slot.onnx', zoom: 1.5 } } }, env: {} }).detector.slot).toEqual({ model: '/m/slot.onnx', zoom: 1.5, marginLengths: 1.5 });
     expect(() => resolveConfig({ file: { ...minimal, detector: { slot: {} } } as never, env: {} })).toThrow('invalid configuration: detector.slot.model is required');
