@@ -247,8 +247,10 @@ export function resolveConfig(layers: { file?: PartialAgentConfig; flags?: Parti
   if (merged.deviceId === undefined) merged.deviceId = hostname().replace(/:/g, '-') || 'hivegate-agent';
   if (detector?.slot) detector.slot = { ...SLOT_DEFAULTS, ...(detector.slot as Record<string, unknown>) };
   const tracker = merged.tracker as Record<string, unknown> | undefined;
-  if (tracker && (detector?.kind === 'onnx' || detector?.kind === 'motion')) merged.tracker = { ...TRACKER_BY_DETECTOR[detector.kind], ...tracker };
-  if (counting && (detector?.kind === 'onnx' || detector?.kind === 'motion')) merged.counting = { ...COUNTING_BY_DETECTOR[detector.kind], ...counting };
+  // Settings that depend on the detector; an unknown kind is left for the schema to refuse.
+  const kind = detector?.kind === 'onnx' || detector?.kind === 'motion' ? detector.kind : undefined;
+  if (tracker && kind) merged.tracker = { ...TRACKER_BY_DETECTOR[kind], ...tracker };
+  if (counting && kind) merged.counting = { ...COUNTING_BY_DETECTOR[kind], ...counting };
   const sensors = merged.sensors as Record<string, unknown> | undefined;
   if (sensors) merged.sensors = { intervalSeconds: 60, timeoutSeconds: 10, ...sensors };
   const outbox = merged.outbox as Record<string, unknown> | undefined;
