@@ -4,7 +4,7 @@
  * users, and screenshots of the main pages for a human to look at (test-results/screenshots/).
  */
 import { randomBytes } from 'node:crypto';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DESKTOP, openPage, PHONE, postJson, screenshot, signIn, signUp, startWebTest, type WebTestEnvironment } from './browser.ts';
 
@@ -140,10 +140,22 @@ describe('web app in Chromium', () => {
       expect(await temperatureTable.locator('tbody tr').count()).toBe(24);
       expect(await temperatureTable.innerText()).toContain('35.2');
       expect(await temperature.getByRole('button', { name: 'Hide data table' }).getAttribute('aria-expanded')).toBe('true');
+      // Pointing at the chart's right-hand end reads out the latest reading; leaving the chart hides the read-out.
+      const pointAtEnd = async (svg: Locator) => {
+        const box = (await svg.boundingBox())!;
+        await svg.hover({ position: { x: box.width - 16, y: box.height / 2 } });
+      };
+      await pointAtEnd(temperature.locator('svg'));
+      await expect.poll(() => temperature.locator('svg .hover').textContent()).toContain('35.2 °C');
+      await temperature.getByRole('button', { name: 'Hide data table' }).hover();
+      await expect.poll(() => temperature.locator('svg .hover').count()).toBe(0);
 
       const trafficChart = page.getByRole('figure', { name: /Traffic per 15 min/ });
       expect(await trafficChart.locator('svg desc').textContent()).toMatch(/Bees in 120, out 95, net \+25/);
       expect(await trafficChart.locator('rect.bar').count()).toBeGreaterThanOrEqual(2);
+      // The traffic read-out names the interval under the pointer and its three counts, as its table row does.
+      await pointAtEnd(trafficChart.locator('svg'));
+      await expect.poll(() => trafficChart.locator('svg .hover').textContent()).toMatch(/In: \d+Out: \d+Net: [+−-]?\d+$/);
       const speed = page.getByRole('figure', { name: /Bee speed/ });
       expect(await speed.locator('svg desc').textContent()).toMatch(/Average: latest [\d.]+ px\/frame/);
       await screenshot(page, 'hive-desktop');

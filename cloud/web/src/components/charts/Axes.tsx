@@ -1,8 +1,30 @@
 import { formatTimeTick } from '../../lib/format.ts';
-import type { LinearScale } from '../../lib/scale.ts';
+import { linearScale, nearestIndex, niceTicks, timeTicks, type LinearScale } from '../../lib/scale.ts';
 
 export const MARGIN = { top: 12, right: 14, bottom: 26, left: 46 };
-export const CHART_HEIGHT = 220;
+const CHART_HEIGHT = 220;
+
+/** Scales and ticks of a chart `width` wide over time `from`–`to` whose values span `low`–`high`. */
+export function timePlot(width: number, from: number, to: number, low: number, high: number) {
+  const height = CHART_HEIGHT;
+  const yAxis = niceTicks(low, high, 4);
+  const x = linearScale([from, to], [MARGIN.left, width - MARGIN.right]);
+  const y = linearScale([yAxis.min, yAxis.max], [height - MARGIN.bottom, MARGIN.top]);
+  // About one time label per 70 px, so labels never collide.
+  const xAxis = timeTicks(from, to, Math.max(2, Math.floor((width - MARGIN.left - MARGIN.right) / 70)));
+  return { height, x, y, xAxis, yAxis };
+}
+
+/**
+ * The index in `times` nearest the pointer over a chart drawn by `timePlot`, or undefined when there is none.
+ * `offsetMs` is where within its interval a value is drawn (half an interval for bars).
+ */
+export function pointedIndex(event: PointerEvent, width: number, from: number, to: number, times: readonly number[], offsetMs = 0): number | undefined {
+  const box = (event.currentTarget as SVGSVGElement).getBoundingClientRect();
+  const t = from + ((event.clientX - box.left - MARGIN.left) / (width - MARGIN.left - MARGIN.right)) * (to - from) - offsetMs;
+  const index = nearestIndex(times.map((time) => ({ t: time })), t);
+  return index < 0 ? undefined : index;
+}
 
 /** Grid lines and labels; decorative for assistive technology, which reads the chart's description and table. */
 export function Axes({

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { formatDateTime, formatNumber } from '../../lib/format.ts';
-import { isolatedPoints, linearScale, linePath, nearestIndex, niceTicks, timeTicks, type Point } from '../../lib/scale.ts';
-import { Axes, CHART_HEIGHT, HoverReadout, MARGIN } from './Axes.tsx';
+import { isolatedPoints, linePath, type Point } from '../../lib/scale.ts';
+import { Axes, HoverReadout, pointedIndex, timePlot } from './Axes.tsx';
 import { ChartFigure } from './ChartFigure.tsx';
 
 export interface LineSeries {
@@ -55,11 +55,7 @@ export function LineChart(props: LineChartProps) {
       empty={empty}
     >
       {(width, ids) => {
-        const height = CHART_HEIGHT;
-        const yAxis = niceTicks(Math.min(...all), Math.max(...all), 4);
-        const x = linearScale([from, to], [MARGIN.left, width - MARGIN.right]);
-        const y = linearScale([yAxis.min, yAxis.max], [height - MARGIN.bottom, MARGIN.top]);
-        const xAxis = timeTicks(from, to, Math.max(2, Math.floor((width - MARGIN.left - MARGIN.right) / 70)));
+        const { height, x, y, xAxis, yAxis } = timePlot(width, from, to, Math.min(...all), Math.max(...all));
         const seriesPoints = series.map((s) => ({ s, points: times.map((t, i): Point => ({ t, v: values[s.key]?.[i] ?? null })) }));
         const hoverT = hover === undefined ? undefined : times[hover];
         return (
@@ -69,12 +65,7 @@ export function LineChart(props: LineChartProps) {
             viewBox={`0 0 ${width} ${height}`}
             role="img"
             aria-labelledby={`${ids.title} ${ids.desc}`}
-            onPointerMove={(event) => {
-              const box = (event.currentTarget as SVGSVGElement).getBoundingClientRect();
-              const t = from + ((event.clientX - box.left - MARGIN.left) / (width - MARGIN.left - MARGIN.right)) * (to - from);
-              const index = nearestIndex(times.map((time) => ({ t: time })), t);
-              setHover(index < 0 ? undefined : index);
-            }}
+            onPointerMove={(event) => setHover(pointedIndex(event, width, from, to, times))}
             onPointerLeave={() => setHover(undefined)}
           >
             <title id={ids.title}>{`${title} (${unit})`}</title>

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { formatCount, formatDateTime } from '../../lib/format.ts';
-import { linearScale, linePath, nearestIndex, niceTicks, timeTicks } from '../../lib/scale.ts';
-import { Axes, CHART_HEIGHT, HoverReadout, MARGIN } from './Axes.tsx';
+import { linePath } from '../../lib/scale.ts';
+import { Axes, HoverReadout, MARGIN, pointedIndex, timePlot } from './Axes.tsx';
 import { ChartFigure } from './ChartFigure.tsx';
 
 export interface TrafficChartProps {
@@ -52,13 +52,9 @@ export function TrafficChart(props: TrafficChartProps) {
       emptyText="No entrance traffic in this range."
     >
       {(width, ids) => {
-        const height = CHART_HEIGHT;
         const top = Math.max(1, ...beesIn, ...netFlow);
         const bottom = Math.min(0, ...beesOut.map((v) => -v), ...netFlow);
-        const yAxis = niceTicks(bottom, top, 4);
-        const x = linearScale([from, to], [MARGIN.left, width - MARGIN.right]);
-        const y = linearScale([yAxis.min, yAxis.max], [height - MARGIN.bottom, MARGIN.top]);
-        const xAxis = timeTicks(from, to, Math.max(2, Math.floor((width - MARGIN.left - MARGIN.right) / 70)));
+        const { height, x, y, xAxis, yAxis } = timePlot(width, from, to, bottom, top);
         const slot = Math.max(1, x(from + bucketMs) - x(from));
         const barWidth = Math.max(1, slot * 0.8);
         const zero = y(0);
@@ -70,12 +66,7 @@ export function TrafficChart(props: TrafficChartProps) {
             viewBox={`0 0 ${width} ${height}`}
             role="img"
             aria-labelledby={`${ids.title} ${ids.desc}`}
-            onPointerMove={(event) => {
-              const box = (event.currentTarget as SVGSVGElement).getBoundingClientRect();
-              const t = from + ((event.clientX - box.left - MARGIN.left) / (width - MARGIN.left - MARGIN.right)) * (to - from) - bucketMs / 2;
-              const index = nearestIndex(times.map((time) => ({ t: time })), t);
-              setHover(index < 0 ? undefined : index);
-            }}
+            onPointerMove={(event) => setHover(pointedIndex(event, width, from, to, times, bucketMs / 2))}
             onPointerLeave={() => setHover(undefined)}
           >
             <title id={ids.title}>{title}</title>
