@@ -10,7 +10,7 @@ export function timePlot(width: number, from: number, to: number, low: number, h
   const yAxis = niceTicks(low, high, 4);
   const x = linearScale([from, to], [MARGIN.left, width - MARGIN.right]);
   const y = linearScale([yAxis.min, yAxis.max], [height - MARGIN.bottom, MARGIN.top]);
-  // About one time label per 70 px, so labels never collide.
+  // About one time label per 70 px, so the labels do not crowd each other.
   const xAxis = timeTicks(from, to, Math.max(2, Math.floor((width - MARGIN.left - MARGIN.right) / 70)));
   return { height, x, y, xAxis, yAxis };
 }
