@@ -12,6 +12,7 @@ import { parseArgs } from 'node:util';
 import type { EntranceMovementInput } from '@hivegate/shared';
 import { findScenario, SCENARIOS } from '@hivegate/simulator';
 import { createCapture, createVision } from '../src/agent.ts';
+import { insideArea } from '../src/detect/types.ts';
 import { compareIntervals, INTERVAL_FIELDS, type IntervalComparison } from '../src/eval/intervals.ts';
 import { DetectionAccumulator, MotAccumulator, type MotSummary } from '../src/eval/mot.ts';
 import { Outbox } from '../src/outbox/outbox.ts';
@@ -84,12 +85,13 @@ async function runPipeline(clip: CachedClip, variant: number, kind: DetectorKind
     outbox,
     log: (message) => console.error(message),
     observer: {
-      frame: (frame, detections, update) => {
+      frame: (frame, detections, update, looked) => {
         const expected = truth.frames[frame.index];
         if (!expected) throw new Error(`the capture delivered frame ${frame.index}, the ground truth has ${truth.frames.length}`);
         const boxes = expected.boxes.map((b) => ({ id: b.trackId, x: b.x, y: b.y }));
         mot.update(boxes, update.tracks.map((t) => ({ id: t.id, x: t.x, y: t.y })));
-        detection.update(boxes, detections);
+        // Detection is scored where the detector looked (all of the frame, or the slot band between whole frames).
+        detection.update(looked ? boxes.filter((b) => insideArea(b, looked)) : boxes, detections);
         frames++;
       },
       output: (output) => agentRecords.push(...output.movements),

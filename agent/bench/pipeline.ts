@@ -3,13 +3,14 @@
 // motion detector, against decoding the same clip with ffmpeg alone in the same run.
 // With --slot-model it also runs the model with the slot pass. --model and --slot-model may be given more than once
 // (say, a float model and its 8-bit copy): every model runs alone, and the nth slot model runs beside the nth model
-// (or the first).
+// (or the first), once for each --whole-every N given (the whole-frame model on every Nth frame only; default: the
+// agent's).
 // Each pipeline runs in a process of its own, so its peak RSS is its own and no run inherits another's compiled
 // code or heap. The machines this runs on drift by ±20 % from one minute to the next, so the pipelines take turns:
 // --rounds times each (default 3), the baseline before every round, and each row gives the median and the range.
 // Last, the detectors alone, taking turns frame by frame on the same frames held in memory: the steadiest comparison
 // of models this drift allows.
-//   pnpm bench:agent [-- --seconds 20 --rounds 3 --model FILE --slot-model FILE --slot-margin LENGTHS]
+//   pnpm bench:agent [-- --seconds 20 --rounds 3 --model FILE --slot-model FILE --slot-margin LENGTHS --whole-every N]
 import { execFile } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -30,6 +31,7 @@ const { values } = parseArgs({
     model: { type: 'string', multiple: true },
     'slot-model': { type: 'string', multiple: true },
     'slot-margin': { type: 'string' },
+    'whole-every': { type: 'string', multiple: true },
     cache: { type: 'string', default: join(tmpdir(), 'hivegate-accuracy-clips') },
     /** Internal: run one pipeline (JSON `Pipeline`) and print its `PipelineRun` as JSON. */
     'run-one': { type: 'string' },
@@ -43,6 +45,7 @@ interface Pipeline {
   model?: string;
   slotModel?: string;
   slotMargin?: number;
+  wholeEvery?: number;
 }
 
 interface PipelineRun {
@@ -63,8 +66,10 @@ async function timeIt<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }
 }
 
 /** The agent's configuration for a pipeline on the clip: its detector, the slot pass if any, one inference thread. */
-function configFor(clip: CachedClip, { kind, model, slotModel, slotMargin }: Pipeline) {
-  const slot = slotModel ? { slot: { model: slotModel, ...(slotMargin === undefined ? {} : { marginLengths: slotMargin }) } } : undefined;
+function configFor(clip: CachedClip, { kind, model, slotModel, slotMargin, wholeEvery }: Pipeline) {
+  const slot = slotModel
+    ? { slot: { model: slotModel, ...(slotMargin === undefined ? {} : { marginLengths: slotMargin }), ...(wholeEvery === undefined ? {} : { wholeEvery }) } }
+    : undefined;
   const config = agentConfigFor(clip, { detector: kind, model, ...(slot ? { detectorOverrides: slot } : {}) });
   config.detector.threads = 1;
   return config;
@@ -83,7 +88,7 @@ async function runPipeline(clip: CachedClip, pipeline: Pipeline): Promise<Pipeli
       const t0 = performance.now();
       const detections = await detector.detect(frame);
       detectMs += performance.now() - t0;
-      const update = tracker.update(frame.timestampMs, detections);
+      const update = tracker.update(frame.timestampMs, detections, detector.lastLooked?.());
       crossings += counter.onFrame(frame.timestampMs, update.tracks, update.ended).crossings.length;
       n++;
     }
@@ -151,13 +156,24 @@ async function main(): Promise<void> {
   const models: (string | undefined)[] = values.model?.length ? values.model.map((m) => resolve(callerDir, m)) : [undefined];
   const slotModels = (values['slot-model'] ?? []).map((m) => resolve(callerDir, m));
   const slotMargin = values['slot-margin'] === undefined ? undefined : Number(values['slot-margin']);
+  const wholeEvery: (number | undefined)[] = values['whole-every']?.map(Number) ?? [undefined];
+  if (wholeEvery.some((n) => n !== undefined && !(Number.isInteger(n) && n >= 1))) throw new Error('--whole-every takes whole numbers ≥ 1');
   const name = (model: string | undefined) => (model ? `model ${models.indexOf(model) + 1}` : 'shipped model');
   const pipelines: Pipeline[] = [
     ...models.map((model): Pipeline => ({ label: name(model), kind: 'onnx', ...(model ? { model } : {}) })),
-    ...slotModels.map((slotModel, i): Pipeline => {
-      const model = models[i] ?? models[0];
-      return { label: `${name(model)} + slot ${i + 1}`, kind: 'onnx', ...(model ? { model } : {}), slotModel, ...(slotMargin === undefined ? {} : { slotMargin }) };
-    }),
+    ...slotModels.flatMap((slotModel, i) =>
+      wholeEvery.map((every): Pipeline => {
+        const model = models[i] ?? models[0];
+        return {
+          label: `${name(model)} + slot ${i + 1}${every === undefined ? '' : `, whole every ${every}`}`,
+          kind: 'onnx',
+          ...(model ? { model } : {}),
+          slotModel,
+          ...(slotMargin === undefined ? {} : { slotMargin }),
+          ...(every === undefined ? {} : { wholeEvery: every }),
+        };
+      }),
+    ),
     { label: 'motion detector', kind: 'motion' },
   ];
 

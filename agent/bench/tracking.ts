@@ -20,7 +20,7 @@ import { SCENARIOS, type GroundTruth } from '@hivegate/simulator';
 import { createCapture, createTracking } from '../src/agent.ts';
 import { createDetector } from '../src/detect/factory.ts';
 import type { PartialAgentConfig } from '../src/config/config.ts';
-import type { Detection } from '../src/detect/types.ts';
+import { insideArea, type Detection } from '../src/detect/types.ts';
 import { compareIntervals } from '../src/eval/intervals.ts';
 import { DetectionAccumulator, matchByDistance, MotAccumulator } from '../src/eval/mot.ts';
 import { agentConfigFor, cachedClip, clipSetLabel, gateFor, parseSeeds, type CachedClip } from './clips.ts';
@@ -64,6 +64,8 @@ interface FrameDetections {
   timestampMs: number;
   /** [x, y, w, h, score] per detection, then [dx, dy] from a model that reports movement. */
   detections: number[][];
+  /** [left, right, top, bottom] of the part the detector looked at, when not the whole frame. */
+  looked?: number[];
 }
 
 /** Digest of the detection code (`src/detect`, tests aside), read once per run. */
@@ -97,7 +99,12 @@ async function detectionsFor(clip: CachedClip): Promise<FrameDetections[]> {
   await capture.start();
   for await (const frame of capture) {
     const found = await detector.detect(frame);
-    frames.push({ timestampMs: frame.timestampMs, detections: found.map((d) => [d.x, d.y, d.w, d.h, d.score, ...(d.movement ? [d.movement.dx, d.movement.dy] : [])].map((v) => Math.round(v * 1000) / 1000)) });
+    const looked = detector.lastLooked?.();
+    frames.push({
+      timestampMs: frame.timestampMs,
+      detections: found.map((d) => [d.x, d.y, d.w, d.h, d.score, ...(d.movement ? [d.movement.dx, d.movement.dy] : [])].map((v) => Math.round(v * 1000) / 1000)),
+      ...(looked ? { looked: [looked.left, looked.right, looked.top, looked.bottom] } : {}),
+    });
   }
   await capture.stop();
   await writeFile(file, JSON.stringify(frames));
@@ -148,7 +155,9 @@ function replay(clip: CachedClip, variant: number, frames: FrameDetections[]): R
     const detections: Detection[] = frame.detections
       .filter((d) => d[4]! >= threshold)
       .map(([x, y, w, h, score, dx, dy]) => ({ x: x!, y: y!, w: w!, h: h!, score: score!, ...(dx !== undefined && dy !== undefined ? { movement: { dx, dy } } : {}) }));
-    const update = tracker.update(frame.timestampMs, detections);
+    const [left, right, top, bottom] = frame.looked ?? [];
+    const looked = frame.looked ? { left: left!, right: right!, top: top!, bottom: bottom! } : undefined;
+    const update = tracker.update(frame.timestampMs, detections, looked);
     const output = counter.onFrame(frame.timestampMs, update.tracks, update.ended);
     records.push(...output.movements);
     crossings.push(...output.crossings);
@@ -157,7 +166,8 @@ function replay(clip: CachedClip, variant: number, frames: FrameDetections[]): R
     const boxes = expected.boxes.map((b) => ({ id: b.trackId, x: b.x, y: b.y }));
     const found = update.tracks.map((t) => ({ id: t.id, x: t.x, y: t.y }));
     mot.update(boxes, found);
-    detection.update(boxes, detections.filter((d) => d.score >= config.tracker.highScore));
+    // Scored where the detector looked (all of the frame, or the slot band between whole frames).
+    detection.update(looked ? boxes.filter((b) => insideArea(b, looked)) : boxes, detections.filter((d) => d.score >= config.tracker.highScore));
     for (const track of update.tracks) {
       const h = hypotheses.get(track.id);
       if (h) {

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { compileValidator, EntranceMovementInput } from '@hivegate/shared';
 import type { Frame } from './capture/frame.ts';
 import type { CounterOutput, EntranceCounter } from './count/entrance-counter.ts';
-import type { Detection, Detector } from './detect/types.ts';
+import type { Area, Detection, Detector } from './detect/types.ts';
 import { identityOf, type Outbox } from './outbox/outbox.ts';
 import type { BeeTracker, TrackerUpdate } from './track/tracker.ts';
 
@@ -34,7 +34,8 @@ export interface PipelineStats {
 
 /** Sees what the pipeline sees, for evaluation and debugging; must not keep the frame's pixels. */
 export interface PipelineObserver {
-  frame?(frame: Frame, detections: readonly Detection[], update: TrackerUpdate): void;
+  /** `looked`: where the detector looked, when only at part of the frame (`Detector.lastLooked`). */
+  frame?(frame: Frame, detections: readonly Detection[], update: TrackerUpdate, looked: Area | undefined): void;
   /** Every counter output (closed intervals, decided crossings), before it is queued. */
   output?(output: CounterOutput): void;
 }
@@ -100,8 +101,9 @@ export class Pipeline {
       for await (const frame of source) {
         this.tap(frame);
         const detections = await detector.detect(frame);
-        const update = tracker.update(frame.timestampMs, detections);
-        this.options.observer?.frame?.(frame, detections, update);
+        const looked = detector.lastLooked?.();
+        const update = tracker.update(frame.timestampMs, detections, looked);
+        this.options.observer?.frame?.(frame, detections, update, looked);
         this.queue(counter.onFrame(frame.timestampMs, update.tracks, update.ended));
         this.tick(frame);
       }

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FfmpegCapture } from '../src/capture/capture.ts';
 import { FLOAT_MODEL_PATH, INT8_MODEL_PATH, SLOT_DEFAULTS, SLOT_INT8_MODEL_PATH, SLOT_MODEL_PATH } from '../src/config/config.ts';
 import { OnnxDetector } from '../src/detect/onnx.ts';
-import { insideArea, slotGeometry, trustedArea } from '../src/detect/slot.ts';
+import { slotGeometry, trustedArea } from '../src/detect/slot.ts';
+import { insideArea } from '../src/detect/types.ts';
 import { DetectionAccumulator } from '../src/eval/mot.ts';
 import { agreement, detectEveryFrame } from './helpers/agreement.ts';
 import { tempDir } from './helpers/media.ts';
@@ -87,6 +88,29 @@ describe('shipped bee detector', () => {
       expect(matched).toBeGreaterThan(0.97);
       expect(medianDistance).toBeLessThan(0.5);
     }
+  }, 60_000);
+
+  it('gives, run on every other frame and shown the frames between, what it gives run on every frame', async () => {
+    const everyFrame = await OnnxDetector.load(INT8_MODEL_PATH);
+    const everyOther = await OnnxDetector.load(INT8_MODEL_PATH);
+    const capture = new FfmpegCapture({ source: clip, width: truth.width, height: truth.height, fps: truth.fps, pixelFormat: 'rgb24' });
+    await capture.start();
+    let compared = 0;
+    let moving = 0;
+    for await (const frame of capture) {
+      const expected = await everyFrame.detect(frame);
+      if (frame.index % 2 === 1) {
+        everyOther.remember(frame);
+        continue;
+      }
+      // The same input bytes, so the same detections to the last bit, movements included.
+      expect(await everyOther.detect(frame)).toEqual(expected);
+      compared += expected.length;
+      moving += expected.filter((d) => Math.hypot(d.movement!.dx, d.movement!.dy) > 2).length;
+    }
+    await Promise.all([everyFrame.release(), everyOther.release()]);
+    expect(compared).toBeGreaterThan(100);
+    expect(moving).toBeGreaterThan(20);
   }, 60_000);
 
   it('knows which of its files run 8-bit kernels (the start-up log names the kernel only for those)', async () => {

@@ -107,6 +107,27 @@ describe('ONNX detector on onnxruntime-node', () => {
 
   it.each([
     ['float', undefined],
+    ['byte (8-bit model)', 'rows'],
+    ['2x2-block byte (8-bit model)', 'blocks'],
+  ] as const)('pairs a two-frame %s model with a frame it was only shown, not run on', async (_kind, bytes) => {
+    const model = centerNetPairModel({ width: 320, height: 240 }, { w: 20, h: 8 }, 10, { bytes });
+    const detector = await OnnxDetector.load(save(`centernet-pair-remember-${bytes}.onnx`, model), { scoreThreshold: 0.5 });
+    const at = (timestampMs: number, ...dots: [number, number][]) => {
+      const frame = { ...blackFrame(640, 480, 'rgb24'), timestampMs };
+      for (const [x, y] of dots) dot(frame, x, y, [255, 0, 0]);
+      return frame;
+    };
+    const moves = async (frame: Frame) => (await detector.detect(frame)).sort((a, b) => a.x - b.x).map((d) => d.movement);
+    expect(await moves(at(0, [100, 60]))).toEqual([{ dx: 0, dy: 0 }]);
+    // The dot at 500,400 arrives in a frame the model is only shown: by the next frame it is old.
+    detector.remember(at(33, [100, 60], [500, 400]));
+    expect(await moves(at(67, [100, 60], [500, 400]))).toEqual([{ dx: 0, dy: 0 }, { dx: 0, dy: 0 }]);
+    detector.remember(at(100, [100, 60]));
+    expect(await moves(at(133, [100, 60], [300, 300]))).toEqual([{ dx: 0, dy: 0 }, { dx: 20, dy: 20 }]);
+  });
+
+  it.each([
+    ['float', undefined],
     ['byte', 'rows'],
     ['2x2-block byte', 'blocks'],
   ] as const)('looks at a region of the frame at the scale it is given, and maps detections and movements back to frame px (%s input)', async (_kind, bytes) => {
@@ -240,7 +261,7 @@ describe('createDetector', () => {
       file: { hiveId: 1, boxId: 2, source: { url: 'clip.mp4' }, cloud: { url: 'http://127.0.0.1:1', token: 't' }, counting: { zone }, detector: { kind: 'onnx', model: whole, motionGate: false, slot: { model: slot } } },
       env: {},
     });
-    expect(config.detector.slot).toEqual({ model: slot, zoom: 2, marginLengths: 1.5 });
+    expect(config.detector.slot).toEqual({ model: slot, zoom: 2, marginLengths: 1.5, wholeEvery: 1 });
     const detector = await createDetector(config);
     expect(detector.describe()).toBe(`onnx centernet (${whole}), slot pass ×2 (${slot})`);
     const frame = blackFrame(640, 480, 'rgb24');

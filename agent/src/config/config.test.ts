@@ -14,7 +14,7 @@ describe('resolveConfig', () => {
     expect(config.outbox.path).toMatch(/\.data\/agent\/outbox\.db$/);
     expect(config.detector.kind).toBe('onnx');
     expect(config.detector.model).toBe(INT8_MODEL_PATH);
-    expect(config.detector.slot).toEqual({ model: SLOT_INT8_MODEL_PATH, zoom: 2, marginLengths: 1.5 });
+    expect(config.detector.slot).toEqual({ model: SLOT_INT8_MODEL_PATH, zoom: 2, marginLengths: 1.5, wholeEvery: 1 });
     for (const path of [FLOAT_MODEL_PATH, INT8_MODEL_PATH, SLOT_INT8_MODEL_PATH]) expect(existsSync(path)).toBe(true);
   });
 
@@ -91,10 +91,12 @@ describe('resolveConfig', () => {
   });
 
   it('fills and checks the slot pass\'s settings', () => {
-    expect(resolveConfig({ file: { ...minimal, detector: { slot: { model: '/m/slot.onnx', zoom: 1.5 } } }, env: {} }).detector.slot).toEqual({ model: '/m/slot.onnx', zoom: 1.5, marginLengths: 1.5 });
+    expect(resolveConfig({ file: { ...minimal, detector: { slot: { model: '/m/slot.onnx', zoom: 1.5 } } }, env: {} }).detector.slot).toEqual({ model: '/m/slot.onnx', zoom: 1.5, marginLengths: 1.5, wholeEvery: 1 });
     expect(() => resolveConfig({ file: { ...minimal, detector: { slot: {} } } as never, env: {} })).toThrow('invalid configuration: detector.slot.model is required');
     expect(() => resolveConfig({ file: { ...minimal, detector: { slot: { model: 'm', zoom: 8 } } }, env: {} })).toThrow(/detector\.slot\.zoom must be <= 4/);
     expect(() => resolveConfig({ file: { ...minimal, detector: { slot: { model: 'm', margin: 1 } } } as never, env: {} })).toThrow('invalid configuration: detector.slot.margin is not an allowed property');
+    expect(() => resolveConfig({ file: { ...minimal, detector: { slot: { model: 'm', wholeEvery: 0 } } }, env: {} })).toThrow(/detector\.slot\.wholeEvery must be >= 1/);
+    expect(() => resolveConfig({ file: { ...minimal, detector: { slot: { model: 'm', wholeEvery: 1.5 } } }, env: {} })).toThrow('invalid configuration: detector.slot.wholeEvery must be an integer');
     expect(() => resolveConfig({ file: { ...minimal, detector: { kind: 'motion', slot: { model: 'm' } } }, env: {} })).toThrow('invalid configuration: detector.slot needs detector.kind onnx');
   });
 });

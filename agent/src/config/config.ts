@@ -51,6 +51,11 @@ export const AgentConfigSchema = Type.Object(
               model: Type.String({ minLength: 1, description: 'ONNX CenterNet model that looks at the band around the entrance zone at a larger scale.' }),
               zoom: Type.Number({ minimum: 1, maximum: 4, description: 'Its scale against the whole-frame model: 2 sees bees twice as large.' }),
               marginLengths: NonNegative(),
+              wholeEvery: Type.Integer({
+                minimum: 1,
+                maximum: 8,
+                description: 'Run the whole-frame model on every nth frame only (1: every frame); the slot model runs on every frame, and tracks away from the band go on as predicted in between.',
+              }),
             },
             {
               additionalProperties: false,
@@ -160,7 +165,7 @@ export const SLOT_MODEL_PATH = fileURLToPath(new URL('../../models/bee-centernet
 /** Its 8-bit copy: with `INT8_MODEL_PATH`, the pair the agent runs by default. */
 export const SLOT_INT8_MODEL_PATH = fileURLToPath(new URL('../../models/bee-centernet-slot-int8.onnx', import.meta.url));
 /** The slot pass's settings when `detector.slot` names only its model. */
-export const SLOT_DEFAULTS = { zoom: 2, marginLengths: 1.5 } as const;
+export const SLOT_DEFAULTS = { zoom: 2, marginLengths: 1.5, wholeEvery: 1 } as const;
 
 /**
  * Everything that has a sensible default; identity, source, cloud and zone have none (or a derived one), and the

@@ -33,9 +33,9 @@ export async function createDetector(config: AgentConfig): Promise<ConfiguredDet
     const { window, edgePx } = slotGeometry({ ...slot, zone: config.counting.zone, beeLengthPx: config.detector.motion.beeLengthPx }, model.inputSize);
     const slotModel = await OnnxDetector.load(slot.model, { scoreThreshold: config.detector.scoreThreshold, region: window, ...(config.detector.threads ? { threads: config.detector.threads } : {}) });
     if (slotModel.layout !== 'centernet') throw new Error(`detector.slot.model ${slot.model} must be a CenterNet model`);
-    detector = new SlotRefinedDetector(model, slotModel, window, edgePx);
+    detector = new SlotRefinedDetector(model, slotModel, window, edgePx, slot.wholeEvery);
     eightBit ||= slotModel.eightBit;
-    description += `, slot pass ×${slot.zoom} (${slot.model})`;
+    description += `, slot pass ×${slot.zoom} (${slot.model})${slot.wholeEvery > 1 ? `, whole frame every ${slot.wholeEvery} frames` : ''}`;
   }
   if (!config.detector.motionGate) return Object.assign(detector, { describe: () => description, eightBit });
   const gated = new MotionGatedDetector(detector, motion, config.detector.minMotionFraction);

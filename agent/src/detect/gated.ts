@@ -1,6 +1,6 @@
 import type { Frame } from '../capture/frame.ts';
 import { sampleToGray, type MotionDetector } from './motion.ts';
-import type { Detection, Detector } from './types.ts';
+import type { Area, Detection, Detector } from './types.ts';
 
 /** Width of the gate's picture: bees are still several pixels long at this scale, and it costs a fraction of a ms. */
 const GATE_WIDTH = 160;
@@ -14,6 +14,8 @@ export class MotionGatedDetector implements Detector {
   private last: Detection[] | undefined;
   /** `last` with every movement zero: what a skipped frame reports, made at the first skip after an inference. */
   private still: Detection[] | undefined;
+  /** Where the model looked for `last`: a skipped frame repeats that too. */
+  private looked: Area | undefined;
   private gray = new Uint8Array(0);
   skippedFrames = 0;
   inferredFrames = 0;
@@ -39,8 +41,13 @@ export class MotionGatedDetector implements Detector {
     }
     this.inferredFrames++;
     this.last = await this.model.detect(frame);
+    this.looked = this.model.lastLooked?.();
     this.still = undefined;
     return this.last;
+  }
+
+  lastLooked(): Area | undefined {
+    return this.looked;
   }
 
   async release(): Promise<void> {

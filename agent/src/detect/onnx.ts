@@ -193,14 +193,36 @@ export class OnnxDetector implements Detector {
     return this.shape.frames === 2;
   }
 
+  /**
+   * Takes a frame without running the model (a caller that skips this frame): a two-frame model then pairs the next
+   * frame with it, so its movements still span one frame. A one-frame model has nothing to keep.
+   */
+  remember(frame: Frame): void {
+    if (this.shape.frames !== 2) return;
+    this.fitTo(frame);
+    const { width, height } = this.input;
+    if (this.shape.pixels === 'bytes') {
+      const { frames, block } = this.shape;
+      // The next input's previous-frame channels.
+      toInputBytes(frame, width, height, this.mapping!, { frames, block }, { data: this.bytes[0], slot: 1 }, undefined, this.resampler, this.scratch);
+    } else {
+      // Where the last frame goes: the next one moves it to the second half.
+      toInputTensor(frame, width, height, this.mapping!, this.buffer.subarray(0, 3 * width * height), this.resampler);
+    }
+    this.lastTimestampMs = frame.timestampMs;
+  }
+
+  private fitTo(frame: Frame): void {
+    const key = `${frame.width}x${frame.height}`;
+    if (key === this.mappingKey) return;
+    this.mappingKey = key;
+    this.setMapping(frame.width, frame.height);
+    this.lastTimestampMs = undefined;
+  }
+
   async detect(frame: Frame): Promise<Detection[]> {
     const { inputName, layout } = this.shape;
-    const key = `${frame.width}x${frame.height}`;
-    if (key !== this.mappingKey) {
-      this.mappingKey = key;
-      this.setMapping(frame.width, frame.height);
-      this.lastTimestampMs = undefined;
-    }
+    this.fitTo(frame);
     const mapping = this.mapping!;
     const { width: inputWidth, height: inputHeight } = this.input;
     const pairsWithLast = this.shape.frames === 2 && this.lastTimestampMs !== undefined && frame.timestampMs - this.lastTimestampMs <= MAX_PAIR_GAP_MS && frame.timestampMs >= this.lastTimestampMs;

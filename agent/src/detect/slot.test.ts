@@ -88,6 +88,49 @@ describe('SlotRefinedDetector', () => {
     expect(seen).toEqual(['whole', 'slot']);
   });
 
+  it('with wholeEvery 2, runs the whole-frame model on every other frame, shows it the frames between and says where it looked', async () => {
+    const frame = (timestampMs: number) => ({ width: 640, height: 480, timestampMs }) as Frame;
+    const calls: string[] = [];
+    const whole = {
+      detect: async (f: Frame) => {
+        calls.push(`whole ${f.timestampMs}`);
+        return [bee(100, 300), bee(300, 62)];
+      },
+      remember: (f: Frame) => void calls.push(`remember ${f.timestampMs}`),
+    };
+    const slot: Detector = { detect: async () => [bee(102, 99, 0.95), bee(300, 60, 0.8)] };
+    const window = () => ({ x: 0, y: 44, width: 640, height: 176, inputWidth: 640, inputHeight: 176 });
+    const detector = new SlotRefinedDetector(whole, slot, window, 20, 2);
+    const area = { left: 0, right: 640, top: 64, bottom: 200 };
+    const results = [];
+    for (const t of [0, 33, 67, 100]) results.push({ found: await detector.detect(frame(t)), looked: detector.lastLooked() });
+    expect(calls).toEqual(['whole 0', 'remember 33', 'whole 67', 'remember 100']);
+    // Whole frames: merged, as with every frame. Between them: the slot model's bees inside its trusted area only.
+    expect(results[0]).toEqual({ found: [bee(102, 99, 0.95), bee(100, 300), bee(300, 62)], looked: undefined });
+    expect(results[1]).toEqual({ found: [bee(102, 99, 0.95)], looked: area });
+    expect(results[2]!.looked).toBeUndefined();
+    expect(results[3]!.looked).toEqual(area);
+    expect(() => new SlotRefinedDetector(whole, slot, window, 20, 0)).toThrow('wholeEvery must be a whole number ≥ 1, got 0');
+  });
+
+  it('behind the motion gate, a still frame repeats where the last inference looked', async () => {
+    // The gate's motion measure is scripted (moving, moving, still).
+    const foreground = [0.1, 0.1, 0];
+    const scripted = { measureGray: () => ({ foregroundFraction: foreground.shift() ?? 0 }) } as unknown as MotionDetector;
+    const window = () => ({ x: 0, y: 44, width: 640, height: 176, inputWidth: 640, inputHeight: 176 });
+    const model = (found: Detection[]): Detector => ({ detect: async () => found });
+    const gated = new MotionGatedDetector(new SlotRefinedDetector(model([bee(100, 300)]), model([bee(102, 99)]), window, 20, 2), scripted, 0.001);
+    const frame = { width: 640, height: 480, format: 'rgb24', data: new Uint8Array(640 * 480 * 3) } as Frame;
+    await gated.detect(frame);
+    expect(gated.lastLooked()).toBeUndefined();
+    await gated.detect(frame);
+    const looked = { left: 0, right: 640, top: 64, bottom: 200 };
+    expect(gated.lastLooked()).toEqual(looked);
+    expect(await gated.detect(frame)).toEqual([bee(102, 99)]);
+    expect(gated.skippedFrames).toBe(1);
+    expect(gated.lastLooked()).toEqual(looked);
+  });
+
   it('releases both models, behind the motion gate too', async () => {
     const released: string[] = [];
     const model = (name: string): Detector => ({ detect: async () => [], release: async () => void released.push(name) });

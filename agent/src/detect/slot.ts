@@ -1,6 +1,6 @@
 import type { Frame } from '../capture/frame.ts';
 import type { InputRegion } from './onnx.ts';
-import type { Detection, Detector } from './types.ts';
+import { insideArea, type Area, type Detection, type Detector } from './types.ts';
 
 /**
  * The slot pass: a second model looks at a band around the entrance zone at a larger scale than the whole-frame
@@ -75,17 +75,12 @@ export function slotGeometry(settings: SlotSettings, base: { width: number; heig
  * Where the slot model's detections are trusted: the band less a strip along each side that lies inside the
  * frame (the model sees only part of a bee there). At the frame's own edges nothing is lost by cropping.
  */
-export function trustedArea(window: InputRegion, frameWidth: number, frameHeight: number, edgePx: number) {
+export function trustedArea(window: InputRegion, frameWidth: number, frameHeight: number, edgePx: number): Area {
   const inset = (start: number, end: number, frameSize: number) => [start > 0 ? start + edgePx : start, end < frameSize ? end - edgePx : end] as const;
   const [left, right] = inset(window.x, window.x + window.width, frameWidth);
   const [top, bottom] = inset(window.y, window.y + window.height, frameHeight);
   return { left, right, top, bottom };
 }
-
-export type Area = ReturnType<typeof trustedArea>;
-
-/** Whether a centre lies in the area (left and top edges included, right and bottom excluded). */
-export const insideArea = (p: { x: number; y: number }, a: Area) => p.x >= a.left && p.x < a.right && p.y >= a.top && p.y < a.bottom;
 
 /**
  * The whole-frame detections outside the trusted area, and the slot detections inside it. A whole-frame detection
@@ -101,29 +96,53 @@ export function mergeSlotDetections(frame: readonly Detection[], slot: readonly 
   return [...outside, ...kept].sort((a, b) => b.score - a.score);
 }
 
-/** Both models on every frame, merged: the whole-frame one everywhere, the slot one in the band around the zone. */
+/** A whole-frame model that can take a frame without looking at it: a two-frame model keeps it as the next one's previous frame. */
+export type WholeFrameDetector = Detector & { remember?(frame: Frame): void };
+
+/**
+ * The slot model on every frame; the whole-frame model on every `wholeEvery`th frame (1: every frame), its
+ * detections merged in outside the band. Counts are decided in the band, which is looked at on every frame; each frame
+ * skipped saves a run of the whole-frame model (about what the slot model costs), for bees followed a little less well
+ * away from the entrance (`docs/benchmarks.md`). On the frames between, only the trusted area was looked at (`lastLooked`).
+ */
 export class SlotRefinedDetector implements Detector {
   private area: Area | undefined;
   private areaKey = '';
+  private frames = 0;
+  private wholeLooked = true;
 
   constructor(
-    private readonly whole: Detector,
+    private readonly whole: WholeFrameDetector,
     private readonly slot: Detector,
     private readonly window: (frameWidth: number, frameHeight: number) => InputRegion,
     /** Strip along the band's inner edges where the slot model is not trusted, and the duplicate distance: frame px. */
     private readonly edgePx: number,
-  ) {}
+    private readonly wholeEvery = 1,
+  ) {
+    if (!Number.isInteger(wholeEvery) || wholeEvery < 1) throw new Error(`wholeEvery must be a whole number ≥ 1, got ${wholeEvery}`);
+  }
 
   async detect(frame: Frame): Promise<Detection[]> {
     const key = `${frame.width}x${frame.height}`;
     if (key !== this.areaKey) {
       this.areaKey = key;
       this.area = trustedArea(this.window(frame.width, frame.height), frame.width, frame.height, this.edgePx);
+      this.frames = 0;
+    }
+    const area = this.area!;
+    this.wholeLooked = this.frames++ % this.wholeEvery === 0;
+    if (!this.wholeLooked) {
+      this.whole.remember?.(frame);
+      return mergeSlotDetections([], await this.slot.detect(frame), area, this.edgePx);
     }
     // One after the other: each model already uses the cores it is given.
     const whole = await this.whole.detect(frame);
     const slot = await this.slot.detect(frame);
-    return mergeSlotDetections(whole, slot, this.area!, this.edgePx);
+    return mergeSlotDetections(whole, slot, area, this.edgePx);
+  }
+
+  lastLooked(): Area | undefined {
+    return this.wholeLooked ? undefined : this.area;
   }
 
   async release(): Promise<void> {

@@ -14,8 +14,24 @@ export interface Detection {
   movement?: { dx: number; dy: number };
 }
 
+/** A rectangle of the frame, frame px: left and top edges included, right and bottom excluded. */
+export interface Area {
+  left: number;
+  right: number;
+  top: number;
+  bottom: number;
+}
+
+/** Whether a centre lies in the area. */
+export const insideArea = (p: { x: number; y: number }, a: Area) => p.x >= a.left && p.x < a.right && p.y >= a.top && p.y < a.bottom;
+
 export interface Detector {
   detect(frame: Frame): Promise<Detection[]>;
+  /**
+   * Where the last `detect` looked, when that was only part of the frame (undefined: all of it). A bee outside it was
+   * not looked for, so a tracker must not take its absence for a miss.
+   */
+  lastLooked?(): Area | undefined;
   /** Frees what the detector holds outside the JavaScript heap (an onnxruntime session). */
   release?(): Promise<void>;
 }

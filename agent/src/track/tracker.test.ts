@@ -97,6 +97,49 @@ describe('BeeTracker', () => {
     expect(audit.idsOf('a')).not.toBe(audit.idsOf('b'));
   });
 
+  it('follows a bee outside the part of the frame looked at, at its prediction, neither missing it nor ending it there', () => {
+    // The whole frame is looked at on even frames only; on odd ones only the band y 64..200 (the slot pass alone).
+    const band = { left: 0, right: 640, top: 64, bottom: 200 };
+    const tracker = new BeeTracker({ maxMissedFrames: 0 });
+    const ids = new Set<number>();
+    const reported: { k: number; x: number }[] = [];
+    for (let k = 0; k < 40; k++) {
+      const bees = [detection(50 + 6 * k, 300), detection(50 + 6 * k, 150)];
+      const looked = k % 2 === 1 ? band : undefined;
+      const update = tracker.update(k * frameMs, looked ? bees.filter((b) => b.y < 200) : bees, looked);
+      expect(update.ended).toEqual([]);
+      for (const t of update.tracks) {
+        ids.add(t.id);
+        if (t.y > 200) reported.push({ k, x: t.x });
+      }
+    }
+    // Born outside the band on alternate frames, confirmed all the same (three hits in five frames), then in every frame.
+    expect(ids.size).toBe(2);
+    expect(reported[0]!.k).toBe(4);
+    expect(reported).toHaveLength(36);
+    for (const { k, x } of reported) expect(Math.abs(x - (50 + 6 * k))).toBeLessThan(3);
+    // Inside the band, a bee not found is missed as before: with maxMissedFrames 0 its track ends at once.
+    const update = tracker.update(40 * frameMs, [], band);
+    expect(update.ended).toHaveLength(1);
+    expect(update.ended[0]!.points.at(-1)!.y).toBe(150);
+  });
+
+  // Regression: a track lost at its last look was reported at its prediction between whole frames, and such
+  // predictions wandered into the zone and were counted.
+  it('does not report a track outside the looked-at part that was not found the last time it was looked for', () => {
+    const band = { left: 0, right: 640, top: 64, bottom: 200 };
+    const tracker = new BeeTracker();
+    let id: number | undefined;
+    for (let k = 0; k < 6; k++) id = tracker.update(k * frameMs, [detection(100 + 6 * k, 300)]).tracks[0]?.id;
+    expect(id).toBeDefined();
+    // Gone on a whole frame: missed, not reported.
+    expect(tracker.update(6 * frameMs, []).tracks).toEqual([]);
+    // Then a frame where only the band was looked at: still not reported, nor ended.
+    expect(tracker.update(7 * frameMs, [], band)).toEqual({ tracks: [], ended: [] });
+    // Found again on the next whole frame: the same track, reported again.
+    expect(tracker.update(8 * frameMs, [detection(148, 300)]).tracks.map((t) => t.id)).toEqual([id]);
+  });
+
   it('keeps the id through a short occlusion', () => {
     const tracker = new BeeTracker({ maxMissedFrames: 10 });
     const ids = new Set<number>();

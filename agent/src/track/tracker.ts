@@ -1,4 +1,4 @@
-import type { Detection } from '../detect/types.ts';
+import { insideArea, type Area, type Detection } from '../detect/types.ts';
 import { assign } from './hungarian.ts';
 import { ConstantVelocityKalman, type KalmanOptions } from './kalman.ts';
 
@@ -96,7 +96,10 @@ export interface EndedTrack {
 }
 
 export interface TrackerUpdate {
-  /** Confirmed tracks that a detection supported in this frame. */
+  /**
+   * Confirmed tracks that a detection supported in this frame, and, where their filters put them, those outside the
+   * part of the frame the detector looked at that were found the last time they were looked for.
+   */
   tracks: TrackView[];
   /** Confirmed tracks that ended in this update (out of sight for too long). */
   ended: EndedTrack[];
@@ -150,7 +153,8 @@ export class BeeTracker {
     return this.tracks.length;
   }
 
-  update(timestampMs: number, detections: readonly Detection[]): TrackerUpdate {
+  /** `looked`: the part of the frame the detector looked at, when not all of it (`Detector.lastLooked`). */
+  update(timestampMs: number, detections: readonly Detection[], looked?: Area): TrackerUpdate {
     const dt = this.lastTimestamp === undefined ? 0 : Math.max(0, (timestampMs - this.lastTimestamp) / 1000);
     this.lastTimestamp = timestampMs;
     for (const track of this.tracks) track.filter.predict(dt);
@@ -174,8 +178,14 @@ export class BeeTracker {
 
     const ended: EndedTrack[] = [];
     const survivors: Track[] = [];
+    // Not looked for is not missed: such a track goes on where its filter predicts, neither older nor closer to death,
+    // and one seen the last time it was looked for is reported there.
+    const unseen = (track: Track) => looked !== undefined && !insideArea(track.filter, looked);
+    const coasting = new Set<Track>();
     for (const track of this.tracks) {
-      if (!matched.has(track)) {
+      if (!matched.has(track) && unseen(track)) {
+        if (track.missed === 0) coasting.add(track);
+      } else if (!matched.has(track)) {
         track.missed++;
         // ByteTrack drops an unconfirmed track the first time it goes unseen: that is what kills one-frame noise.
         const dead = !track.confirmed || track.missed > this.options.maxMissedFrames;
@@ -214,7 +224,7 @@ export class BeeTracker {
 
     const tracks: TrackView[] = [];
     for (const track of this.tracks) {
-      if (!track.confirmed || !matched.has(track)) continue;
+      if (!track.confirmed || !(matched.has(track) || coasting.has(track))) continue;
       const f = track.filter;
       tracks.push({ id: track.id, x: f.x, y: f.y, w: track.w, h: track.h, vx: f.vx, vy: f.vy, score: track.score, visibleLength: track.visibleLength });
     }
