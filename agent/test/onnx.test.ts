@@ -32,6 +32,23 @@ function dot(frame: Frame, x: number, y: number, rgb: [number, number, number], 
   }
 }
 
+/** A black 640×480 frame at that time with a red dot at each point. */
+function dotsAt(timestampMs: number, ...dots: [number, number][]): Frame {
+  const frame = { ...blackFrame(640, 480, 'rgb24'), timestampMs };
+  for (const [x, y] of dots) dot(frame, x, y, [255, 0, 0]);
+  return frame;
+}
+
+/** The movements a detector reports for a frame, left to right. */
+const movesOf = async (detector: OnnxDetector, frame: Frame) => (await detector.detect(frame)).sort((a, b) => a.x - b.x).map((d) => d.movement);
+
+/** The input layouts of a two-frame model: float, 8-bit bytes in rows, 8-bit bytes in 2×2 blocks. */
+const PAIR_INPUTS = [
+  ['float', undefined],
+  ['byte (8-bit model)', 'rows'],
+  ['2x2-block byte (8-bit model)', 'blocks'],
+] as const;
+
 describe('ONNX detector on onnxruntime-node', () => {
   // The same boxes as in the pure decoder test, now produced by a real model run; zero-score anchors pad N
   // beyond the row count, as in real exports (8400 anchors).
@@ -82,48 +99,30 @@ describe('ONNX detector on onnxruntime-node', () => {
     expect(sorted[0]).toMatchObject({ w: 40, h: 16 }); // input pixels × 2 (stretched 640→320)
   });
 
-  it.each([
-    ['float', undefined],
-    ['byte (8-bit model)', 'rows'],
-    ['2x2-block byte (8-bit model)', 'blocks'],
-  ] as const)('feeds a two-frame %s model this frame and the one before, a first frame or one after a long gap paired with itself', async (_kind, bytes) => {
+  it.each(PAIR_INPUTS)('feeds a two-frame %s model this frame and the one before, a first frame or one after a long gap paired with itself', async (_kind, bytes) => {
     const model = centerNetPairModel({ width: 320, height: 240 }, { w: 20, h: 8 }, 10, { bytes });
     const detector = await OnnxDetector.load(save(`centernet-pair-${bytes}.onnx`, model), { scoreThreshold: 0.5 });
     expect(detector.seesMovement).toBe(true);
-    const at = (timestampMs: number, ...dots: [number, number][]) => {
-      const frame = { ...blackFrame(640, 480, 'rgb24'), timestampMs };
-      for (const [x, y] of dots) dot(frame, x, y, [255, 0, 0]);
-      return frame;
-    };
-    const moves = async (frame: Frame) => (await detector.detect(frame)).sort((a, b) => a.x - b.x).map((d) => d.movement);
+    const moves = (frame: Frame) => movesOf(detector, frame);
     // Input pixels × 2 (stretched 640→320): a dot new since the previous frame reads 20 frame px, an old one 0.
-    expect(await moves(at(0, [100, 60]))).toEqual([{ dx: 0, dy: 0 }]);
-    expect(await moves(at(33, [100, 60], [500, 400]))).toEqual([{ dx: 0, dy: 0 }, { dx: 20, dy: 20 }]);
-    expect(await moves(at(67, [100, 60], [500, 400]))).toEqual([{ dx: 0, dy: 0 }, { dx: 0, dy: 0 }]);
-    expect(await moves(at(100, [300, 300]))).toEqual([{ dx: 20, dy: 20 }]);
+    expect(await moves(dotsAt(0, [100, 60]))).toEqual([{ dx: 0, dy: 0 }]);
+    expect(await moves(dotsAt(33, [100, 60], [500, 400]))).toEqual([{ dx: 0, dy: 0 }, { dx: 20, dy: 20 }]);
+    expect(await moves(dotsAt(67, [100, 60], [500, 400]))).toEqual([{ dx: 0, dy: 0 }, { dx: 0, dy: 0 }]);
+    expect(await moves(dotsAt(100, [300, 300]))).toEqual([{ dx: 20, dy: 20 }]);
     // Three seconds later (a reconnect): nothing before it is trusted.
-    expect(await moves(at(3100, [100, 60]))).toEqual([{ dx: 0, dy: 0 }]);
+    expect(await moves(dotsAt(3100, [100, 60]))).toEqual([{ dx: 0, dy: 0 }]);
   });
 
-  it.each([
-    ['float', undefined],
-    ['byte (8-bit model)', 'rows'],
-    ['2x2-block byte (8-bit model)', 'blocks'],
-  ] as const)('pairs a two-frame %s model with a frame it was only shown, not run on', async (_kind, bytes) => {
+  it.each(PAIR_INPUTS)('pairs a two-frame %s model with a frame it was only shown, not run on', async (_kind, bytes) => {
     const model = centerNetPairModel({ width: 320, height: 240 }, { w: 20, h: 8 }, 10, { bytes });
     const detector = await OnnxDetector.load(save(`centernet-pair-remember-${bytes}.onnx`, model), { scoreThreshold: 0.5 });
-    const at = (timestampMs: number, ...dots: [number, number][]) => {
-      const frame = { ...blackFrame(640, 480, 'rgb24'), timestampMs };
-      for (const [x, y] of dots) dot(frame, x, y, [255, 0, 0]);
-      return frame;
-    };
-    const moves = async (frame: Frame) => (await detector.detect(frame)).sort((a, b) => a.x - b.x).map((d) => d.movement);
-    expect(await moves(at(0, [100, 60]))).toEqual([{ dx: 0, dy: 0 }]);
+    const moves = (frame: Frame) => movesOf(detector, frame);
+    expect(await moves(dotsAt(0, [100, 60]))).toEqual([{ dx: 0, dy: 0 }]);
     // The dot at 500,400 arrives in a frame the model is only shown: by the next frame it is old.
-    detector.remember(at(33, [100, 60], [500, 400]));
-    expect(await moves(at(67, [100, 60], [500, 400]))).toEqual([{ dx: 0, dy: 0 }, { dx: 0, dy: 0 }]);
-    detector.remember(at(100, [100, 60]));
-    expect(await moves(at(133, [100, 60], [300, 300]))).toEqual([{ dx: 0, dy: 0 }, { dx: 20, dy: 20 }]);
+    detector.remember(dotsAt(33, [100, 60], [500, 400]));
+    expect(await moves(dotsAt(67, [100, 60], [500, 400]))).toEqual([{ dx: 0, dy: 0 }, { dx: 0, dy: 0 }]);
+    detector.remember(dotsAt(100, [100, 60]));
+    expect(await moves(dotsAt(133, [100, 60], [300, 300]))).toEqual([{ dx: 0, dy: 0 }, { dx: 20, dy: 20 }]);
   });
 
   it.each([
