@@ -157,7 +157,6 @@ async function main(): Promise<void> {
   const slotModels = (values['slot-model'] ?? []).map((m) => resolve(callerDir, m));
   const slotMargin = values['slot-margin'] === undefined ? undefined : Number(values['slot-margin']);
   const wholeEvery: (number | undefined)[] = values['whole-every']?.map(Number) ?? [undefined];
-  if (wholeEvery.some((n) => n !== undefined && !(Number.isInteger(n) && n >= 1))) throw new Error('--whole-every takes whole numbers ≥ 1');
   const name = (model: string | undefined) => (model ? `model ${models.indexOf(model) + 1}` : 'shipped model');
   const pipelines: Pipeline[] = [
     ...models.map((model): Pipeline => ({ label: name(model), kind: 'onnx', ...(model ? { model } : {}) })),
@@ -177,6 +176,9 @@ async function main(): Promise<void> {
     { label: 'motion detector', kind: 'motion' },
   ];
 
+  // The agent's own config check, on every pipeline before the first round: a bad --slot-margin or --whole-every
+  // fails now, naming the setting, not in a child process minutes later.
+  for (const pipeline of pipelines) configFor(clip, pipeline);
   const { width, height, fps, frameCount } = clip.truth;
   const ffmpeg = resolveFfmpeg();
   const fpsOf = (n: number, ms: number) => (n / ms) * 1000;
