@@ -7,7 +7,7 @@ import { defaultZone, type AgentConfig } from './config/config.ts';
 import { Controller } from './controller.ts';
 import { EntranceCounter } from './count/entrance-counter.ts';
 import { hostCpu, int8KernelNote } from './detect/cpu.ts';
-import { createDetector, type ConfiguredDetector } from './detect/factory.ts';
+import { createDetector, createPacing, type ConfiguredDetector } from './detect/factory.ts';
 import { DeviceClient } from './device/device-client.ts';
 import { DeviceLoop, type DeviceSnapshot } from './device/device-loop.ts';
 import { hostDiagnostics } from './device/diagnostics.ts';
@@ -106,6 +106,7 @@ export async function runAgent(config: AgentConfig, options: RunOptions = {}): P
     ...(streamer ? { onFrame: (frame: Parameters<LiveStreamer['offer']>[0]) => streamer.offer(frame) } : {}),
     statusFile: statusFilePath(config),
     log,
+    pacing: createPacing(config, isLive(spec)),
   });
   const snapshot = (): DeviceSnapshot => {
     const stats = pipeline.stats;

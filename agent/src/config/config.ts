@@ -56,6 +56,12 @@ export const AgentConfigSchema = Type.Object(
                 maximum: 8,
                 description: 'Run the whole-frame model on every nth frame only (1: every frame); the slot model runs on every frame, and tracks away from the band go on as predicted in between.',
               }),
+              wholeEveryWhenBehind: Type.Integer({
+                minimum: 1,
+                maximum: 8,
+                description:
+                  'Live sources: how far apart the whole-frame model\'s frames may be spaced when the agent falls behind the camera, instead of dropping frames (the spacing returns to wholeEvery when there is room again); at or below wholeEvery, never.',
+              }),
             },
             {
               additionalProperties: false,
@@ -165,7 +171,7 @@ export const SLOT_MODEL_PATH = fileURLToPath(new URL('../../models/bee-centernet
 /** Its 8-bit copy: with `INT8_MODEL_PATH`, the pair the agent runs by default. */
 export const SLOT_INT8_MODEL_PATH = fileURLToPath(new URL('../../models/bee-centernet-slot-int8.onnx', import.meta.url));
 /** The slot pass's settings when `detector.slot` names only its model. */
-export const SLOT_DEFAULTS = { zoom: 2, marginLengths: 1.5, wholeEvery: 1 } as const;
+export const SLOT_DEFAULTS = { zoom: 2, marginLengths: 1.5, wholeEvery: 1, wholeEveryWhenBehind: 2 } as const;
 
 /**
  * Everything that has a sensible default; identity, source, cloud and zone have none (or a derived one), and the
@@ -243,9 +249,11 @@ export function resolveConfig(layers: { file?: PartialAgentConfig; flags?: Parti
   if (detector?.kind === 'onnx' && detector.model === undefined) {
     // The shipped models: the 8-bit pair with the slot pass, which counts best of what keeps up with a camera on one
     // core; without the slot pass, the float whole-frame model, which tracks better alone than its 8-bit copy
-    // (docs/benchmarks.md). A model the user names runs alone unless a slot model is named too.
+    // (docs/benchmarks.md). A model the user names runs alone unless a slot model is named too; settings of the
+    // slot pass without a model are for the shipped one.
     detector.model = slotOff ? FLOAT_MODEL_PATH : INT8_MODEL_PATH;
-    if (!slotOff && detector.slot === undefined) detector.slot = { model: SLOT_INT8_MODEL_PATH };
+    const slot = detector.slot;
+    if (!slotOff && (slot === undefined || (isPlainObject(slot) && slot.model === undefined))) detector.slot = { model: SLOT_INT8_MODEL_PATH, ...(slot as object | undefined) };
   }
   // The shipped model was trained on colour; the motion detector only needs luma and reads a third of the bytes.
   if (source && source.pixelFormat === undefined) source.pixelFormat = detector?.kind === 'motion' ? 'gray' : 'rgb24';
