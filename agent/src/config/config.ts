@@ -44,7 +44,7 @@ export const AgentConfigSchema = Type.Object(
         scoreThreshold: Type.Number({ minimum: 0, maximum: 1 }),
         iouThreshold: Type.Number({ minimum: 0, maximum: 1 }),
         classes: Type.Optional(Type.Array(Type.Integer({ minimum: 0 }))),
-        threads: Type.Optional(Type.Integer({ minimum: 1, maximum: 64, description: 'ONNX only: CPU threads for inference (default: onnxruntime picks, usually every core).' })),
+        threads: Type.Optional(Type.Integer({ minimum: 1, maximum: 64, description: 'ONNX only: CPU threads for inference (default: one fewer than the cores, at least 1, leaving one to ffmpeg).' })),
         slot: Type.Optional(
           Type.Object(
             {

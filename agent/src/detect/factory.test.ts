@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../config/config.ts';
-import { createPacing } from './factory.ts';
+import { createPacing, inferenceThreads } from './factory.ts';
 
 const configWith = (detector: object, fps = 30) =>
   resolveConfig({ file: { hiveId: 'h', boxId: 'b', source: { url: 'rtsp://camera/stream', fps }, cloud: { url: 'http://127.0.0.1:8600', token: 't' }, detector } as never, env: {} });
@@ -22,5 +22,11 @@ describe('createPacing', () => {
     expect(createPacing(configWith({ kind: 'motion' }), true)).toBeUndefined();
     expect(createPacing(configWith({ slot: { wholeEvery: 2, wholeEveryWhenBehind: 2 } }), true)).toBeUndefined();
     expect(createPacing(configWith({ slot: { wholeEveryWhenBehind: 1 } }), true)).toBeUndefined();
+  });
+});
+
+describe('inferenceThreads', () => {
+  it('leaves a core to ffmpeg where there is one to leave', () => {
+    expect([1, 2, 4, 8].map((cores) => inferenceThreads(cores))).toEqual([1, 1, 3, 7]);
   });
 });
