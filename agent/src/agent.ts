@@ -122,6 +122,7 @@ export async function runAgent(config: AgentConfig, options: RunOptions = {}): P
         fps: Math.round(stats.fps * 10) / 10,
         framesProcessed: stats.framesProcessed,
         framesDropped: capture.framesDropped,
+        ...(stats.wholeEvery !== undefined ? { wholeEvery: stats.wholeEvery } : {}),
         beesIn: stats.beesIn,
         beesOut: stats.beesOut,
         outboxPending: queued.pending.metrics + queued.pending.movement + queued.pending.trajectories,

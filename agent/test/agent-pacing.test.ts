@@ -31,7 +31,7 @@ describe('agent behind a live camera', () => {
       file: {
         hiveId: 'hive-1', boxId: 'box-1', deviceId: 'pi-pacing', source: { url: camera.url, fps: 240 },
         cloud: { url: gateway.url, token: gateway.deviceToken },
-        live: { enabled: false },
+        live: { statusIntervalSeconds: 1, pollWaitSeconds: 1 },
         // Every frame goes to the models (the stream's repeated frames would be skipped as still).
         detector: { kind: 'onnx', motionGate: false, slot: { wholeEveryWhenBehind: 3 } } as never,
         stateDir: join(dir.path, 'state'),
@@ -44,6 +44,8 @@ describe('agent behind a live camera', () => {
     const exit = runAgent(config, { stopSignal: new Promise<void>((resolve) => (stop = resolve)), log: (m) => logs.push(m) });
     const status = () => (existsSync(statusFilePath(config)) ? (JSON.parse(readFileSync(statusFilePath(config), 'utf8')) as { wholeEvery?: number; framesProcessed: number }) : undefined);
     await gateway.waitFor(() => (status()?.wholeEvery ?? 1) >= 2, 40_000, 'the whole-frame model spaced out');
+    // The operator sees it too, in the device's heartbeat.
+    await gateway.waitFor(() => ((gateway.statuses.at(-1)?.status as { wholeEvery?: number } | undefined)?.wholeEvery ?? 1) >= 2, 10_000, 'the spacing in a heartbeat');
     stop();
     expect(await exit).toBe(0);
     expect(logs).toContainEqual(expect.stringMatching(/^behind the camera \(.*ms between frames\): the whole-frame model now runs on one frame in 2$/));
