@@ -2,15 +2,14 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeCloud } from './helpers/fake-cloud.ts';
-import { generateClip, startNetworkCamera, tempDir, twoBeesLavfi, type NetworkCamera } from './helpers/media.ts';
+import { startTwoBeesCamera, tempDir, type NetworkCamera } from './helpers/media.ts';
 
 const dir = tempDir('live');
 const cloud = new FakeCloud();
 let camera: NetworkCamera;
 
 beforeAll(async () => {
-  const clip = await generateClip(join(dir.path, 'live.ts'), { seconds: 6, fps: 15, width: 640, height: 480, lavfi: twoBeesLavfi(15), container: 'mpegts' });
-  camera = await startNetworkCamera(clip, { loop: false });
+  camera = await startTwoBeesCamera(dir.path, { loop: false });
   await cloud.start();
 }, 60_000);
 afterAll(async () => {

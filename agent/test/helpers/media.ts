@@ -50,6 +50,12 @@ export function twoBeesLavfi(fps: number): string {
   );
 }
 
+/** The two bees of `twoBeesLavfi` (6 s at 15 fps, MPEG-TS in `dir`) as a camera on loopback. */
+export async function startTwoBeesCamera(dir: string, options: { loop: boolean }): Promise<NetworkCamera> {
+  const clip = await generateClip(join(dir, 'two-bees.ts'), { seconds: 6, fps: 15, width: 640, height: 480, lavfi: twoBeesLavfi(15), container: 'mpegts' });
+  return startNetworkCamera(clip, options);
+}
+
 export interface NetworkCamera {
   url: string;
   close(): Promise<void>;
