@@ -98,6 +98,6 @@ describe('agent behind a live camera', () => {
     expect(logs.filter((m) => m.startsWith('room to spare'))).toEqual([]);
     expect(status()!.wholeEvery).toBeLessThanOrEqual(3);
     const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'status', '--state-dir', config.stateDir], { cwd: join(import.meta.dirname, '..') });
-    expect(stdout).toMatch(/whole frame:\s+one frame in [23] \(spaced out when behind a live camera\)/);
+    expect(stdout).toMatch(/whole frame:\s+one frame in [23] \(paced to the live camera\)/);
   }, 90_000);
 });
