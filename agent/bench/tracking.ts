@@ -7,6 +7,8 @@
 // `--seeds N` replays N clips of each scenario (see bench:accuracy). `--model FILE` follows the agent's rule: a model
 // named without a slot model runs alone, so compare it with the default pair only when `--detector` names the slot
 // model too (a path from `agent/` or an absolute one; `--model` is resolved from where pnpm was started).
+// `--drop-every N` loses every Nth frame before detection, as a live camera loses the frames an agent too slow for
+// it has no time for, and scores the frames the agent saw.
 //   pnpm --filter @hivegate/agent bench:tracking [-- --split train --tracker '{"lostGateLengths":1.5}' --detector '{"motionGate":false}' --kind onnx|motion --seeds N --explain]
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -43,6 +45,7 @@ const { values } = parseArgs({
     explain: { type: 'boolean', default: false },
     identities: { type: 'boolean', default: false },
     trace: { type: 'string' },
+    'drop-every': { type: 'string' },
   },
 });
 const callerDir = process.env.INIT_CWD ?? process.cwd();
@@ -57,6 +60,9 @@ const detectorOverrides = JSON.parse(values.detector) as PartialAgentConfig['det
 const trackerOverrides = JSON.parse(values.tracker) as PartialAgentConfig['tracker'];
 const countingOverrides = JSON.parse(values.counting) as PartialAgentConfig['counting'];
 const cacheDir = resolve(callerDir, values.cache);
+/** --drop-every N: every Nth frame is lost as a live camera loses frames the agent has no time for. */
+const dropEvery = values['drop-every'] === undefined ? undefined : Number(values['drop-every']);
+if (dropEvery !== undefined && !(Number.isInteger(dropEvery) && dropEvery >= 2)) throw new Error(`--drop-every takes a whole number ≥ 2, got "${values['drop-every']}"`);
 /** --trace scenario:bee prints that bee's frames: its true centre, the detections (centre, [w x h], score, movement) and tracks near it. */
 const traced = values.trace ? { scenario: values.trace.split(':')[0]!, bee: Number(values.trace.split(':')[1]) } : undefined;
 
@@ -66,6 +72,8 @@ interface FrameDetections {
   detections: number[][];
   /** [left, right, top, bottom] of the part the detector looked at, when not the whole frame. */
   looked?: number[];
+  /** Lost before detection (--drop-every): neither the detector nor the tracker saw it. */
+  dropped?: true;
 }
 
 /** Digest of the detection code (`src/detect`, tests aside), read once per run. */
@@ -89,7 +97,7 @@ async function detectionsFor(clip: CachedClip): Promise<FrameDetections[]> {
   if (config.detector.model) hash.update(readFileSync(config.detector.model));
   if (config.detector.slot) hash.update(readFileSync(config.detector.slot.model));
   hash.update(DETECTION_CODE);
-  const key = hash.update(JSON.stringify(config.detector)).digest('hex').slice(0, 12);
+  const key = hash.update(JSON.stringify(config.detector) + (dropEvery ? `drop-every ${dropEvery}` : '')).digest('hex').slice(0, 12);
   const file = join(clip.dir, `detections-${key}-${CACHED_THRESHOLD}.json`);
   if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as FrameDetections[];
   console.error(`${clip.truth.scenario.name}: detecting (once per model and detector settings)…`);
@@ -98,6 +106,11 @@ async function detectionsFor(clip: CachedClip): Promise<FrameDetections[]> {
   const frames: FrameDetections[] = [];
   await capture.start();
   for await (const frame of capture) {
+    // A lost frame is never shown to the detector, so the two-frame model's next pair spans two frames, as live.
+    if (dropEvery && frame.index % dropEvery === dropEvery - 1) {
+      frames.push({ timestampMs: frame.timestampMs, detections: [], dropped: true });
+      continue;
+    }
     const found = await detector.detect(frame);
     const looked = detector.lastLooked?.();
     frames.push({
@@ -152,6 +165,8 @@ function replay(clip: CachedClip, variant: number, frames: FrameDetections[]): R
   const beeFrames = new Map<number, { t: number; h: number }[]>();
   const hypotheses = new Map<number, Hypothesis>();
   frames.forEach((frame, index) => {
+    // Scored on the frames the agent saw: what it did with a lost frame is nothing.
+    if (frame.dropped) return;
     const detections: Detection[] = frame.detections
       .filter((d) => d[4]! >= threshold)
       .map(([x, y, w, h, score, dx, dy]) => ({ x: x!, y: y!, w: w!, h: h!, score: score!, ...(dx !== undefined && dy !== undefined ? { movement: { dx, dy } } : {}) }));
