@@ -7,7 +7,7 @@ import { defaultZone, type AgentConfig } from './config/config.ts';
 import { Controller } from './controller.ts';
 import { EntranceCounter } from './count/entrance-counter.ts';
 import { hostCpu, int8KernelNote } from './detect/cpu.ts';
-import { createDetector, createPacing, type ConfiguredDetector } from './detect/factory.ts';
+import { createDetector, type ConfiguredDetector } from './detect/factory.ts';
 import { DeviceClient } from './device/device-client.ts';
 import { DeviceLoop, type DeviceSnapshot } from './device/device-loop.ts';
 import { hostDiagnostics } from './device/diagnostics.ts';
@@ -106,7 +106,6 @@ export async function runAgent(config: AgentConfig, options: RunOptions = {}): P
     ...(streamer ? { onFrame: (frame: Parameters<LiveStreamer['offer']>[0]) => streamer.offer(frame) } : {}),
     statusFile: statusFilePath(config),
     log,
-    pacing: createPacing(config, isLive(spec)),
   });
   const snapshot = (): DeviceSnapshot => {
     const stats = pipeline.stats;
@@ -122,7 +121,6 @@ export async function runAgent(config: AgentConfig, options: RunOptions = {}): P
         fps: Math.round(stats.fps * 10) / 10,
         framesProcessed: stats.framesProcessed,
         framesDropped: capture.framesDropped,
-        ...(stats.wholeEvery !== undefined ? { wholeEvery: stats.wholeEvery } : {}),
         beesIn: stats.beesIn,
         beesOut: stats.beesOut,
         outboxPending: queued.pending.metrics + queued.pending.movement + queued.pending.trajectories,

@@ -143,8 +143,6 @@ function status(args: string[]): number {
       `pipeline:      updated ${String(pipeline.updatedAt)}, capture ${String(pipeline.captureState)}, ${String(pipeline.fps)} fps, ${String(pipeline.framesProcessed)} frames, ${String(pipeline.framesDropped)} dropped`,
       `counts:        in ${String(pipeline.beesIn)}, out ${String(pipeline.beesOut)}, unknown direction ${String(pipeline.unknownDirection)}, inference skipped ${String(pipeline.inferenceSkipped)}`,
     );
-    const every = pipeline.wholeEvery;
-    if (every !== undefined) lines.push(`whole frame:   ${every === 1 ? 'every frame' : `one frame in ${String(every)}`} (paced to the live camera)`);
   } else {
     lines.push('pipeline:      no status file yet');
   }

@@ -3,7 +3,6 @@ import { dirname } from 'node:path';
 import { compileValidator, EntranceMovementInput } from '@hivegate/shared';
 import type { Frame } from './capture/frame.ts';
 import type { CounterOutput, EntranceCounter } from './count/entrance-counter.ts';
-import type { WholeFramePacing } from './detect/pacing.ts';
 import type { Area, Detection, Detector } from './detect/types.ts';
 import { identityOf, type Outbox } from './outbox/outbox.ts';
 import type { BeeTracker, TrackerUpdate } from './track/tracker.ts';
@@ -31,8 +30,6 @@ export interface PipelineStats {
   invalidRecords: number;
   /** Errors thrown by the frame tap (the live stream); counting went on regardless. */
   tapErrors: number;
-  /** With pacing: the whole-frame model runs on one frame in this many (more than configured: behind the camera). */
-  wholeEvery?: number;
 }
 
 /** Sees what the pipeline sees, for evaluation and debugging; must not keep the frame's pixels. */
@@ -57,8 +54,6 @@ export interface PipelineOptions {
   statusFile?: string;
   log?: (message: string) => void;
   observer?: PipelineObserver;
-  /** Spaces the whole-frame model's frames out while a live camera outpaces the pipeline (`WholeFramePacing`). */
-  pacing?: WholeFramePacing;
 }
 
 const checkMovement = compileValidator(EntranceMovementInput);
@@ -84,9 +79,7 @@ export class Pipeline {
     tapErrors: 0,
   };
 
-  constructor(private readonly options: PipelineOptions) {
-    if (options.pacing) this.stats.wholeEvery = options.pacing.level;
-  }
+  constructor(private readonly options: PipelineOptions) {}
 
   start(): void {
     this.running ??= this.run();
@@ -106,15 +99,12 @@ export class Pipeline {
     const { source, detector, tracker, counter } = this.options;
     try {
       for await (const frame of source) {
-        const started = performance.now();
-        const skipped = detector.skippedFrames;
         this.tap(frame);
         const detections = await detector.detect(frame);
         const looked = detector.lastLooked?.();
         const update = tracker.update(frame.timestampMs, detections, looked);
         this.options.observer?.frame?.(frame, detections, update, looked);
         this.queue(counter.onFrame(frame.timestampMs, update.tracks, update.ended));
-        this.pace(performance.now() - started, looked === undefined, detector.skippedFrames === skipped);
         this.tick(frame);
       }
     } catch (error) {
@@ -123,17 +113,6 @@ export class Pipeline {
       this.queue(counter.flush(tracker.flush()));
       this.writeStatus(true);
     }
-  }
-
-  /** `whole`: the whole-frame model looked at the frame; `inferred`: a model ran at all (the motion gate let it). */
-  private pace(busyMs: number, whole: boolean, inferred: boolean): void {
-    const { pacing, detector, source } = this.options;
-    if (!pacing) return;
-    const change = pacing.record({ busyMs, whole, inferred, droppedTotal: source.framesDropped });
-    if (!change) return;
-    detector.setWholeEvery?.(change.level);
-    this.stats.wholeEvery = change.level;
-    this.options.log?.(`${change.reason}: the whole-frame model now runs on ${change.level === 1 ? 'every frame' : `one frame in ${change.level}`}`);
   }
 
   private tap(frame: Frame): void {

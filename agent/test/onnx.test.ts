@@ -260,7 +260,7 @@ describe('createDetector', () => {
       file: { hiveId: 1, boxId: 2, source: { url: 'clip.mp4' }, cloud: { url: 'http://127.0.0.1:1', token: 't' }, counting: { zone }, detector: { kind: 'onnx', model: whole, motionGate: false, slot: { model: slot } } },
       env: {},
     });
-    expect(config.detector.slot).toEqual({ model: slot, zoom: 2, marginLengths: 1.5, wholeEvery: 1, wholeEveryWhenBehind: 2 });
+    expect(config.detector.slot).toEqual({ model: slot, zoom: 2, marginLengths: 1.5, wholeEvery: 1 });
     const detector = await createDetector(config);
     expect(detector.describe()).toBe(`onnx centernet (${whole}), slot pass ×2 (${slot})`);
     const frame = blackFrame(640, 480, 'rgb24');

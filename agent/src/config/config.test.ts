@@ -14,7 +14,7 @@ describe('resolveConfig', () => {
     expect(config.outbox.path).toMatch(/\.data\/agent\/outbox\.db$/);
     expect(config.detector.kind).toBe('onnx');
     expect(config.detector.model).toBe(INT8_MODEL_PATH);
-    expect(config.detector.slot).toEqual({ model: SLOT_INT8_MODEL_PATH, zoom: 2, marginLengths: 1.5, wholeEvery: 1, wholeEveryWhenBehind: 2 });
+    expect(config.detector.slot).toEqual({ model: SLOT_INT8_MODEL_PATH, zoom: 2, marginLengths: 1.5, wholeEvery: 1 });
     for (const path of [FLOAT_MODEL_PATH, INT8_MODEL_PATH, SLOT_INT8_MODEL_PATH]) expect(existsSync(path)).toBe(true);
   });
 
@@ -91,7 +91,7 @@ describe('resolveConfig', () => {
   });
 
   it('fills and checks the slot pass\'s settings', () => {
-    expect(resolveConfig({ file: { ...minimal, detector: { slot: { model: '/m/slot.onnx', zoom: 1.5 } } }, env: {} }).detector.slot).toEqual({ model: '/m/slot.onnx', zoom: 1.5, marginLengths: 1.5, wholeEvery: 1, wholeEveryWhenBehind: 2 });
+    expect(resolveConfig({ file: { ...minimal, detector: { slot: { model: '/m/slot.onnx', zoom: 1.5 } } }, env: {} }).detector.slot).toEqual({ model: '/m/slot.onnx', zoom: 1.5, marginLengths: 1.5, wholeEvery: 1 });
     // Settings alone are for the shipped slot model; beside a model of one's own, the slot model must be named.
     expect(resolveConfig({ file: { ...minimal, detector: { slot: { wholeEvery: 2 } } } as never, env: {} }).detector.slot).toMatchObject({ model: SLOT_INT8_MODEL_PATH, wholeEvery: 2 });
     expect(() => resolveConfig({ file: { ...minimal, detector: { model: '/m/own.onnx', slot: {} } } as never, env: {} })).toThrow('invalid configuration: detector.slot.model is required');
@@ -99,8 +99,6 @@ describe('resolveConfig', () => {
     expect(() => resolveConfig({ file: { ...minimal, detector: { slot: { model: 'm', margin: 1 } } } as never, env: {} })).toThrow('invalid configuration: detector.slot.margin is not an allowed property');
     expect(() => resolveConfig({ file: { ...minimal, detector: { slot: { model: 'm', wholeEvery: 0 } } }, env: {} })).toThrow(/detector\.slot\.wholeEvery must be >= 1/);
     expect(() => resolveConfig({ file: { ...minimal, detector: { slot: { model: 'm', wholeEvery: 1.5 } } }, env: {} })).toThrow('invalid configuration: detector.slot.wholeEvery must be an integer');
-    expect(() => resolveConfig({ file: { ...minimal, detector: { slot: { model: 'm', wholeEveryWhenBehind: 9 } } }, env: {} })).toThrow(/detector\.slot\.wholeEveryWhenBehind must be <= 8/);
-    expect(() => resolveConfig({ file: { ...minimal, detector: { slot: { model: 'm', wholeEveryWhenBehind: 'auto' } } } as never, env: {} })).toThrow(/detector\.slot\.wholeEveryWhenBehind must be (an )?integer/);
     expect(() => resolveConfig({ file: { ...minimal, detector: { kind: 'motion', slot: { model: 'm' } } }, env: {} })).toThrow('invalid configuration: detector.slot needs detector.kind onnx');
   });
 });

@@ -56,12 +56,6 @@ export const AgentConfigSchema = Type.Object(
                 maximum: 8,
                 description: 'Run the whole-frame model on every nth frame only (1: every frame); the slot model runs on every frame, and tracks away from the band go on as predicted in between.',
               }),
-              wholeEveryWhenBehind: Type.Integer({
-                minimum: 1,
-                maximum: 8,
-                description:
-                  'Live sources: how far apart the whole-frame model\'s frames may be spaced when the agent falls behind the camera, instead of dropping frames (the spacing returns to wholeEvery when there is room again); at or below wholeEvery, never.',
-              }),
             },
             {
               additionalProperties: false,
@@ -171,7 +165,7 @@ export const SLOT_MODEL_PATH = fileURLToPath(new URL('../../models/bee-centernet
 /** Its 8-bit copy: with `INT8_MODEL_PATH`, the pair the agent runs by default. */
 export const SLOT_INT8_MODEL_PATH = fileURLToPath(new URL('../../models/bee-centernet-slot-int8.onnx', import.meta.url));
 /** The slot pass's settings when `detector.slot` names only its model. */
-export const SLOT_DEFAULTS = { zoom: 2, marginLengths: 1.5, wholeEvery: 1, wholeEveryWhenBehind: 2 } as const;
+export const SLOT_DEFAULTS = { zoom: 2, marginLengths: 1.5, wholeEvery: 1 } as const;
 
 /**
  * Everything that has a sensible default; identity, source, cloud and zone have none (or a derived one), and the

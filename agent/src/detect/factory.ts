@@ -1,7 +1,6 @@
 import { availableParallelism } from 'node:os';
 import type { AgentConfig } from '../config/config.ts';
 import { MotionDetector } from './motion.ts';
-import { WholeFramePacing } from './pacing.ts';
 import type { Detector } from './types.ts';
 
 export type ConfiguredDetector = Detector & {
@@ -51,15 +50,4 @@ export async function createDetector(config: AgentConfig): Promise<ConfiguredDet
   if (!config.detector.motionGate) return Object.assign(detector, { describe: () => description, eightBit });
   const gated = new MotionGatedDetector(detector, motion, config.detector.minMotionFraction);
   return Object.assign(gated, { describe: () => `${description}, motion-gated`, eightBit });
-}
-
-/**
- * What keeps the agent up with a live camera by spacing out the whole-frame model's frames
- * (`detector.slot.wholeEveryWhenBehind`), or undefined: a file waits for the agent, and without the slot pass
- * there is no whole-frame model to space out.
- */
-export function createPacing(config: AgentConfig, live: boolean): WholeFramePacing | undefined {
-  const slot = config.detector.kind === 'onnx' ? config.detector.slot : undefined;
-  if (!live || !slot || slot.wholeEveryWhenBehind <= slot.wholeEvery) return undefined;
-  return new WholeFramePacing({ base: slot.wholeEvery, max: slot.wholeEveryWhenBehind, frameMs: 1000 / config.source.fps });
 }

@@ -50,10 +50,6 @@ export class MotionGatedDetector implements Detector {
     return this.looked;
   }
 
-  setWholeEvery(every: number): void {
-    this.model.setWholeEvery?.(every);
-  }
-
   async release(): Promise<void> {
     await this.model.release?.();
   }

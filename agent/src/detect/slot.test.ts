@@ -113,25 +113,6 @@ describe('SlotRefinedDetector', () => {
     expect(() => new SlotRefinedDetector(whole, slot, window, 20, 0)).toThrow('wholeEvery must be a whole number ≥ 1, got 0');
   });
 
-  it('takes a new spacing through the motion gate, starting it with a whole frame', async () => {
-    const calls: string[] = [];
-    const whole = {
-      detect: async (f: Frame) => (calls.push(`whole ${f.timestampMs}`), []),
-      remember: (f: Frame) => void calls.push(`skip ${f.timestampMs}`),
-    };
-    const window = () => ({ x: 0, y: 44, width: 640, height: 176, inputWidth: 640, inputHeight: 176 });
-    const alwaysMoving = { measureGray: () => ({ foregroundFraction: 1 }) } as unknown as MotionDetector;
-    const gated = new MotionGatedDetector(new SlotRefinedDetector(whole, { detect: async () => [] }, window, 20), alwaysMoving, 0.001);
-    const frame = (timestampMs: number) => ({ width: 640, height: 480, format: 'rgb24', data: new Uint8Array(640 * 480 * 3), timestampMs }) as Frame;
-    for (const t of [0, 1]) await gated.detect(frame(t));
-    gated.setWholeEvery(3);
-    for (const t of [2, 3, 4, 5]) await gated.detect(frame(t));
-    gated.setWholeEvery(1);
-    await gated.detect(frame(6));
-    expect(calls).toEqual(['whole 0', 'whole 1', 'whole 2', 'skip 3', 'skip 4', 'whole 5', 'whole 6']);
-    expect(() => gated.setWholeEvery(1.5)).toThrow('wholeEvery must be a whole number ≥ 1, got 1.5');
-  });
-
   it('behind the motion gate, a still frame repeats where the last inference looked', async () => {
     // The gate's motion measure is scripted (moving, moving, still).
     const foreground = [0.1, 0.1, 0];

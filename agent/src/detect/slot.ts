@@ -117,15 +117,9 @@ export class SlotRefinedDetector implements Detector {
     private readonly window: (frameWidth: number, frameHeight: number) => InputRegion,
     /** Strip along the band's inner edges where the slot model is not trusted, and the duplicate distance: frame px. */
     private readonly edgePx: number,
-    private wholeEvery = 1,
+    private readonly wholeEvery = 1,
   ) {
-    this.setWholeEvery(wholeEvery);
-  }
-
-  setWholeEvery(every: number): void {
-    if (!Number.isInteger(every) || every < 1) throw new Error(`wholeEvery must be a whole number ≥ 1, got ${every}`);
-    this.wholeEvery = every;
-    this.frames = 0;
+    if (!Number.isInteger(wholeEvery) || wholeEvery < 1) throw new Error(`wholeEvery must be a whole number ≥ 1, got ${wholeEvery}`);
   }
 
   async detect(frame: Frame): Promise<Detection[]> {

@@ -32,11 +32,6 @@ export interface Detector {
    * not looked for, so a tracker must not take its absence for a miss.
    */
   lastLooked?(): Area | undefined;
-  /**
-   * For a detector that runs its whole-frame model on every nth frame only (the slot pass): sets n from the next
-   * frame on, which is then a whole frame. The pipeline uses it to keep up with a live camera.
-   */
-  setWholeEvery?(every: number): void;
   /** Frees what the detector holds outside the JavaScript heap (an onnxruntime session). */
   release?(): Promise<void>;
 }
