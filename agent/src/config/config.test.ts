@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, FLOAT_MODEL_PATH, INT8_MODEL_PATH, parseZone, readConfigFile, resolveConfig, SLOT_INT8_MODEL_PATH } from './config.ts';
+import { ConfigError, FLOAT_MODEL_PATH, inferenceThreads, INT8_MODEL_PATH, parseZone, readConfigFile, resolveConfig, SLOT_INT8_MODEL_PATH } from './config.ts';
 
 const minimal = { hiveId: 'hive-1', boxId: 'box-1', source: { url: 'clip.mp4' }, cloud: { url: 'http://127.0.0.1:8600', token: 't' } };
 
@@ -16,6 +16,13 @@ describe('resolveConfig', () => {
     expect(config.detector.model).toBe(INT8_MODEL_PATH);
     expect(config.detector.slot).toEqual({ model: SLOT_INT8_MODEL_PATH, zoom: 2, marginLengths: 1.5, wholeEvery: 1 });
     for (const path of [FLOAT_MODEL_PATH, INT8_MODEL_PATH, SLOT_INT8_MODEL_PATH]) expect(existsSync(path)).toBe(true);
+  });
+
+  it('leaves a core to ffmpeg for inference unless told how many threads to use', () => {
+    expect([1, 2, 4, 8].map((cores) => inferenceThreads(cores))).toEqual([1, 1, 3, 7]);
+    expect(resolveConfig({ file: minimal, env: {} }).detector.threads).toBe(inferenceThreads());
+    expect(resolveConfig({ file: { ...minimal, detector: { threads: 4 } }, env: {} }).detector.threads).toBe(4);
+    expect(resolveConfig({ file: { ...minimal, detector: { kind: 'motion' } }, env: {} }).detector.threads).toBeUndefined();
   });
 
   it('reads gray frames for the motion detector unless told otherwise', () => {

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { hostname } from 'node:os';
+import { availableParallelism, hostname } from 'node:os';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Type, type Static } from 'typebox';
@@ -44,7 +44,7 @@ export const AgentConfigSchema = Type.Object(
         scoreThreshold: Type.Number({ minimum: 0, maximum: 1 }),
         iouThreshold: Type.Number({ minimum: 0, maximum: 1 }),
         classes: Type.Optional(Type.Array(Type.Integer({ minimum: 0 }))),
-        threads: Type.Optional(Type.Integer({ minimum: 1, maximum: 64, description: 'ONNX only: CPU threads for inference (default: one fewer than the cores, at least 1, leaving one to ffmpeg).' })),
+        threads: Type.Optional(Type.Integer({ minimum: 1, maximum: 64, description: 'ONNX only: CPU threads for inference (default: inferenceThreads(), one fewer than the cores, at least 1, leaving one to ffmpeg).' })),
         slot: Type.Optional(
           Type.Object(
             {
@@ -240,6 +240,7 @@ export function resolveConfig(layers: { file?: PartialAgentConfig; flags?: Parti
   const detector = merged.detector as Record<string, unknown> | undefined;
   const slotOff = detector?.slot === false;
   if (slotOff) delete detector!.slot;
+  if (detector?.kind === 'onnx' && detector.threads === undefined) detector.threads = inferenceThreads();
   if (detector?.kind === 'onnx' && detector.model === undefined) {
     // The shipped models: the 8-bit pair with the slot pass, which counts best of what keeps up with a camera on one
     // core; without the slot pass, the float whole-frame model, which tracks better alone than its 8-bit copy
@@ -270,6 +271,15 @@ export function resolveConfig(layers: { file?: PartialAgentConfig; flags?: Parti
   if (config.tracker.lowScore > config.tracker.highScore) throw new ConfigError('invalid configuration: tracker.lowScore must not exceed tracker.highScore');
   if (config.sensors && !config.sensors.command === !config.sensors.file) throw new ConfigError('invalid configuration: sensors needs exactly one of sensors.command or sensors.file');
   return config;
+}
+
+/**
+ * Inference threads when `detector.threads` is not set: one fewer than the cores, at least one. The agent's ffmpeg
+ * decodes the camera beside inference, and onnxruntime's own default, a thread per core, had the two compete: on two
+ * cores the work per frame rose from about 31 to 42 ms and a 30 fps camera lost frames (docs/benchmarks.md).
+ */
+export function inferenceThreads(cores = availableParallelism()): number {
+  return Math.max(1, cores - 1);
 }
 
 /** The lower half of the frame: the usual framing has the hive entrance along the bottom edge. */

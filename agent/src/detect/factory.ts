@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 import type { AgentConfig } from '../config/config.ts';
 import { MotionDetector } from './motion.ts';
 import type { Detector } from './types.ts';
@@ -9,15 +8,6 @@ export type ConfiguredDetector = Detector & {
   /** Whether any of its models runs onnxruntime's 8-bit kernels. */
   eightBit?: boolean;
 };
-
-/**
- * Inference threads when `detector.threads` is not set: one fewer than the cores, at least one. The agent's ffmpeg
- * decodes the camera beside inference, and onnxruntime's own default, a thread per core, had the two compete: on two
- * cores the work per frame rose from about 31 to 42 ms and a 30 fps camera lost frames (docs/benchmarks.md).
- */
-export function inferenceThreads(cores = availableParallelism()): number {
-  return Math.max(1, cores - 1);
-}
 
 /** Builds the detector the config asks for. */
 export async function createDetector(config: AgentConfig): Promise<ConfiguredDetector> {
@@ -31,7 +21,7 @@ export async function createDetector(config: AgentConfig): Promise<ConfiguredDet
     scoreThreshold: config.detector.scoreThreshold,
     iouThreshold: config.detector.iouThreshold,
     ...(config.detector.classes ? { classes: config.detector.classes } : {}),
-    threads: config.detector.threads ?? inferenceThreads(),
+    ...(config.detector.threads ? { threads: config.detector.threads } : {}),
   });
   let detector: Detector = model;
   let description = `onnx ${model.layout} (${config.detector.model})`;
@@ -41,7 +31,7 @@ export async function createDetector(config: AgentConfig): Promise<ConfiguredDet
     if (model.layout !== 'centernet') throw new Error('detector.slot needs a CenterNet whole-frame model: the slot model works at a multiple of its scale');
     const { SlotRefinedDetector, slotGeometry } = await import('./slot.ts');
     const { window, edgePx } = slotGeometry({ ...slot, zone: config.counting.zone, beeLengthPx: config.detector.motion.beeLengthPx }, model.inputSize);
-    const slotModel = await OnnxDetector.load(slot.model, { scoreThreshold: config.detector.scoreThreshold, region: window, threads: config.detector.threads ?? inferenceThreads() });
+    const slotModel = await OnnxDetector.load(slot.model, { scoreThreshold: config.detector.scoreThreshold, region: window, ...(config.detector.threads ? { threads: config.detector.threads } : {}) });
     if (slotModel.layout !== 'centernet') throw new Error(`detector.slot.model ${slot.model} must be a CenterNet model`);
     detector = new SlotRefinedDetector(model, slotModel, window, edgePx, slot.wholeEvery);
     eightBit ||= slotModel.eightBit;
