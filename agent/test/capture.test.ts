@@ -6,17 +6,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FfmpegCapture, type CaptureStatus } from '../src/capture/capture.ts';
 import type { Frame } from '../src/capture/frame.ts';
 import { resolveFfmpeg } from '../src/capture/ffmpeg-binary.ts';
+import { resampledFrameCount, sourceFrameAt } from '../src/capture/resample.ts';
 import { generateClip, tempDir } from './helpers/media.ts';
 
 const dir = tempDir('capture');
 let clipWithTime: string;
 let clipWithoutTime: string;
 let streamFile: string;
+/** 61 frames at 30 fps, frame n a flat grey of level 16 + 3n: which clip frame a captured frame shows is readable. */
+let rampClip: string;
 
 beforeAll(async () => {
   clipWithTime = await generateClip(join(dir.path, 'with-time.mp4'), { seconds: 2, fps: 10, width: 320, height: 240, creationTime: '2026-05-01T10:00:00.000000Z' });
   clipWithoutTime = await generateClip(join(dir.path, 'plain.mp4'), { seconds: 1, fps: 10, width: 320, height: 240 });
   streamFile = await generateClip(join(dir.path, 'stream.ts'), { seconds: 4, fps: 10, width: 320, height: 240, container: 'mpegts' });
+  rampClip = await generateClip(join(dir.path, 'ramp.mp4'), { seconds: 61 / 30, fps: 30, width: 32, height: 32, lavfi: "color=c=black:s=32x32:r=30,geq=lum='16+3*N':cb=128:cr=128" });
 }, 60_000);
 afterAll(() => dir.cleanup());
 
@@ -76,6 +80,21 @@ describe('file capture', () => {
     }
     expect(frames).toHaveLength(20);
     expect(capture.framesDropped).toBe(0);
+  });
+
+  it('resamples a clip to the configured fps exactly as resample.ts predicts (drops and repeats)', async () => {
+    const levels = async (fps: number) => {
+      const capture = new FfmpegCapture({ source: rampClip, width: 32, height: 32, fps, pixelFormat: 'gray' });
+      await capture.start();
+      return (await collect(capture)).map((frame) => frame.data[16 * 32 + 16]!);
+    };
+    const clip = await levels(30);
+    expect(clip).toHaveLength(61);
+    expect(new Set(clip).size).toBe(61);
+    for (const fps of [15, 25, 12, 40]) {
+      const expected = Array.from({ length: resampledFrameCount(clip.length, 30, fps) }, (_, k) => clip[sourceFrameAt(k, 30, fps)]);
+      expect({ fps, levels: await levels(fps) }).toEqual({ fps, levels: expected });
+    }
   });
 
   it('names FFMPEG_PATH when it points nowhere', () => {
