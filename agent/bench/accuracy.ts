@@ -3,7 +3,10 @@
 // baseline measured in the same run, the classical motion detector.
 // --seeds N renders each scenario N times (its own seed, then seed + 1000, + 2000, …) and also reports each set of
 // clips alone, to show how far the totals move between equally valid clips.
-//   pnpm bench:accuracy [-- --seconds 60 --scenarios a,b --detectors onnx,motion --model FILE --seeds N --cache DIR --json FILE]
+// --fps N reads every clip at N frames/s, as an agent with `source.fps` N does (its default is 15; without the flag,
+// each clip at its own rate), and scores each frame against the clip frame ffmpeg delivered (`src/capture/resample.ts`).
+// Speeds are compared in the clip's pixels per frame; interactions need `interactionMinFrames` of the agent's frames.
+//   pnpm bench:accuracy [-- --seconds 60 --scenarios a,b --detectors onnx,motion --model FILE --seeds N --fps N --cache DIR --json FILE]
 import { writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,12 +15,13 @@ import { parseArgs } from 'node:util';
 import type { EntranceMovementInput } from '@hivegate/shared';
 import { findScenario, SCENARIOS } from '@hivegate/simulator';
 import { createCapture, createVision } from '../src/agent.ts';
+import { resampledFrameCount, sourceFrameAt } from '../src/capture/resample.ts';
 import { insideArea } from '../src/detect/types.ts';
 import { compareIntervals, INTERVAL_FIELDS, type IntervalComparison } from '../src/eval/intervals.ts';
 import { DetectionAccumulator, MotAccumulator, type MotSummary } from '../src/eval/mot.ts';
 import { Outbox } from '../src/outbox/outbox.ts';
 import { Pipeline } from '../src/pipeline.ts';
-import { agentConfigFor, cachedClip, clipSetLabel, gateFor, parseSeeds, type CachedClip } from './clips.ts';
+import { agentConfigFor, cachedClip, clipSetLabel, gateFor, inClipUnits, parseFps, parseSeeds, type CachedClip } from './clips.ts';
 
 type DetectorKind = 'onnx' | 'motion';
 
@@ -28,6 +32,7 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '60' },
     scenarios: { type: 'string' },
     seeds: { type: 'string', default: '1' },
+    fps: { type: 'string' },
     detectors: { type: 'string', default: 'onnx,motion' },
     model: { type: 'string' },
     cache: { type: 'string', default: join(tmpdir(), 'hivegate-accuracy-clips') },
@@ -48,6 +53,7 @@ const detectors = values.detectors.split(',') as DetectorKind[];
 for (const kind of detectors) if (kind !== 'onnx' && kind !== 'motion') throw new Error(`--detectors takes onnx and/or motion, got "${kind}"`);
 const model = values.model ? resolve(callerDir, values.model) : undefined;
 const seeds = parseSeeds(values.seeds);
+const agentFps = parseFps(values.fps);
 const cacheDir = resolve(callerDir, values.cache);
 
 interface RunResult {
@@ -68,7 +74,8 @@ interface RunResult {
 async function runPipeline(clip: CachedClip, variant: number, kind: DetectorKind): Promise<RunResult> {
   const name = clip.label;
   const { truth } = clip;
-  const config = agentConfigFor(clip, { detector: kind, model });
+  const config = agentConfigFor(clip, { detector: kind, model, fps: agentFps });
+  const fps = config.source.fps;
   const capture = createCapture(config);
   const { detector, tracker, counter } = await createVision(config);
   const outbox = new Outbox({ path: ':memory:' });
@@ -86,8 +93,9 @@ async function runPipeline(clip: CachedClip, variant: number, kind: DetectorKind
     log: (message) => console.error(message),
     observer: {
       frame: (frame, detections, update, looked) => {
-        const expected = truth.frames[frame.index];
-        if (!expected) throw new Error(`the capture delivered frame ${frame.index}, the ground truth has ${truth.frames.length}`);
+        const shown = sourceFrameAt(frame.index, truth.fps, fps);
+        const expected = truth.frames[shown];
+        if (!expected) throw new Error(`the capture delivered frame ${frame.index} (clip frame ${shown}), the ground truth has ${truth.frames.length}`);
         const boxes = expected.boxes.map((b) => ({ id: b.trackId, x: b.x, y: b.y }));
         mot.update(boxes, update.tracks.map((t) => ({ id: t.id, x: t.x, y: t.y })));
         // Detection is scored where the detector looked (all of the frame, or the slot band between whole frames).
@@ -105,7 +113,9 @@ async function runPipeline(clip: CachedClip, variant: number, kind: DetectorKind
   await capture.stop();
   outbox.stop();
   const elapsed = (performance.now() - started) / 1000;
-  if (frames !== truth.frameCount) throw new Error(`${name}: the pipeline processed ${frames} frames, the clip has ${truth.frameCount}`);
+  const expectedFrames = resampledFrameCount(truth.frameCount, truth.fps, fps);
+  if (frames !== expectedFrames) throw new Error(`${name}: the pipeline processed ${frames} frames, the clip has ${truth.frameCount} (${expectedFrames} at ${fps} fps)`);
+  const records = inClipUnits(agentRecords, fps, truth.fps);
   return {
     scenario: name,
     variant,
@@ -114,9 +124,9 @@ async function runPipeline(clip: CachedClip, variant: number, kind: DetectorKind
     fps: frames / elapsed,
     detection: { truePositives: detection.truePositives, falsePositives: detection.falsePositives, falseNegatives: detection.falseNegatives, precision: detection.precision, recall: detection.recall },
     mot: mot.summary(),
-    intervals: compareIntervals(truth.intervals, agentRecords),
+    intervals: compareIntervals(truth.intervals, records),
     truthRecords: truth.intervals,
-    agentRecords,
+    agentRecords: records,
   };
 }
 
@@ -169,7 +179,7 @@ async function main(): Promise<void> {
   }
 
   const lines: string[] = [];
-  lines.push(`held-out scenarios, ${seconds} s each${seeds > 1 ? `, ${seeds} clips of each` : ''}; gate max(10 px, 0.5 × bee length); model ${model ?? 'shipped default'}`);
+  lines.push(`held-out scenarios, ${seconds} s each${seeds > 1 ? `, ${seeds} clips of each` : ''}, read at ${agentFps ? `${agentFps} fps` : "each clip's own rate"}; gate max(10 px, 0.5 × bee length); model ${model ?? 'shipped default'}`);
   lines.push('');
   lines.push('| scenario | detector | det. precision | det. recall | MOTA | IDF1 | ID switches | in true/agent | out true/agent | count error | fps |');
   lines.push('|---|---|---|---|---|---|---|---|---|---|---|');

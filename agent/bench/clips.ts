@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { EntranceMovementInput } from '@hivegate/shared';
 import { findScenario, RENDER_REVISION, renderClip, withOverrides, type GroundTruth } from '@hivegate/simulator';
 import { resolveConfig, type AgentConfig, type PartialAgentConfig } from '../src/config/config.ts';
 
@@ -62,6 +63,8 @@ export function agentConfigFor(
     detectorOverrides?: PartialAgentConfig['detector'];
     tracker?: PartialAgentConfig['tracker'];
     counting?: PartialAgentConfig['counting'];
+    /** The agent's `source.fps` (default: the clip's own rate). */
+    fps?: number | undefined;
   },
 ): AgentConfig {
   const { truth } = clip;
@@ -69,7 +72,7 @@ export function agentConfigFor(
     flags: {
       hiveId: 'sim-hive',
       boxId: 'sim-box',
-      source: { url: clip.clip, width: truth.width, height: truth.height, fps: truth.fps },
+      source: { url: clip.clip, width: truth.width, height: truth.height, fps: options.fps ?? truth.fps },
       cloud: { url: 'http://127.0.0.1:9', token: 'bench' },
       detector: {
         ...options.detectorOverrides,
@@ -88,4 +91,27 @@ export function agentConfigFor(
     },
     env: {},
   });
+}
+
+/** `--fps N`: the agent's `source.fps` for every clip instead of the clip's own rate (undefined: the clip's). */
+export function parseFps(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const fps = Number(value);
+  if (!(fps > 0 && fps <= 240)) throw new Error(`--fps must be a number above 0 and at most 240, got "${value}"`);
+  return fps;
+}
+
+/**
+ * The agent's movement records in the clip's units: speeds are pixels per frame of the rate the agent read the
+ * clip at (`--fps`), the ground truth's per frame of the clip.
+ */
+export function inClipUnits(records: readonly EntranceMovementInput[], agentFps: number, clipFps: number): EntranceMovementInput[] {
+  if (agentFps === clipFps) return [...records];
+  // v px/s is v / agentFps per agent frame and v / clipFps per clip frame.
+  const scale = agentFps / clipFps;
+  return records.map((r) => ({
+    ...r,
+    ...(r.avgSpeed === undefined ? {} : { avgSpeed: r.avgSpeed * scale }),
+    ...(r.p95Speed === undefined ? {} : { p95Speed: r.p95Speed * scale }),
+  }));
 }

@@ -8,8 +8,9 @@
 // named without a slot model runs alone, so compare it with the default pair only when `--detector` names the slot
 // model too (a path from `agent/` or an absolute one; `--model` is resolved from where pnpm was started).
 // `--drop-every N` loses every Nth frame before detection, as a live camera loses the frames an agent too slow for
-// it has no time for, and scores the frames the agent saw.
-//   pnpm --filter @hivegate/agent bench:tracking [-- --split train --tracker '{"lostGateLengths":1.5}' --detector '{"motionGate":false}' --kind onnx|motion --seeds N --explain]
+// it has no time for, and scores the frames the agent saw. `--fps N` reads every clip at N frames/s, as an agent with
+// `source.fps` N does (see bench:accuracy); a clip already at N reuses the detections cached for its own rate.
+//   pnpm --filter @hivegate/agent bench:tracking [-- --split train --tracker '{"lostGateLengths":1.5}' --detector '{"motionGate":false}' --kind onnx|motion --seeds N --fps N --explain]
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -20,12 +21,13 @@ import { parseArgs } from 'node:util';
 import { signedDistanceToPolygon, type Crossing, type EntranceMovementInput, type Point } from '@hivegate/shared';
 import { SCENARIOS, type GroundTruth } from '@hivegate/simulator';
 import { createCapture, createTracking } from '../src/agent.ts';
+import { sourceFrameAt } from '../src/capture/resample.ts';
 import { createDetector } from '../src/detect/factory.ts';
 import type { PartialAgentConfig } from '../src/config/config.ts';
 import { insideArea, type Detection } from '../src/detect/types.ts';
 import { compareIntervals } from '../src/eval/intervals.ts';
 import { DetectionAccumulator, matchByDistance, MotAccumulator } from '../src/eval/mot.ts';
-import { agentConfigFor, cachedClip, clipSetLabel, gateFor, parseSeeds, type CachedClip } from './clips.ts';
+import { agentConfigFor, cachedClip, clipSetLabel, gateFor, inClipUnits, parseFps, parseSeeds, type CachedClip } from './clips.ts';
 
 const { values } = parseArgs({
   // `pnpm x -- --flag` hands the separator on; it separates nothing here.
@@ -46,6 +48,7 @@ const { values } = parseArgs({
     identities: { type: 'boolean', default: false },
     trace: { type: 'string' },
     'drop-every': { type: 'string' },
+    fps: { type: 'string' },
   },
 });
 const callerDir = process.env.INIT_CWD ?? process.cwd();
@@ -63,6 +66,7 @@ const cacheDir = resolve(callerDir, values.cache);
 /** --drop-every N: every Nth frame is lost as a live camera loses frames the agent has no time for. */
 const dropEvery = values['drop-every'] === undefined ? undefined : Number(values['drop-every']);
 if (dropEvery !== undefined && !(Number.isInteger(dropEvery) && dropEvery >= 2)) throw new Error(`--drop-every takes a whole number ≥ 2, got "${values['drop-every']}"`);
+const agentFps = parseFps(values.fps);
 /** --trace scenario:bee prints that bee's frames: its true centre, the detections (centre, [w x h], score, movement) and tracks near it. */
 const traced = values.trace ? { scenario: values.trace.split(':')[0]!, bee: Number(values.trace.split(':')[1]) } : undefined;
 
@@ -89,7 +93,7 @@ const CACHED_THRESHOLD = 0.1;
 
 /** Runs capture and detector over the clip once; later runs with the same model file and detector settings read the cached result. */
 async function detectionsFor(clip: CachedClip): Promise<FrameDetections[]> {
-  const config = agentConfigFor(clip, { detector: kind, model, detectorOverrides });
+  const config = agentConfigFor(clip, { detector: kind, model, detectorOverrides, fps: agentFps });
   config.detector.scoreThreshold = CACHED_THRESHOLD;
   // Keyed on the model and on every detector setting but the threshold (the motion gate changes what is detected),
   // and on the detection code: a change to how frames become detections must not replay stale results.
@@ -97,7 +101,8 @@ async function detectionsFor(clip: CachedClip): Promise<FrameDetections[]> {
   if (config.detector.model) hash.update(readFileSync(config.detector.model));
   if (config.detector.slot) hash.update(readFileSync(config.detector.slot.model));
   hash.update(DETECTION_CODE);
-  const key = hash.update(JSON.stringify(config.detector) + (dropEvery ? `drop-every ${dropEvery}` : '')).digest('hex').slice(0, 12);
+  const rate = config.source.fps === clip.truth.fps ? '' : `fps ${config.source.fps}`;
+  const key = hash.update(JSON.stringify(config.detector) + (dropEvery ? `drop-every ${dropEvery}` : '') + rate).digest('hex').slice(0, 12);
   const file = join(clip.dir, `detections-${key}-${CACHED_THRESHOLD}.json`);
   if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as FrameDetections[];
   console.error(`${clip.truth.scenario.name}: detecting (once per model and detector settings)…`);
@@ -153,7 +158,7 @@ interface Replay {
 
 function replay(clip: CachedClip, variant: number, frames: FrameDetections[]): Replay {
   const { truth } = clip;
-  const config = agentConfigFor(clip, { detector: kind, model, detectorOverrides, tracker: trackerOverrides, counting: countingOverrides });
+  const config = agentConfigFor(clip, { detector: kind, model, detectorOverrides, tracker: trackerOverrides, counting: countingOverrides, fps: agentFps });
   const { tracker, counter } = createTracking(config);
   const threshold = values.threshold ? Number(values.threshold) : config.detector.scoreThreshold;
   if (!(threshold >= CACHED_THRESHOLD)) throw new Error(`--threshold must be at least ${CACHED_THRESHOLD}`);
@@ -176,7 +181,7 @@ function replay(clip: CachedClip, variant: number, frames: FrameDetections[]): R
     const output = counter.onFrame(frame.timestampMs, update.tracks, update.ended);
     records.push(...output.movements);
     crossings.push(...output.crossings);
-    const expected = truth.frames[index];
+    const expected = truth.frames[sourceFrameAt(index, truth.fps, config.source.fps)];
     if (!expected) throw new Error(`${truth.scenario.name}: more frames than the ground truth has`);
     const boxes = expected.boxes.map((b) => ({ id: b.trackId, x: b.x, y: b.y }));
     const found = update.tracks.map((t) => ({ id: t.id, x: t.x, y: t.y }));
@@ -216,7 +221,7 @@ function replay(clip: CachedClip, variant: number, frames: FrameDetections[]): R
   const last = counter.flush(tracker.flush());
   records.push(...last.movements);
   crossings.push(...last.crossings);
-  const c = compareIntervals(truth.intervals, records);
+  const c = compareIntervals(truth.intervals, inClipUnits(records, config.source.fps, truth.fps));
   return { name: clip.label, variant, truth, mot: mot.summary(), precision: detection.precision, recall: detection.recall, truthIn: c.truthIn, truthOut: c.truthOut, agentIn: c.agentIn, agentOut: c.agentOut, crossings, beeFrames, hypotheses };
 }
 

@@ -10,16 +10,21 @@ const exec = promisify(execFile);
 const agentRoot = fileURLToPath(new URL('..', import.meta.url));
 const benchTracking = (args: string[]) => exec(process.execPath, ['--import', 'tsx', 'bench/tracking.ts', ...args], { cwd: agentRoot });
 
-describe('bench:tracking --drop-every', () => {
-  const cache = tempDir('bench-tracking');
-  afterAll(() => cache.cleanup());
+const cache = tempDir('bench-tracking');
+afterAll(() => cache.cleanup());
 
+function cachedDetections(scenario: string): { file: string; frames: { timestampMs: number; dropped?: true }[] }[] {
+  const [clipDir] = readdirSync(cache.path).filter((name) => name.startsWith(scenario));
+  return readdirSync(join(cache.path, clipDir!))
+    .filter((name) => name.startsWith('detections-'))
+    .map((file) => ({ file, frames: JSON.parse(readFileSync(join(cache.path, clipDir!, file), 'utf8')) as { timestampMs: number; dropped?: true }[] }));
+}
+
+describe('bench:tracking --drop-every', () => {
   it('hides every Nth frame from the detector and scores the rest', async () => {
     const { stdout } = await benchTracking(['--scenarios', 'busy-afternoon', '--seconds', '1', '--drop-every', '3', '--cache', cache.path]);
     expect(stdout).toMatch(/\| busy-afternoon \|/);
-    const [clipDir] = readdirSync(cache.path).filter((name) => name.startsWith('busy-afternoon'));
-    const [cached] = readdirSync(join(cache.path, clipDir!)).filter((name) => name.startsWith('detections-'));
-    const frames = JSON.parse(readFileSync(join(cache.path, clipDir!, cached!), 'utf8')) as { dropped?: true }[];
+    const frames = cachedDetections('busy-afternoon')[0]!.frames;
     expect(frames).toHaveLength(30);
     expect(frames.map((f, i) => (f.dropped ? i : -1)).filter((i) => i >= 0)).toEqual([2, 5, 8, 11, 14, 17, 20, 23, 26, 29]);
   }, 120_000);
@@ -27,6 +32,26 @@ describe('bench:tracking --drop-every', () => {
   it('refuses a step that would drop every frame or is not a whole number', async () => {
     for (const bad of ['1', '2.5', 'x']) {
       await expect(benchTracking(['--drop-every', bad, '--cache', cache.path])).rejects.toMatchObject({ stderr: expect.stringContaining(`--drop-every takes a whole number ≥ 2, got "${bad}"`) });
+    }
+  }, 60_000);
+});
+
+describe('bench:tracking --fps', () => {
+  it('reads the clip at the agent rate, and at the clip rate reuses what was detected without the flag', async () => {
+    await benchTracking(['--scenarios', 'fanning-bees', '--seconds', '1', '--cache', cache.path]);
+    await benchTracking(['--scenarios', 'fanning-bees', '--seconds', '1', '--fps', '30', '--cache', cache.path]);
+    expect(cachedDetections('fanning-bees').map((c) => c.frames.length)).toEqual([30]);
+    const { stdout } = await benchTracking(['--scenarios', 'fanning-bees', '--seconds', '1', '--fps', '15', '--cache', cache.path]);
+    expect(stdout).toMatch(/\| fanning-bees \|/);
+    const halfRate = cachedDetections('fanning-bees').find((c) => c.frames.length !== 30);
+    expect(halfRate?.frames).toHaveLength(15);
+    const gaps = halfRate!.frames.slice(1).map((f, i) => f.timestampMs - halfRate!.frames[i]!.timestampMs);
+    for (const gap of gaps) expect(gap).toBeCloseTo(1000 / 15, 2);
+  }, 120_000);
+
+  it('refuses a rate that is not a positive number up to 240', async () => {
+    for (const bad of ['0', '-15', '241']) {
+      await expect(benchTracking([`--fps=${bad}`, '--cache', cache.path])).rejects.toMatchObject({ stderr: expect.stringContaining(`--fps must be a number above 0 and at most 240, got "${bad}"`) });
     }
   }, 60_000);
 });
