@@ -13,7 +13,7 @@ const cloud = new FakeCloud();
 
 beforeAll(async () => {
   // Starts 3 s before a minute boundary, so the clip spans two counting intervals.
-  clip = await generateClip(join(dir.path, 'bees.mp4'), { seconds: 6, fps: 15, width: 640, height: 480, lavfi: twoBeesLavfi(15), creationTime: '2026-05-01T10:00:57Z' });
+  clip = await generateClip(join(dir.path, 'bees.mp4'), { seconds: 6, fps: 30, width: 640, height: 480, lavfi: twoBeesLavfi(30), creationTime: '2026-05-01T10:00:57Z' });
   await cloud.start();
 }, 60_000);
 afterAll(async () => {
@@ -35,7 +35,7 @@ describe('hivegate-agent CLI', () => {
 
   it('run --once processes a file, delivers every record and exits 0', async () => {
     const result = await cli(runArgs());
-    expect(result.stderr).toContain('agent stopped: 90 frames, in 1, out 1');
+    expect(result.stderr).toContain('agent stopped: 180 frames, in 1, out 1');
     expect(result.code).toBe(0);
     const movement = cloud.requests.filter((r) => r.path === '/entrance/v1/movement').flatMap((r) => r.body as Record<string, unknown>[]);
     expect(movement).toEqual([
@@ -44,7 +44,7 @@ describe('hivegate-agent CLI', () => {
     ]);
     const totals = movement.reduce<{ in: number; out: number }>((acc, m) => ({ in: acc.in + (m.beesIn as number), out: acc.out + (m.beesOut as number) }), { in: 0, out: 0 });
     expect(totals).toEqual({ in: 1, out: 1 });
-    expect(movement.every((m) => (m.avgSpeed as number) > 5 && (m.avgSpeed as number) < 9)).toBe(true); // 110 px/s at 15 fps ≈ 7.3 px/frame
+    expect(movement.every((m) => (m.avgSpeed as number) > 2.5 && (m.avgSpeed as number) < 5)).toBe(true); // 110 px/s at 30 fps ≈ 3.7 px/frame
     const trajectories = cloud.requests.filter((r) => r.path === '/api/entrance-heatmaps/trajectories');
     expect(trajectories).toHaveLength(1);
     expect(trajectories[0]!.body).toMatchObject({ boxId: 'box-3', frameDimensions: { width: 640, height: 480 }, timestamp: expect.stringMatching(/^2026-05-01T10:0/) });
@@ -63,7 +63,7 @@ describe('hivegate-agent CLI', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/queued:\s+movement 0, trajectories 0, metrics 0/);
     expect(result.stdout).toMatch(/last upload:\s+\d{4}-/);
-    expect(result.stdout).toMatch(/capture ended, [\d.]+ fps, 90 frames, 0 dropped/);
+    expect(result.stdout).toMatch(/capture ended, [\d.]+ fps, 180 frames, 0 dropped/);
   }, 30_000);
 
   it('rejects bad input with a message naming the field and exit code 2', async () => {
@@ -85,7 +85,7 @@ describe('hivegate-agent CLI', () => {
   it('runs the shipped pair of bee models when no detector is named', async () => {
     const result = await cli(['run', '--source', clip, '--cloud', cloud.url, '--token', 'good-token', '--hive', 'hive-8', '--box', 'box-3', '--state-dir', join(dir.path, 'state-default'), '--once']);
     expect(result.stderr).toMatch(/detector onnx centernet \(\S*models\/bee-centernet-int8\.onnx\), slot pass ×2 \(\S*models\/bee-centernet-slot-int8\.onnx\), motion-gated/);
-    expect(result.stderr).toContain('agent stopped: 90 frames');
+    expect(result.stderr).toContain('agent stopped: 180 frames');
     expect(result.code).toBe(0);
   }, 60_000);
 });

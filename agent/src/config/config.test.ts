@@ -9,7 +9,7 @@ const minimal = { hiveId: 'hive-1', boxId: 'box-1', source: { url: 'clip.mp4' },
 describe('resolveConfig', () => {
   it('fills defaults, derives the zone and the outbox path', () => {
     const config = resolveConfig({ file: minimal, env: {} });
-    expect(config.source).toMatchObject({ width: 640, height: 480, fps: 15, pixelFormat: 'rgb24', realtime: false });
+    expect(config.source).toMatchObject({ width: 640, height: 480, fps: 30, pixelFormat: 'rgb24', realtime: false });
     expect(config.counting.zone).toEqual([[0, 240], [640, 240], [640, 480], [0, 480]]);
     expect(config.outbox.path).toMatch(/\.data\/agent\/outbox\.db$/);
     expect(config.detector.kind).toBe('onnx');
