@@ -3,7 +3,7 @@
 // baseline measured in the same run, the classical motion detector.
 // --seeds N renders each scenario N times (its own seed, then seed + 1000, + 2000, …) and also reports each set of
 // clips alone, to show how far the totals move between equally valid clips.
-// --fps N reads every clip at N frames/s, as an agent with `source.fps` N does (its default is 15; without the flag,
+// --fps N reads every clip at N frames/s, as an agent with `source.fps` N does (its default is 30; without the flag,
 // each clip at its own rate), and scores each frame against the clip frame ffmpeg delivered (`src/capture/resample.ts`).
 // Speeds are compared in the clip's pixels per frame; interactions need `interactionMinFrames` of the agent's frames.
 //   pnpm bench:accuracy [-- --seconds 60 --scenarios a,b --detectors onnx,motion --model FILE --seeds N --fps N --cache DIR --json FILE]
