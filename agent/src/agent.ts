@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FfmpegCapture, type CaptureStatus } from './capture/capture.ts';
 import { resolveFfmpeg } from './capture/ffmpeg-binary.ts';
+import { repeatedFramesNote } from './capture/resample.ts';
 import { isLive, parseSource } from './capture/source.ts';
 import { defaultZone, type AgentConfig } from './config/config.ts';
 import { Controller } from './controller.ts';
@@ -192,6 +193,8 @@ export async function runAgent(config: AgentConfig, options: RunOptions = {}): P
     log('counting zone: none configured, so the lower half of the frame is used; set counting.zone (--zone) to the polygon around your hive entrance');
   }
   log(`agent running: source ${config.source.url} (${config.source.width}x${config.source.height} @ ${config.source.fps} fps), detector ${detector.describe()}, cloud ${config.cloud.url}`);
+  const rateNote = capture.sourceFps === undefined ? undefined : repeatedFramesNote(capture.sourceFps, config.source.fps);
+  if (rateNote) log(`source: ${rateNote}`);
   const kernelNote = detector.eightBit ? int8KernelNote(hostCpu()) : undefined;
   if (kernelNote) log(`detector: ${kernelNote}`);
 

@@ -44,6 +44,7 @@ describe('file capture', () => {
     expect(frames[0]!.timestampMs).toBe(Date.parse('2026-05-01T10:00:00Z'));
     expect(frames[19]!.timestampMs - frames[0]!.timestampMs).toBeCloseTo(1900, 6);
     expect(frames.map((f) => f.index)).toEqual([...Array(20).keys()]);
+    expect(capture.sourceFps).toBe(10);
     // testsrc moves between frames: consecutive pictures differ, and are not blank.
     expect(Buffer.compare(frames[0]!.data, frames[5]!.data)).not.toBe(0);
     expect(new Set(frames[0]!.data).size).toBeGreaterThan(10);

@@ -36,6 +36,7 @@ describe('hivegate-agent CLI', () => {
   it('run --once processes a file, delivers every record and exits 0', async () => {
     const result = await cli(runArgs());
     expect(result.stderr).toContain('agent stopped: 180 frames, in 1, out 1');
+    expect(result.stderr).not.toContain('source: the source is'); // the clip is 30 fps, as the default reads it
     expect(result.code).toBe(0);
     const movement = cloud.requests.filter((r) => r.path === '/entrance/v1/movement').flatMap((r) => r.body as Record<string, unknown>[]);
     expect(movement).toEqual([
@@ -81,6 +82,12 @@ describe('hivegate-agent CLI', () => {
     expect(result.stderr).toContain('hivegate-agent: FFMPEG_PATH points to /nonexistent/ffmpeg, which is not an executable file');
     expect(result.stderr).not.toMatch(/\n\s+at /); // no stack trace
   }, 30_000);
+
+  it('says so when a file is slower than the rate it is read at', async () => {
+    const result = await cli(['run', '--source', clip, '--cloud', cloud.url, '--token', 'good-token', '--hive', 'hive-9', '--box', 'box-3', '--state-dir', join(dir.path, 'state-fps'), '--once', '--detector', 'motion', '--fps', '40']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('source: the source is 30 fps and is read at 40 (source.fps), so 25 % of the frames the agent sees repeat the one before');
+  }, 60_000);
 
   it('runs the shipped pair of bee models when no detector is named', async () => {
     const result = await cli(['run', '--source', clip, '--cloud', cloud.url, '--token', 'good-token', '--hive', 'hive-8', '--box', 'box-3', '--state-dir', join(dir.path, 'state-default'), '--once']);

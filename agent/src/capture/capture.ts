@@ -69,6 +69,8 @@ export class FfmpegCapture implements AsyncIterable<Frame> {
   private exited: Promise<void> = Promise.resolve();
   framesRead = 0;
   framesDropped = 0;
+  /** A file's own frame rate, once started (when the file says); `fps` is what it is read at. */
+  sourceFps: number | undefined;
   reconnects = 0;
   state: CaptureState = 'starting';
 
@@ -86,6 +88,7 @@ export class FfmpegCapture implements AsyncIterable<Frame> {
       const probe = await probeFileStart(resolveFfprobe(this.options.env), this.spec.path).catch(() => undefined);
       const base = probe?.creationTimeMs ?? this.options.startTime?.getTime() ?? this.now;
       this.fileStartMs = base + (probe?.startSeconds ?? 0) * 1000;
+      this.sourceFps = probe?.fps;
     }
     this.emit('starting');
     this.launch();
@@ -286,25 +289,31 @@ export interface FileStart {
   creationTimeMs?: number;
   /** The stream's first presentation time, seconds. */
   startSeconds: number;
+  /** Its average frame rate, when the file says. */
+  fps?: number;
 }
 
 /** Reads the wall clock a recording started at from its metadata. */
 export async function probeFileStart(ffprobePath: string, path: string): Promise<FileStart> {
   const { stdout } = await execFileAsync(
     ffprobePath,
-    ['-v', 'error', '-print_format', 'json', '-select_streams', 'v:0', '-show_entries', 'format_tags=creation_time:stream=start_time:stream_tags=creation_time', path],
+    ['-v', 'error', '-print_format', 'json', '-select_streams', 'v:0', '-show_entries', 'format_tags=creation_time:stream=start_time,avg_frame_rate:stream_tags=creation_time', path],
     { timeout: 15_000 },
   );
   const parsed = JSON.parse(stdout) as {
-    streams?: { start_time?: string; tags?: { creation_time?: string } }[];
+    streams?: { start_time?: string; avg_frame_rate?: string; tags?: { creation_time?: string } }[];
     format?: { tags?: { creation_time?: string } };
   };
   const stream = parsed.streams?.[0];
   const created = stream?.tags?.creation_time ?? parsed.format?.tags?.creation_time;
   const creationTimeMs = created === undefined ? undefined : Date.parse(created);
   const startSeconds = Number(stream?.start_time ?? 0);
+  // "25/1", "30000/1001"; "0/0" when the container does not say.
+  const [numerator, denominator] = (stream?.avg_frame_rate ?? '').split('/').map(Number);
+  const fps = numerator! / denominator!;
   return {
     ...(creationTimeMs !== undefined && !Number.isNaN(creationTimeMs) ? { creationTimeMs } : {}),
     startSeconds: Number.isFinite(startSeconds) ? startSeconds : 0,
+    ...(fps > 0 && Number.isFinite(fps) ? { fps } : {}),
   };
 }
