@@ -1,6 +1,6 @@
 // The capture reads every source at `source.fps` through ffmpeg's `fps` filter, which drops or repeats frames.
 // Scoring the agent against a clip's ground truth at another rate than the clip's needs to know which clip frame
-// each captured frame shows. ffmpeg (5.1 and later, default `round=near`, the clip starting at 0) gives clip frame i
+// each captured frame shows. ffmpeg 5.1 (Debian 12's; default `round=near`, the clip starting at 0) gives clip frame i
 // the output slot round(i × out / in), halves up, and output frame k shows the last clip frame whose slot is ≤ k:
 // at 30 → 15 fps clip frames 0, 2, 4 …, at 30 → 12 fps 1, 3, 6, 8 …, at 25 → 30 fps one frame in five twice.
 // `test/capture.test.ts` holds this against the real capture.
