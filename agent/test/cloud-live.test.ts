@@ -9,7 +9,7 @@ import { buildTestApp, createUser, graphql, type TestApp } from '../../cloud/tes
 import { eventually, SESSION_FIELDS, type SessionView } from '../../cloud/test/live-helpers.ts';
 import { runAgent } from '../src/agent.ts';
 import { resolveConfig } from '../src/config/config.ts';
-import { generateClip, startNetworkCamera, tempDir, twoBeesLavfi, type NetworkCamera } from './helpers/media.ts';
+import { startTwoBeesCamera, tempDir, type NetworkCamera } from './helpers/media.ts';
 
 // The agent against the project's real live gateway (the cloud app on a test database of the local Postgres):
 // the browser side is GraphQL, as the web app calls it; the device side is the agent itself, over real HTTP.
@@ -20,8 +20,7 @@ let cloudUrl = '';
 let camera: NetworkCamera;
 
 beforeAll(async () => {
-  const clip = await generateClip(join(dir.path, 'bees.ts'), { seconds: 6, fps: 15, width: 640, height: 480, lavfi: twoBeesLavfi(15), container: 'mpegts' });
-  camera = await startNetworkCamera(clip, { loop: true });
+  camera = await startTwoBeesCamera(dir.path, { loop: true });
   // A long stop grace: the session can only reach STOPPED because the agent reported STREAM_STOPPED.
   cloud = await buildTestApp({ live: { ...defaultConfig().live, stopGraceSeconds: 600 } });
   await cloud.app.listen({ port: 0, host: '127.0.0.1' });

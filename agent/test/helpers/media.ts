@@ -50,9 +50,9 @@ export function twoBeesLavfi(fps: number): string {
   );
 }
 
-/** The two bees of `twoBeesLavfi` (6 s at 15 fps, MPEG-TS in `dir`) as a camera on loopback. */
+/** The two bees of `twoBeesLavfi` (6 s at 30 fps, the rate the agent reads at by default; MPEG-TS in `dir`) as a camera on loopback. */
 export async function startTwoBeesCamera(dir: string, options: { loop: boolean }): Promise<NetworkCamera> {
-  const clip = await generateClip(join(dir, 'two-bees.ts'), { seconds: 6, fps: 15, width: 640, height: 480, lavfi: twoBeesLavfi(15), container: 'mpegts' });
+  const clip = await generateClip(join(dir, 'two-bees.ts'), { seconds: 6, fps: 30, width: 640, height: 480, lavfi: twoBeesLavfi(30), container: 'mpegts' });
   return startNetworkCamera(clip, options);
 }
 
