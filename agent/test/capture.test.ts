@@ -98,6 +98,22 @@ describe('file capture', () => {
     }
   });
 
+  it('stamps each frame read at another rate with the time of the clip frame it shows', async () => {
+    const start = Date.parse('2026-06-01T12:00:00Z');
+    const read = async (fps: number) => {
+      const capture = new FfmpegCapture({ source: rampClip, width: 32, height: 32, fps, pixelFormat: 'gray', startTime: new Date(start) });
+      await capture.start();
+      return (await collect(capture)).map((frame) => ({ level: frame.data[16 * 32 + 16]!, offsetMs: frame.timestampMs - start }));
+    };
+    // Every clip frame has its own level: a picture's level says which clip frame n it is, shown at n / 30 s.
+    const clipLevels = (await read(30)).map((frame) => frame.level);
+    for (const fps of [25, 40, 12]) {
+      const frames = await read(fps);
+      const shownAt = frames.map((frame) => (clipLevels.indexOf(frame.level) * 1000) / 30);
+      expect({ fps, offsets: frames.map((frame) => frame.offsetMs) }).toEqual({ fps, offsets: shownAt.map((t) => expect.closeTo(t, 2)) });
+    }
+  });
+
   it('names FFMPEG_PATH when it points nowhere', () => {
     expect(() => resolveFfmpeg({ FFMPEG_PATH: '/nonexistent/ffmpeg' })).toThrow(/FFMPEG_PATH points to \/nonexistent\/ffmpeg/);
     expect(() => resolveFfmpeg({ PATH: '/nonexistent' })).toThrow(/ffmpeg not found/);

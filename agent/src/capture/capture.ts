@@ -4,6 +4,7 @@ import { backoffDelay, type BackoffOptions } from '../uplink/retry-policy.ts';
 import { resolveFfmpeg, resolveFfprobe } from './ffmpeg-binary.ts';
 import { frameBytes, type Frame, type PixelFormat } from './frame.ts';
 import { FrameSplitter } from './frame-splitter.ts';
+import { sourceFrameAt } from './resample.ts';
 import { buildFfmpegArgs, isLive, parseSource, type SourceSpec } from './source.ts';
 
 const execFileAsync = promisify(execFile);
@@ -179,9 +180,7 @@ export class FfmpegCapture implements AsyncIterable<Frame> {
 
   private deliver(data: Uint8Array): void {
     const live = isLive(this.spec!);
-    const timestampMs = live
-      ? this.now
-      : this.fileStartMs + (this.fileFrameIndex * 1000) / this.options.fps;
+    const timestampMs = live ? this.now : this.fileStartMs + this.fileFrameOffsetMs(this.fileFrameIndex);
     this.fileFrameIndex++;
     const frame: Frame = {
       data,
@@ -213,6 +212,23 @@ export class FfmpegCapture implements AsyncIterable<Frame> {
         this.ffmpeg?.stdout?.pause();
       }
     }
+  }
+
+  /**
+   * When a file frame shows, from the file's start. Read at another rate than its own, output frame k shows the clip
+   * frame resample.ts names, and gets that frame's time: a repeat gets its original's (the tracker then sees no
+   * time pass), and a 25 fps clip read at 30 keeps its 40 ms steps instead of slots 33 ms apart.
+   */
+  private fileFrameOffsetMs(outputIndex: number): number {
+    const { fps } = this.options;
+    if (this.sourceFps !== undefined && this.sourceFps !== fps) {
+      try {
+        return (sourceFrameAt(outputIndex, this.sourceFps, fps) * 1000) / this.sourceFps;
+      } catch {
+        // A rate that is no simple fraction (a variable-rate file's average): the slot's own time.
+      }
+    }
+    return (outputIndex * 1000) / fps;
   }
 
   private onExit(code: number | null, partialBytes: number): void {
