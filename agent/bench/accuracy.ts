@@ -114,7 +114,8 @@ async function runPipeline(clip: CachedClip, variant: number, kind: DetectorKind
   outbox.stop();
   const elapsed = (performance.now() - started) / 1000;
   const expectedFrames = resampledFrameCount(truth.frameCount, truth.fps, fps);
-  if (frames !== expectedFrames) throw new Error(`${name}: the pipeline processed ${frames} frames, the clip has ${truth.frameCount} (${expectedFrames} at ${fps} fps)`);
+  const read = frames + pipeline.stats.framesRepeated;
+  if (read !== expectedFrames) throw new Error(`${name}: the pipeline read ${read} frames, the clip has ${truth.frameCount} (${expectedFrames} at ${fps} fps)`);
   const records = inClipUnits(agentRecords, fps, truth.fps);
   return {
     scenario: name,

@@ -21,6 +21,7 @@ import { parseArgs } from 'node:util';
 import { signedDistanceToPolygon, type Crossing, type EntranceMovementInput, type Point } from '@hivegate/shared';
 import { SCENARIOS, type GroundTruth } from '@hivegate/simulator';
 import { createCapture, createTracking } from '../src/agent.ts';
+import { RepeatedFrameFilter } from '../src/capture/repeated-frames.ts';
 import { sourceFrameAt } from '../src/capture/resample.ts';
 import { createDetector } from '../src/detect/factory.ts';
 import type { PartialAgentConfig } from '../src/config/config.ts';
@@ -78,6 +79,8 @@ interface FrameDetections {
   looked?: number[];
   /** Lost before detection (--drop-every): neither the detector nor the tracker saw it. */
   dropped?: true;
+  /** A repeat of the frame before (a clip slower than --fps), which the pipeline skips. */
+  repeated?: true;
 }
 
 /** Digest of the detection code (`src/detect`, tests aside), read once per run. */
@@ -101,7 +104,7 @@ async function detectionsFor(clip: CachedClip): Promise<FrameDetections[]> {
   if (config.detector.model) hash.update(readFileSync(config.detector.model));
   if (config.detector.slot) hash.update(readFileSync(config.detector.slot.model));
   hash.update(DETECTION_CODE);
-  const rate = config.source.fps === clip.truth.fps ? '' : `fps ${config.source.fps}`;
+  const rate = config.source.fps === clip.truth.fps ? '' : `fps ${config.source.fps}, repeats skipped`;
   const key = hash.update(JSON.stringify(config.detector) + (dropEvery ? `drop-every ${dropEvery}` : '') + rate).digest('hex').slice(0, 12);
   const file = join(clip.dir, `detections-${key}-${CACHED_THRESHOLD}.json`);
   if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as FrameDetections[];
@@ -109,11 +112,16 @@ async function detectionsFor(clip: CachedClip): Promise<FrameDetections[]> {
   const capture = createCapture(config);
   const detector = await createDetector(config);
   const frames: FrameDetections[] = [];
+  const repeats = new RepeatedFrameFilter();
   await capture.start();
   for await (const frame of capture) {
     // A lost frame is never shown to the detector, so the two-frame model's next pair spans two frames, as live.
     if (dropEvery && frame.index % dropEvery === dropEvery - 1) {
       frames.push({ timestampMs: frame.timestampMs, detections: [], dropped: true });
+      continue;
+    }
+    if (repeats.isRepeat(frame)) {
+      frames.push({ timestampMs: frame.timestampMs, detections: [], repeated: true });
       continue;
     }
     const found = await detector.detect(frame);
@@ -170,8 +178,8 @@ function replay(clip: CachedClip, variant: number, frames: FrameDetections[]): R
   const beeFrames = new Map<number, { t: number; h: number }[]>();
   const hypotheses = new Map<number, Hypothesis>();
   frames.forEach((frame, index) => {
-    // Scored on the frames the agent saw: what it did with a lost frame is nothing.
-    if (frame.dropped) return;
+    // Scored on the frames the agent saw: what it did with a lost or repeated frame is nothing.
+    if (frame.dropped || frame.repeated) return;
     const detections: Detection[] = frame.detections
       .filter((d) => d[4]! >= threshold)
       .map(([x, y, w, h, score, dx, dy]) => ({ x: x!, y: y!, w: w!, h: h!, score: score!, ...(dx !== undefined && dy !== undefined ? { movement: { dx, dy } } : {}) }));

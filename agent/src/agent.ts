@@ -107,6 +107,8 @@ export async function runAgent(config: AgentConfig, options: RunOptions = {}): P
     ...(streamer ? { onFrame: (frame: Parameters<LiveStreamer['offer']>[0]) => streamer.offer(frame) } : {}),
     statusFile: statusFilePath(config),
     log,
+    // A file's rate is known at start (the note below); a camera's shows in what it delivers.
+    ...(isLive(parseSource(config.source.url, config.source)) ? { readFps: config.source.fps } : {}),
   });
   const snapshot = (): DeviceSnapshot => {
     const stats = pipeline.stats;
@@ -122,6 +124,7 @@ export async function runAgent(config: AgentConfig, options: RunOptions = {}): P
         fps: Math.round(stats.fps * 10) / 10,
         framesProcessed: stats.framesProcessed,
         framesDropped: capture.framesDropped,
+        framesRepeated: stats.framesRepeated,
         beesIn: stats.beesIn,
         beesOut: stats.beesOut,
         outboxPending: queued.pending.metrics + queued.pending.movement + queued.pending.trajectories,
@@ -209,7 +212,7 @@ export async function runAgent(config: AgentConfig, options: RunOptions = {}): P
   await controller.stop();
   const stats = pipeline.stats;
   const remaining = pendingAfterStop(config);
-  log(`agent stopped: ${stats.framesProcessed} frames, in ${stats.beesIn}, out ${stats.beesOut}, ${stats.intervalsQueued} intervals and ${stats.trajectoryBatchesQueued} trajectory batches queued; ${remaining} records still queued`);
+  log(`agent stopped: ${stats.framesProcessed} frames${stats.framesRepeated > 0 ? ` (and ${stats.framesRepeated} repeats skipped)` : ''}, in ${stats.beesIn}, out ${stats.beesOut}, ${stats.intervalsQueued} intervals and ${stats.trajectoryBatchesQueued} trajectory batches queued; ${remaining} records still queued`);
   if (capture.state === 'failed') return 1;
   // A daemon leaves undelivered records for its next start; a one-shot run promised to deliver them.
   if (options.once) return remaining === 0 ? 0 : 1;

@@ -2,6 +2,7 @@ import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { compileValidator, EntranceMovementInput } from '@hivegate/shared';
 import type { Frame } from './capture/frame.ts';
+import { RepeatedFrameFilter, repeatsNote } from './capture/repeated-frames.ts';
 import type { CounterOutput, EntranceCounter } from './count/entrance-counter.ts';
 import type { Area, Detection, Detector } from './detect/types.ts';
 import { identityOf, type Outbox } from './outbox/outbox.ts';
@@ -16,6 +17,8 @@ export interface FrameSource extends AsyncIterable<Frame> {
 export interface PipelineStats {
   framesProcessed: number;
   framesDropped: number;
+  /** Frames skipped because they repeated the one before (a source slower than `source.fps`). */
+  framesRepeated: number;
   /** Processed frames per second, smoothed. */
   fps: number;
   captureState: string;
@@ -54,6 +57,11 @@ export interface PipelineOptions {
   statusFile?: string;
   log?: (message: string) => void;
   observer?: PipelineObserver;
+  /**
+   * The rate the source is read at (`source.fps`), for a source whose own rate is not known beforehand (a camera):
+   * after its first 10 s the pipeline says once if many frames were repeats, and what rate the source delivers.
+   */
+  readFps?: number;
 }
 
 const checkMovement = compileValidator(EntranceMovementInput);
@@ -63,9 +71,12 @@ export class Pipeline {
   private running: Promise<void> | undefined;
   private lastStatusWrite = 0;
   private lastTick: number | undefined;
+  private readonly repeats = new RepeatedFrameFilter();
+  private repeatsNoted = false;
   readonly stats: PipelineStats = {
     framesProcessed: 0,
     framesDropped: 0,
+    framesRepeated: 0,
     fps: 0,
     captureState: 'starting',
     lastFrameAt: null,
@@ -100,6 +111,9 @@ export class Pipeline {
     try {
       for await (const frame of source) {
         this.tap(frame);
+        const repeat = this.repeats.isRepeat(frame);
+        this.noteRepeats();
+        if (repeat) continue;
         const detections = await detector.detect(frame);
         const looked = detector.lastLooked?.();
         const update = tracker.update(frame.timestampMs, detections, looked);
@@ -123,6 +137,15 @@ export class Pipeline {
       this.stats.tapErrors++;
       if (this.stats.tapErrors === 1) this.options.log?.(`frame tap failed (counting goes on): ${(error as Error).message}`);
     }
+  }
+
+  private noteRepeats(): void {
+    this.stats.framesRepeated = this.repeats.repeated;
+    const { readFps, log } = this.options;
+    if (readFps === undefined || this.repeatsNoted || this.repeats.seen < 10 * readFps) return;
+    this.repeatsNoted = true;
+    const note = repeatsNote(this.repeats.repeated, this.repeats.seen, readFps);
+    if (note) log?.(`source: ${note}`);
   }
 
   private queue(output: CounterOutput): void {

@@ -27,6 +27,24 @@ describe('bench:accuracy --fps', () => {
     expect(results[0]!.mot.idf1).toBeGreaterThan(0.8);
   }, 180_000);
 
+  it('reads a 25 fps clip at 30 fps as at its own rate: repeats skipped, each frame at its clip time', async () => {
+    type Result = { frames: number; mot: object; intervals: object; agentRecords: object[] };
+    const run = async (fps: string[]) => {
+      const json = join(cache.path, `result${fps.join('')}.json`);
+      await benchAccuracy(['--scenarios', 'heldout-hd-fanning', '--seconds', '5', '--detectors', 'onnx', ...fps, '--cache', cache.path, '--json', json]);
+      return (JSON.parse(readFileSync(json, 'utf8')) as { results: Result[] }).results[0]!;
+    };
+    const own = await run([]);
+    const at30 = await run(['--fps', '30']);
+    expect(own.frames).toBe(125);
+    const figures = (r: Result) => ({ frames: r.frames, mot: r.mot, intervals: r.intervals, records: r.agentRecords });
+    // Speeds are rounded in the agent's units (px per 1/30 s) before they are put in the clip's: equal within 0.005.
+    const within = (value: unknown): unknown =>
+      typeof value === 'number' ? expect.closeTo(value, 2) : Array.isArray(value) ? value.map(within) : value && typeof value === 'object' ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, within(v)])) : value;
+    // Tracking the repeats (one frame in six) or stamping frames with their 33 ms slots changed every figure here.
+    expect(figures(at30)).toEqual(within(figures(own)));
+  }, 180_000);
+
   it('refuses a rate that is not a positive number up to 240', async () => {
     await expect(benchAccuracy(['--fps=0', '--cache', cache.path])).rejects.toMatchObject({ stderr: expect.stringContaining('--fps must be a number above 0 and at most 240, got "0"') });
   }, 60_000);

@@ -35,7 +35,9 @@ describe('hivegate-agent CLI', () => {
 
   it('run --once processes a file, delivers every record and exits 0', async () => {
     const result = await cli(runArgs());
-    expect(result.stderr).toContain('agent stopped: 180 frames, in 1, out 1');
+    // The clip's last second, after both bees have left, is one picture over and over: its repeats are skipped
+    // (one kept every 250 ms).
+    expect(result.stderr).toContain('agent stopped: 152 frames (and 28 repeats skipped), in 1, out 1');
     expect(result.stderr).not.toContain('source: the source is'); // the clip is 30 fps, as the default reads it
     expect(result.code).toBe(0);
     const movement = cloud.requests.filter((r) => r.path === '/entrance/v1/movement').flatMap((r) => r.body as Record<string, unknown>[]);
@@ -64,7 +66,7 @@ describe('hivegate-agent CLI', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/queued:\s+movement 0, trajectories 0, metrics 0/);
     expect(result.stdout).toMatch(/last upload:\s+\d{4}-/);
-    expect(result.stdout).toMatch(/capture ended, [\d.]+ fps, 180 frames, 0 dropped/);
+    expect(result.stdout).toMatch(/capture ended, [\d.]+ fps, 152 frames, 0 dropped, 28 repeats skipped/);
   }, 30_000);
 
   it('rejects bad input with a message naming the field and exit code 2', async () => {
@@ -83,16 +85,18 @@ describe('hivegate-agent CLI', () => {
     expect(result.stderr).not.toMatch(/\n\s+at /); // no stack trace
   }, 30_000);
 
-  it('says so when a file is slower than the rate it is read at', async () => {
+  it('says so when a file is slower than the rate it is read at, and tracks each of its pictures once', async () => {
     const result = await cli(['run', '--source', clip, '--cloud', cloud.url, '--token', 'good-token', '--hive', 'hive-9', '--box', 'box-3', '--state-dir', join(dir.path, 'state-fps'), '--once', '--detector', 'motion', '--fps', '40']);
     expect(result.code).toBe(0);
-    expect(result.stderr).toContain('source: the source is 30 fps and is read at 40 (source.fps), so 25 % of the frames the agent sees repeat the one before');
+    expect(result.stderr).toContain('source: the source is 30 fps and is read at 40 (source.fps), so 25 % of the frames repeat the one before; they are skipped');
+    // 240 frames read: the same 152 pictures as at the clip's own rate, and the same counts.
+    expect(result.stderr).toContain('agent stopped: 152 frames (and 88 repeats skipped), in 1, out 1');
   }, 60_000);
 
   it('runs the shipped pair of bee models when no detector is named', async () => {
     const result = await cli(['run', '--source', clip, '--cloud', cloud.url, '--token', 'good-token', '--hive', 'hive-8', '--box', 'box-3', '--state-dir', join(dir.path, 'state-default'), '--once']);
     expect(result.stderr).toMatch(/detector onnx centernet \(\S*models\/bee-centernet-int8\.onnx\), slot pass ×2 \(\S*models\/bee-centernet-slot-int8\.onnx\), motion-gated/);
-    expect(result.stderr).toContain('agent stopped: 180 frames');
+    expect(result.stderr).toContain('agent stopped: 152 frames (and 28 repeats skipped)');
     expect(result.code).toBe(0);
   }, 60_000);
 });

@@ -49,7 +49,7 @@ describe('resampledFrameCount', () => {
 describe('repeatedFramesNote', () => {
   it('tells a user whose source is slower than source.fps which rate to set', () => {
     expect(repeatedFramesNote(25, 30)).toBe(
-      'the source is 25 fps and is read at 30 (source.fps), so 17 % of the frames the agent sees repeat the one before, where bees seem to stop and then jump; set source.fps (--fps) to 25',
+      'the source is 25 fps and is read at 30 (source.fps), so 17 % of the frames repeat the one before; they are skipped, but set source.fps (--fps) to 25 to spare the work',
     );
     expect(repeatedFramesNote(15, 30)).toContain('so 50 % of the frames');
   });

@@ -34,13 +34,13 @@ export function resampledFrameCount(sourceFrames: number, sourceFps: number, out
 }
 
 /**
- * What to tell a user whose source is slower than the rate it is read at: ffmpeg then repeats frames, and the
- * tracker sees a bee stand still for a frame and then jump two (on the 25 fps held-out clips read at 30, identity
- * switches went from 122 to 292). Nothing when the rates agree within 1 % or the source is the faster one.
+ * What to tell a user whose source is slower than the rate it is read at: ffmpeg then repeats frames, which the
+ * pipeline skips (`RepeatedFrameFilter`), so the counts do not suffer, but every repeat is still scaled, piped and
+ * compared. Nothing when the rates agree within 1 % or the source is the faster one.
  */
 export function repeatedFramesNote(sourceFps: number, readFps: number): string | undefined {
   if (sourceFps >= readFps * 0.99) return undefined;
   const repeated = Math.round((1 - sourceFps / readFps) * 100);
   const rate = (fps: number) => String(Math.round(fps * 100) / 100);
-  return `the source is ${rate(sourceFps)} fps and is read at ${rate(readFps)} (source.fps), so ${repeated} % of the frames the agent sees repeat the one before, where bees seem to stop and then jump; set source.fps (--fps) to ${rate(sourceFps)}`;
+  return `the source is ${rate(sourceFps)} fps and is read at ${rate(readFps)} (source.fps), so ${repeated} % of the frames repeat the one before; they are skipped, but set source.fps (--fps) to ${rate(sourceFps)} to spare the work`;
 }
