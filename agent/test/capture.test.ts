@@ -162,7 +162,7 @@ describe('live capture', () => {
     expect(reconnecting[0]!.retryInMs).toBeLessThanOrEqual(100);
     expect(statuses.filter((s) => s.state === 'running').length).toBeGreaterThanOrEqual(2);
     expect(statuses.at(-1)!.state).toBe('stopped');
-    // Live frames carry the wall clock at read, in order.
+    // Live frames carry the wall clock (of when they were taken, see below), in order.
     const times = frames.map((f) => f.timestampMs);
     expect([...times].sort((a, b) => a - b)).toEqual(times);
     expect(Math.abs(times.at(-1)! - Date.now())).toBeLessThan(10_000);
@@ -179,6 +179,31 @@ describe('live capture', () => {
     expect(frames[0]!.data).toHaveLength(80 * 60);
     expect(statuses).toContain('running');
     expect(statuses.at(-1)).toBe('stopped');
+  }, 30_000);
+
+  it('stamps live frames with the time the camera took them, not the time a busy agent read them', async () => {
+    // Stands in for the Pi camera: a real-time 10 fps H.264 stream.
+    const fakeCamera = ['ffmpeg', '-hide_banner', '-loglevel', 'error', '-re', '-f', 'lavfi', '-i', 'testsrc=size=320x240:rate=10', '-c:v', 'libx264', '-preset', 'ultrafast', '-f', 'h264', '-'];
+    const capture = new FfmpegCapture({ source: 'rpicam', width: 80, height: 60, fps: 10, pixelFormat: 'gray', cameraCommand: fakeCamera });
+    await capture.start();
+    const received: { stamp: number; at: number }[] = [];
+    for await (const frame of capture) {
+      received.push({ stamp: frame.timestampMs, at: Date.now() });
+      // Busy as inference is: the event loop blocked 0–60 ms after each frame, so frames wait to be read.
+      const busyUntil = Date.now() + ((received.length * 37) % 61);
+      while (Date.now() < busyUntil);
+      if (received.length === 30) break;
+    }
+    await capture.stop();
+    const steps = received.slice(1).map((r, i) => r.stamp - received[i]!.stamp);
+    // Stamped on arrival, these steps spread over 40–160 ms; from the clock of the stream they are its 100 ms (within
+    // a few ms where a machine busy with other tests delays even the frames that come through soonest).
+    const worst = Math.max(...steps.slice(10).map((step) => Math.abs(step - 100)));
+    expect(worst, `steps ${steps.map((step) => step.toFixed(1)).join(' ')}`).toBeLessThan(5);
+    for (const { stamp, at } of received) {
+      expect(stamp).toBeLessThanOrEqual(at);
+      expect(at - stamp).toBeLessThan(2000);
+    }
   }, 30_000);
 
   it('keeps retrying a camera command that does not exist without crashing', async () => {

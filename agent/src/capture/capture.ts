@@ -5,6 +5,7 @@ import { resolveFfmpeg, resolveFfprobe } from './ffmpeg-binary.ts';
 import { frameBytes, type Frame, type PixelFormat } from './frame.ts';
 import { FrameSplitter } from './frame-splitter.ts';
 import { sourceFrameAt } from './resample.ts';
+import { StreamClock } from './stream-clock.ts';
 import { buildFfmpegArgs, isLive, parseSource, type SourceSpec } from './source.ts';
 
 const execFileAsync = promisify(execFile);
@@ -66,7 +67,9 @@ export class FfmpegCapture implements AsyncIterable<Frame> {
   private lastFrameAt = 0;
   private stderrTail: string[] = [];
   private fileStartMs = 0;
-  private fileFrameIndex = 0;
+  /** Frames this ffmpeg run has delivered (it restarts at 0 on a reconnect). */
+  private runFrameIndex = 0;
+  private streamClock: StreamClock | undefined;
   private exited: Promise<void> = Promise.resolve();
   framesRead = 0;
   framesDropped = 0;
@@ -137,7 +140,8 @@ export class FfmpegCapture implements AsyncIterable<Frame> {
     const splitter = new FrameSplitter(size);
     const args = buildFfmpegArgs(spec, this.options, { realtime: this.options.realtime });
     this.stderrTail = [];
-    this.fileFrameIndex = 0;
+    this.runFrameIndex = 0;
+    this.streamClock?.restart();
 
     const ffmpeg = spawn(this.ffmpegPath, args, { stdio: [spec.kind === 'rpicam' ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
     this.ffmpeg = ffmpeg;
@@ -180,8 +184,11 @@ export class FfmpegCapture implements AsyncIterable<Frame> {
 
   private deliver(data: Uint8Array): void {
     const live = isLive(this.spec!);
-    const timestampMs = live ? this.now : this.fileStartMs + this.fileFrameOffsetMs(this.fileFrameIndex);
-    this.fileFrameIndex++;
+    const arrivalMs = this.now;
+    const timestampMs = live
+      ? (this.streamClock ??= new StreamClock(1000 / this.options.fps)).stamp(this.runFrameIndex, arrivalMs)
+      : this.fileStartMs + this.fileFrameOffsetMs(this.runFrameIndex);
+    this.runFrameIndex++;
     const frame: Frame = {
       data,
       width: this.options.width,
@@ -189,6 +196,7 @@ export class FfmpegCapture implements AsyncIterable<Frame> {
       format: this.options.pixelFormat,
       index: this.framesRead++,
       timestampMs,
+      arrivalMs,
     };
     this.lastFrameAt = this.now;
     if (this.state !== 'running') {

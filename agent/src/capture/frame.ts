@@ -10,6 +10,8 @@ export interface Frame {
   index: number;
   /** Wall-clock time the frame shows, Unix milliseconds. */
   timestampMs: number;
+  /** Wall-clock time the capture got it from ffmpeg, Unix ms: later than `timestampMs` by how long it travelled and waited. */
+  arrivalMs?: number;
 }
 
 export function channelsOf(format: PixelFormat): number {
