@@ -7,6 +7,8 @@
 // `--seeds N` replays N clips of each scenario (see bench:accuracy). `--model FILE` follows the agent's rule: a model
 // named without a slot model runs alone, so compare it with the default pair only when `--detector` names the slot
 // model too (a path from `agent/` or an absolute one; `--model` is resolved from where pnpm was started).
+// `--arrival-delay MS [--arrival-stamps]` makes every frame arrive up to MS ms late, as a live camera's frames do while the
+// agent works on the one before, and stamps them as the live capture does (or at arrival, as it did before).
 // `--drop-every N` loses every Nth frame before detection, as a live camera loses the frames an agent too slow for
 // it has no time for, and scores the frames the agent saw. `--fps N` reads every clip at N frames/s, as an agent with
 // `source.fps` N does (see bench:accuracy); a clip already at N reuses the detections cached for its own rate.
@@ -19,10 +21,11 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { signedDistanceToPolygon, type Crossing, type EntranceMovementInput, type Point } from '@hivegate/shared';
-import { SCENARIOS, type GroundTruth } from '@hivegate/simulator';
+import { hashString, hashUnit, SCENARIOS, type GroundTruth } from '@hivegate/simulator';
 import { createCapture, createTracking } from '../src/agent.ts';
 import { RepeatedFrameFilter } from '../src/capture/repeated-frames.ts';
 import { sourceFrameAt } from '../src/capture/resample.ts';
+import { StreamClock } from '../src/capture/stream-clock.ts';
 import { createDetector } from '../src/detect/factory.ts';
 import type { PartialAgentConfig } from '../src/config/config.ts';
 import { insideArea, type Detection } from '../src/detect/types.ts';
@@ -50,6 +53,8 @@ const { values } = parseArgs({
     trace: { type: 'string' },
     'drop-every': { type: 'string' },
     fps: { type: 'string' },
+    'arrival-delay': { type: 'string' },
+    'arrival-stamps': { type: 'boolean', default: false },
   },
 });
 const callerDir = process.env.INIT_CWD ?? process.cwd();
@@ -68,6 +73,13 @@ const cacheDir = resolve(callerDir, values.cache);
 const dropEvery = values['drop-every'] === undefined ? undefined : Number(values['drop-every']);
 if (dropEvery !== undefined && !(Number.isInteger(dropEvery) && dropEvery >= 2)) throw new Error(`--drop-every takes a whole number ≥ 2, got "${values['drop-every']}"`);
 const agentFps = parseFps(values.fps);
+/**
+ * --arrival-delay MS: frames reach the agent up to MS ms late (seeded, uniform), as a live source's do while the agent
+ * is busy, and are stamped by the live capture's stream clock; with --arrival-stamps, at their arrival instead.
+ */
+const arrivalDelayMs = values['arrival-delay'] === undefined ? undefined : Number(values['arrival-delay']);
+if (arrivalDelayMs !== undefined && !(arrivalDelayMs >= 0 && arrivalDelayMs <= 1000)) throw new Error(`--arrival-delay takes milliseconds from 0 to 1000, got "${values['arrival-delay']}"`);
+if (values['arrival-stamps'] && arrivalDelayMs === undefined) throw new Error('--arrival-stamps needs --arrival-delay');
 /** --trace scenario:bee prints that bee's frames: its true centre, the detections (centre, [w x h], score, movement) and tracks near it. */
 const traced = values.trace ? { scenario: values.trace.split(':')[0]!, bee: Number(values.trace.split(':')[1]) } : undefined;
 
@@ -146,6 +158,8 @@ interface Hypothesis {
 }
 
 interface Replay {
+  /** How far, on average, the step between two frames' stamps is from the time between them (--arrival-delay). */
+  stepErrorMs: number;
   name: string;
   /** Which of the `--seeds` clips of the scenario. */
   variant: number;
@@ -177,6 +191,9 @@ function replay(clip: CachedClip, variant: number, frames: FrameDetections[]): R
   const crossings: Crossing[] = [];
   const beeFrames = new Map<number, { t: number; h: number }[]>();
   const hypotheses = new Map<number, Hypothesis>();
+  const stamps = arrivalDelayMs === undefined ? frames.map((f) => f.timestampMs) : liveStamps(frames, arrivalDelayMs, config.source.fps, hashString(clip.label));
+  let stepErrorMs = 0;
+  for (let k = 1; k < frames.length; k++) stepErrorMs += Math.abs(stamps[k]! - stamps[k - 1]! - (frames[k]!.timestampMs - frames[k - 1]!.timestampMs));
   frames.forEach((frame, index) => {
     // Scored on the frames the agent saw: what it did with a lost or repeated frame is nothing.
     if (frame.dropped || frame.repeated) return;
@@ -185,8 +202,8 @@ function replay(clip: CachedClip, variant: number, frames: FrameDetections[]): R
       .map(([x, y, w, h, score, dx, dy]) => ({ x: x!, y: y!, w: w!, h: h!, score: score!, ...(dx !== undefined && dy !== undefined ? { movement: { dx, dy } } : {}) }));
     const [left, right, top, bottom] = frame.looked ?? [];
     const looked = frame.looked ? { left: left!, right: right!, top: top!, bottom: bottom! } : undefined;
-    const update = tracker.update(frame.timestampMs, detections, looked);
-    const output = counter.onFrame(frame.timestampMs, update.tracks, update.ended);
+    const update = tracker.update(stamps[index]!, detections, looked);
+    const output = counter.onFrame(stamps[index]!, update.tracks, update.ended);
     records.push(...output.movements);
     crossings.push(...output.crossings);
     const expected = truth.frames[sourceFrameAt(index, truth.fps, config.source.fps)];
@@ -230,7 +247,17 @@ function replay(clip: CachedClip, variant: number, frames: FrameDetections[]): R
   records.push(...last.movements);
   crossings.push(...last.crossings);
   const c = compareIntervals(truth.intervals, inClipUnits(records, config.source.fps, truth.fps));
-  return { name: clip.label, variant, truth, mot: mot.summary(), precision: detection.precision, recall: detection.recall, truthIn: c.truthIn, truthOut: c.truthOut, agentIn: c.agentIn, agentOut: c.agentOut, crossings, beeFrames, hypotheses };
+  return { name: clip.label, variant, truth, stepErrorMs: stepErrorMs / Math.max(1, frames.length - 1), mot: mot.summary(), precision: detection.precision, recall: detection.recall, truthIn: c.truthIn, truthOut: c.truthOut, agentIn: c.agentIn, agentOut: c.agentOut, crossings, beeFrames, hypotheses };
+}
+
+/** What a live capture would stamp the frames with had each arrived up to `maxDelayMs` after it was taken. */
+function liveStamps(frames: readonly FrameDetections[], maxDelayMs: number, fps: number, seed: number): number[] {
+  // A frame is read after the one before it, however early it came.
+  const arrivals: number[] = [];
+  frames.forEach((f, k) => arrivals.push(Math.max(f.timestampMs + hashUnit(seed, k) * maxDelayMs, arrivals[k - 1] ?? -Infinity)));
+  if (values['arrival-stamps']) return arrivals;
+  const clock = new StreamClock(1000 / fps);
+  return arrivals.map((t, k) => clock.stamp(k, t));
 }
 
 /** The true bee a hypothesis followed for most of its life. */
@@ -319,6 +346,10 @@ async function main(): Promise<void> {
   }
   const all = totals(replays);
   console.log(`| **all** | | | | ${all.idf1.toFixed(3)} | ${all.switches} | | | ${percent(all.countError)} |`);
+  if (arrivalDelayMs !== undefined) {
+    const stepError = replays.reduce((sum, r) => sum + r.stepErrorMs, 0) / replays.length;
+    console.log(`\nframes up to ${arrivalDelayMs} ms late, stamped ${values['arrival-stamps'] ? 'at arrival' : "by the live capture's stream clock"}: each step between two frames off by ${stepError.toFixed(2)} ms on average`);
+  }
   if (values.identities) {
     for (const r of replays) {
       console.log(`\n${r.name}: frames each true bee spent off its main track, by role (missed / on other tracks)`);

@@ -55,3 +55,25 @@ describe('bench:tracking --fps', () => {
     }
   }, 60_000);
 });
+
+describe('bench:tracking --arrival-delay', () => {
+  const table = (stdout: string) => stdout.split('\n').filter((line) => line.startsWith('|')).join('\n');
+
+  it('stamps late frames as the live capture does, or at arrival with --arrival-stamps', async () => {
+    const args = ['--scenarios', 'busy-afternoon', '--seconds', '3', '--cache', cache.path];
+    const exact = table((await benchTracking(args)).stdout);
+    // Nothing late: the stream clock gives the clip's own times back.
+    const onTime = (await benchTracking([...args, '--arrival-delay', '0'])).stdout;
+    expect(table(onTime)).toBe(exact);
+    expect(onTime).toContain('frames up to 0 ms late, stamped by the live capture\'s stream clock: each step between two frames off by 0.00 ms on average');
+    const stepError = (stdout: string) => Number(/off by ([\d.]+) ms on average/.exec(stdout)?.[1]);
+    // Up to 30 ms late on 33 ms steps: at arrival the steps are off by about 10 ms, by the stream clock by little.
+    expect(stepError((await benchTracking([...args, '--arrival-delay', '30', '--arrival-stamps'])).stdout)).toBeGreaterThan(5);
+    expect(stepError((await benchTracking([...args, '--arrival-delay', '30'])).stdout)).toBeLessThan(1);
+  }, 180_000);
+
+  it('refuses a delay out of range, and arrival stamps without a delay', async () => {
+    await expect(benchTracking(['--arrival-delay=-1', '--cache', cache.path])).rejects.toMatchObject({ stderr: expect.stringContaining('--arrival-delay takes milliseconds from 0 to 1000, got "-1"') });
+    await expect(benchTracking(['--arrival-stamps', '--cache', cache.path])).rejects.toMatchObject({ stderr: expect.stringContaining('--arrival-stamps needs --arrival-delay') });
+  }, 60_000);
+});
