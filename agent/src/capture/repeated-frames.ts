@@ -6,7 +6,8 @@ import type { Frame } from './frame.ts';
  * such a copy shows every bee standing still for a frame and then jumping two; on the 25 fps held-out clips read at
  * 30 that more than doubled the identity switches. A real sensor's noise never gives two identical pictures, so a
  * copy is recognised by its bytes and skipped: the tracker, which works in time, then sees the next new frame one
- * gap later, as if the source had been read at its own rate.
+ * gap later. (A file's frames also keep the times of the clip frames they show, so a slow file is then tracked as at
+ * its own rate; a camera's are stamped at the slots of `source.fps`, up to half a slot off.)
  *
  * A scene that truly does not change (a drawn test clip, a frozen feed, an encoder's skipped frames in the dark)
  * also repeats, for as long as it stays still. Skipping all of it would stop the clock that ages lost tracks and
@@ -46,7 +47,7 @@ const rate = (fps: number) => String(Math.round(fps * 10) / 10);
 
 /**
  * What to tell the user when, of the first `seen` frames of a camera read at `readFps`, `repeated` were repeats
- * (nothing below 5 %): the rate the camera really delivers, and that the repeats cost only work.
+ * (nothing below 5 %): the rate the camera really delivers, and to set it.
  */
 export function repeatsNote(repeated: number, seen: number, readFps: number): string | undefined {
   if (seen === 0 || repeated / seen < 0.05) return undefined;
@@ -54,6 +55,7 @@ export function repeatsNote(repeated: number, seen: number, readFps: number): st
   return (
     `${Math.round(share * 100)} % of the first ${seen} frames repeated the one before and were skipped: the camera ` +
     `delivers about ${rate(readFps * (1 - share))} fps, not the ${rate(readFps)} of source.fps (or the picture did not ` +
-    `change at all). Counting is not harmed; set source.fps (--fps) to the camera's rate to spare the work`
+    `change at all). The frames kept are stamped at the slots of source.fps, up to half a slot off the moment they ` +
+    `show, which costs tracking: set source.fps (--fps) to the camera's rate`
   );
 }
