@@ -6,7 +6,7 @@
 // --fps N reads every clip at N frames/s, as an agent with `source.fps` N does (its default is 30; without the flag,
 // each clip at its own rate), and scores each frame against the clip frame ffmpeg delivered (`src/capture/resample.ts`).
 // Speeds are compared in the clip's pixels per frame; interactions need `interactionMinFrames` of the agent's frames.
-//   pnpm bench:accuracy [-- --seconds 60 --scenarios a,b --detectors onnx,motion --model FILE --seeds N --fps N --cache DIR --json FILE]
+//   pnpm bench:accuracy [-- --seconds 60 --scenarios a,b --detectors onnx,motion --model FILE --seeds N --fps N --tracker JSON --cache DIR --json FILE]
 import { writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -19,6 +19,7 @@ import { resampledFrameCount, sourceFrameAt } from '../src/capture/resample.ts';
 import { insideArea } from '../src/detect/types.ts';
 import { compareIntervals, INTERVAL_FIELDS, type IntervalComparison } from '../src/eval/intervals.ts';
 import { DetectionAccumulator, MotAccumulator, type MotSummary } from '../src/eval/mot.ts';
+import type { PartialAgentConfig } from '../src/config/config.ts';
 import { Outbox } from '../src/outbox/outbox.ts';
 import { Pipeline } from '../src/pipeline.ts';
 import { agentConfigFor, cachedClip, clipSetLabel, gateFor, inClipUnits, parseFps, parseSeeds, type CachedClip } from './clips.ts';
@@ -33,6 +34,7 @@ const { values } = parseArgs({
     scenarios: { type: 'string' },
     seeds: { type: 'string', default: '1' },
     fps: { type: 'string' },
+    tracker: { type: 'string', default: '{}' },
     detectors: { type: 'string', default: 'onnx,motion' },
     model: { type: 'string' },
     cache: { type: 'string', default: join(tmpdir(), 'hivegate-accuracy-clips') },
@@ -54,6 +56,8 @@ for (const kind of detectors) if (kind !== 'onnx' && kind !== 'motion') throw ne
 const model = values.model ? resolve(callerDir, values.model) : undefined;
 const seeds = parseSeeds(values.seeds);
 const agentFps = parseFps(values.fps);
+/** --tracker JSON: tracker settings on top of the agent's defaults (as bench:tracking takes them). */
+const trackerOverrides = JSON.parse(values.tracker) as PartialAgentConfig['tracker'];
 const cacheDir = resolve(callerDir, values.cache);
 
 interface RunResult {
@@ -74,7 +78,7 @@ interface RunResult {
 async function runPipeline(clip: CachedClip, variant: number, kind: DetectorKind): Promise<RunResult> {
   const name = clip.label;
   const { truth } = clip;
-  const config = agentConfigFor(clip, { detector: kind, model, fps: agentFps });
+  const config = agentConfigFor(clip, { detector: kind, model, fps: agentFps, tracker: trackerOverrides });
   const fps = config.source.fps;
   const capture = createCapture(config);
   const { detector, tracker, counter } = await createVision(config);

@@ -89,6 +89,20 @@ describe('resolveConfig', () => {
     expect(trackerOf({ tracker: { birthScore: 0.9 } })).toMatchObject({ gateLengths: 0.15, birthScore: 0.9 });
   });
 
+  it('keeps the frame-counted defaults to the same time at another rate than 30 fps, unless they are given', () => {
+    const at = (file: object, flags: object = {}) => {
+      const config = resolveConfig({ file: { ...minimal, ...file } as never, flags: flags as never, env: {} });
+      return { minHits: config.tracker.minHits, maxMissedFrames: config.tracker.maxMissedFrames, interactionMinFrames: config.counting.interactionMinFrames };
+    };
+    expect(at({})).toEqual({ minHits: 3, maxMissedFrames: 20, interactionMinFrames: 3 });
+    expect(at({ source: { url: 'cam.mp4', fps: 15 } })).toEqual({ minHits: 2, maxMissedFrames: 10, interactionMinFrames: 2 });
+    expect(at({ source: { url: 'cam.mp4', fps: 60 } })).toEqual({ minHits: 6, maxMissedFrames: 40, interactionMinFrames: 6 });
+    expect(at({ source: { url: 'cam.mp4', fps: 2 } })).toEqual({ minHits: 1, maxMissedFrames: 1, interactionMinFrames: 1 });
+    // The command line's rate wins over the file's, as it does for the rate itself.
+    expect(at({ source: { url: 'cam.mp4', fps: 60 } }, { source: { fps: 15 } })).toMatchObject({ maxMissedFrames: 10 });
+    expect(at({ source: { url: 'cam.mp4', fps: 15 }, tracker: { minHits: 3 }, counting: { interactionMinFrames: 4 } })).toEqual({ minHits: 3, maxMissedFrames: 10, interactionMinFrames: 4 });
+  });
+
   it('splits a paused track at a vanished bee for the model, not for the motion detector, unless told', () => {
     const countingOf = (file: object) => resolveConfig({ file: { ...minimal, ...file } as never, env: {} }).counting;
     expect(countingOf({}).reversalHiddenShare).toBe(0.65);

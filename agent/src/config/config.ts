@@ -171,10 +171,11 @@ export const SLOT_DEFAULTS = { zoom: 2, marginLengths: 1.5, wholeEvery: 1 } as c
  * Everything that has a sensible default; identity, source, cloud and zone have none (or a derived one), and the
  * pixel format and model follow the detector kind.
  */
-function defaults(): PartialAgentConfig {
+function defaults(fps: number): PartialAgentConfig {
   return {
-    // 30 fps, the rate the detector and tracker were tuned and scored at: read at 15, the same 30 fps scenes counted
-    // 2.1 against 1.5 % wrong (42 training clips) and 4.7 against 3.0 % (15 held-out clips; docs/benchmarks.md).
+    // 30 fps, the rate the detector and tracker were tuned and scored at. Read at 15 (with the frame counts below kept
+    // in time), the 15 held-out clips counted as well (3.0 against 3.1 % wrong) but followed bees a little worse
+    // (IDF1 0.894 against 0.901; docs/benchmarks.md).
     source: { width: 640, height: 480, fps: 30, realtime: false },
     cloud: { requestTimeoutMs: 15_000, batchSize: 1000 },
     detector: {
@@ -185,8 +186,8 @@ function defaults(): PartialAgentConfig {
       minMotionFraction: 0.0005,
       motion: { workWidth: 320, threshold: 25, referenceLuma: 128, minThreshold: 8, learningRate: 0.05, beeLengthPx: 40, lightChangeFraction: 0.35 },
     },
-    tracker: trackerDefaults(),
-    counting: { intervalSeconds: 60, hysteresisPx: 6, stationaryPx: 10, interactionPx: 40, interactionMinFrames: 3, maxLatenessSeconds: 120, edgeBandPx: 20, reversalDepthPx: 25, reversalMaxTurnSeconds: 0.5, reversalMaxLengthsPerSecond: 5 },
+    tracker: trackerDefaults(fps),
+    counting: { intervalSeconds: 60, hysteresisPx: 6, stationaryPx: 10, interactionPx: 40, interactionMinFrames: framesAt(fps, 3), maxLatenessSeconds: 120, edgeBandPx: 20, reversalDepthPx: 25, reversalMaxTurnSeconds: 0.5, reversalMaxLengthsPerSecond: 5 },
     trajectories: { maxTracks: 100, maxAgeSeconds: 300, minPoints: 3 },
     outbox: { maxRecords: 200_000, maxBytes: 100 * 1024 * 1024, maxAgeDays: 30 },
     live: { enabled: true, statusIntervalSeconds: 30, pollWaitSeconds: 20, jpegFps: 4, startTimeoutSeconds: 30 },
@@ -217,9 +218,17 @@ const COUNTING_BY_DETECTOR = {
 } as const;
 
 /** The tracker's own defaults, less the two that depend on the detector and the bee length the detector gives. */
-function trackerDefaults(): PartialAgentConfig['tracker'] {
+function trackerDefaults(fps: number): PartialAgentConfig['tracker'] {
   const { gateLengths: _gate, birthScore: _birth, beeLengthPx: _length, ...common } = TRACKER_DEFAULTS;
-  return common;
+  return { ...common, minHits: framesAt(fps, common.minHits), maxMissedFrames: framesAt(fps, common.maxMissedFrames) };
+}
+
+/**
+ * A default counted in frames, chosen at 30 fps, for a source read at `fps`: the same time, in whole frames, at least
+ * one. At 15 fps a track born from 3 hits or lost for 20 frames would otherwise wait twice as long.
+ */
+function framesAt(fps: number, framesAt30: number): number {
+  return fps > 0 && Number.isFinite(fps) ? Math.max(1, Math.round((framesAt30 * fps) / 30)) : framesAt30;
 }
 
 const check = compileValidator(AgentConfigSchema);
@@ -233,7 +242,8 @@ export function resolveConfig(layers: { file?: PartialAgentConfig; flags?: Parti
   const secrets: PartialAgentConfig = { cloud: {} };
   if (env.HIVEGATE_TOKEN) secrets.cloud!.token = env.HIVEGATE_TOKEN;
   if (env.HIVEGATE_CLOUD_URL) secrets.cloud!.url = env.HIVEGATE_CLOUD_URL;
-  const merged = [layers.file ?? {}, layers.flags ?? {}, secrets].reduce<Record<string, unknown>>((acc, layer) => merge(acc, layer as Record<string, unknown>), merge({}, defaults() as Record<string, unknown>));
+  const fps = layers.flags?.source?.fps ?? layers.file?.source?.fps ?? 30;
+  const merged = [layers.file ?? {}, layers.flags ?? {}, secrets].reduce<Record<string, unknown>>((acc, layer) => merge(acc, layer as Record<string, unknown>), merge({}, defaults(typeof fps === 'number' ? fps : 30) as Record<string, unknown>));
   const source = merged.source as Record<string, unknown> | undefined;
   const counting = merged.counting as Record<string, unknown> | undefined;
   if (counting && counting.zone === undefined && source && typeof source.width === 'number' && typeof source.height === 'number') {
