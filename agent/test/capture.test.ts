@@ -196,10 +196,13 @@ describe('live capture', () => {
     }
     await capture.stop();
     const steps = received.slice(1).map((r, i) => r.stamp - received[i]!.stamp);
-    // Stamped on arrival, these steps spread over 40–160 ms; from the clock of the stream they are its 100 ms (within
-    // a few ms where a machine busy with other tests delays even the frames that come through soonest).
-    const worst = Math.max(...steps.slice(10).map((step) => Math.abs(step - 100)));
-    expect(worst, `steps ${steps.map((step) => step.toFixed(1)).join(' ')}`).toBeLessThan(5);
+    // Stamped on arrival, these steps stray 2–7 ms from 100 here (tried), more on a busier machine; by the stream's
+    // clock they are its 100 ms, but for a few ms where the clock moves back to a frame that came through sooner
+    // than all before it (a machine busy with other tests delays even those: once a 95 ms step in CI).
+    const errors = steps.slice(10).map((step) => Math.abs(step - 100));
+    const shown = `steps ${steps.map((step) => step.toFixed(1)).join(' ')}`;
+    expect(errors.reduce((sum, e) => sum + e, 0) / errors.length, shown).toBeLessThan(2);
+    expect([...errors].sort((a, b) => a - b)[Math.floor(errors.length / 2)], shown).toBeLessThan(0.5);
     for (const { stamp, at } of received) {
       expect(stamp).toBeLessThanOrEqual(at);
       expect(at - stamp).toBeLessThan(2000);
