@@ -4,7 +4,7 @@ import { backoffDelay, type BackoffOptions } from '../uplink/retry-policy.ts';
 import { resolveFfmpeg, resolveFfprobe } from './ffmpeg-binary.ts';
 import { frameBytes, type Frame, type PixelFormat } from './frame.ts';
 import { FrameSplitter } from './frame-splitter.ts';
-import { sourceFrameAt } from './resample.ts';
+import { shownFrameTimes } from './resample.ts';
 import { StreamClock } from './stream-clock.ts';
 import { buildFfmpegArgs, isLive, parseSource, type SourceSpec } from './source.ts';
 
@@ -70,6 +70,8 @@ export class FfmpegCapture implements AsyncIterable<Frame> {
   /** Frames this ffmpeg run has delivered (it restarts at 0 on a reconnect). */
   private runFrameIndex = 0;
   private streamClock: StreamClock | undefined;
+  /** A file frame's time from the file's start, by its index in the run (set at start). */
+  private fileFrameOffsetMs: (outputIndex: number) => number = () => 0;
   private exited: Promise<void> = Promise.resolve();
   framesRead = 0;
   framesDropped = 0;
@@ -93,6 +95,12 @@ export class FfmpegCapture implements AsyncIterable<Frame> {
       const base = probe?.creationTimeMs ?? this.options.startTime?.getTime() ?? this.now;
       this.fileStartMs = base + (probe?.startSeconds ?? 0) * 1000;
       this.sourceFps = probe?.fps;
+      // Read at another rate than its own, output frame k shows the clip frame resample.ts names and gets that frame's
+      // time: a 25 fps clip read at 30 keeps its 40 ms steps instead of slots 33 ms apart. A rate that is no simple
+      // fraction keeps the slots' own times.
+      const fps = this.options.fps;
+      const clipTimes = this.sourceFps !== undefined && this.sourceFps !== fps ? shownFrameTimes(this.sourceFps, fps) : undefined;
+      this.fileFrameOffsetMs = clipTimes ?? ((outputIndex) => (outputIndex * 1000) / fps);
     }
     this.emit('starting');
     this.launch();
@@ -220,23 +228,6 @@ export class FfmpegCapture implements AsyncIterable<Frame> {
         this.ffmpeg?.stdout?.pause();
       }
     }
-  }
-
-  /**
-   * When a file frame shows, from the file's start. Read at another rate than its own, output frame k shows the clip
-   * frame resample.ts names, and gets that frame's time: a repeat gets its original's (the tracker then sees no
-   * time pass), and a 25 fps clip read at 30 keeps its 40 ms steps instead of slots 33 ms apart.
-   */
-  private fileFrameOffsetMs(outputIndex: number): number {
-    const { fps } = this.options;
-    if (this.sourceFps !== undefined && this.sourceFps !== fps) {
-      try {
-        return (sourceFrameAt(outputIndex, this.sourceFps, fps) * 1000) / this.sourceFps;
-      } catch {
-        // A rate that is no simple fraction (a variable-rate file's average): the slot's own time.
-      }
-    }
-    return (outputIndex * 1000) / fps;
   }
 
   private onExit(code: number | null, partialBytes: number): void {

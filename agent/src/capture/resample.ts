@@ -26,6 +26,20 @@ export function sourceFrameAt(outputIndex: number, sourceFps: number, outputFps:
   return Math.ceil(numerator / denominator) - 1;
 }
 
+/**
+ * When (ms from the clip's start) the clip frame that output frame k shows was taken, as a function of k; undefined
+ * for a rate that is no simple fraction (a variable-rate file's average), whose frames cannot be placed this way.
+ */
+export function shownFrameTimes(sourceFps: number, outputFps: number): ((outputIndex: number) => number) | undefined {
+  try {
+    asFraction(sourceFps);
+    asFraction(outputFps);
+  } catch {
+    return undefined;
+  }
+  return (outputIndex) => (sourceFrameAt(outputIndex, sourceFps, outputFps) * 1000) / sourceFps;
+}
+
 /** How many frames the capture delivers from a clip of `sourceFrames` frames: its length at the new rate, rounded. */
 export function resampledFrameCount(sourceFrames: number, sourceFps: number, outputFps: number): number {
   const [sn, sd] = asFraction(sourceFps);
