@@ -9,8 +9,7 @@
 //   pnpm bench:accuracy [-- --seconds 60 --scenarios a,b --detectors onnx,motion --model FILE --seeds N --fps N --tracker JSON --cache DIR --json FILE]
 import { writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { EntranceMovementInput } from '@hivegate/shared';
 import { findScenario, SCENARIOS } from '@hivegate/simulator';
@@ -22,7 +21,7 @@ import { DetectionAccumulator, MotAccumulator, type MotSummary } from '../src/ev
 import type { PartialAgentConfig } from '../src/config/config.ts';
 import { Outbox } from '../src/outbox/outbox.ts';
 import { Pipeline } from '../src/pipeline.ts';
-import { agentConfigFor, cachedClip, clipSetLabel, gateFor, inClipUnits, parseFps, parseSeeds, type CachedClip } from './clips.ts';
+import { agentConfigFor, cachedClip, clipSetLabel, DEFAULT_CLIP_CACHE, gateFor, inClipUnits, parseFps, parseSeeds, type CachedClip } from './clips.ts';
 
 type DetectorKind = 'onnx' | 'motion';
 
@@ -37,7 +36,7 @@ const { values } = parseArgs({
     tracker: { type: 'string', default: '{}' },
     detectors: { type: 'string', default: 'onnx,motion' },
     model: { type: 'string' },
-    cache: { type: 'string', default: join(tmpdir(), 'hivegate-accuracy-clips') },
+    cache: { type: 'string', default: DEFAULT_CLIP_CACHE },
     json: { type: 'string' },
   },
 });

@@ -7,6 +7,9 @@ import type { EntranceMovementInput } from '@hivegate/shared';
 import { findScenario, RENDER_REVISION, renderClip, withOverrides, type GroundTruth } from '@hivegate/simulator';
 import { resolveConfig, type AgentConfig, type PartialAgentConfig } from '../src/config/config.ts';
 
+/** Where the benchmarks keep rendered clips and cached detections unless told (`--cache`). */
+export const DEFAULT_CLIP_CACHE = join(tmpdir(), 'hivegate-accuracy-clips');
+
 export interface CachedClip {
   /** Row label: the scenario's name, with the seed when it is not the suite's. */
   label: string;

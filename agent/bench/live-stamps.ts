@@ -4,12 +4,11 @@
 // ffmpeg (what the agent stamped before), and prints how far the steps between frames stray from the camera's period
 // for each. The ratio compares the two in the same run; the spread of arrivals depends on how busy the machine is.
 //   pnpm bench:live-stamps [-- --scenario busy-afternoon --seconds 20 --clip-seconds 60 --cache DIR]
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { FileCamera } from '@hivegate/simulator';
 import { createCapture, createVision } from '../src/agent.ts';
-import { agentConfigFor, cachedClip } from './clips.ts';
+import { agentConfigFor, cachedClip, DEFAULT_CLIP_CACHE } from './clips.ts';
 
 const { values } = parseArgs({
   args: process.argv.slice(2).filter((arg) => arg !== '--'),
@@ -18,7 +17,7 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '20' },
     // The camera loops the clip; where it starts over, its stream's time jumps a little.
     'clip-seconds': { type: 'string', default: '60' },
-    cache: { type: 'string', default: join(tmpdir(), 'hivegate-accuracy-clips') },
+    cache: { type: 'string', default: DEFAULT_CLIP_CACHE },
   },
 });
 const seconds = Number(values.seconds);

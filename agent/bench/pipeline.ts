@@ -12,15 +12,14 @@
 // of models this drift allows.
 //   pnpm bench:agent [-- --seconds 20 --rounds 3 --model FILE --slot-model FILE --slot-margin LENGTHS --whole-every N]
 import { execFile } from 'node:child_process';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { createCapture, createVision } from '../src/agent.ts';
 import { resolveFfmpeg } from '../src/capture/ffmpeg-binary.ts';
 import type { Frame } from '../src/capture/frame.ts';
 import { RepeatedFrameFilter } from '../src/capture/repeated-frames.ts';
-import { agentConfigFor, cachedClip, type CachedClip } from './clips.ts';
+import { agentConfigFor, cachedClip, DEFAULT_CLIP_CACHE, type CachedClip } from './clips.ts';
 
 const run = promisify(execFile);
 const { values } = parseArgs({
@@ -33,7 +32,7 @@ const { values } = parseArgs({
     'slot-model': { type: 'string', multiple: true },
     'slot-margin': { type: 'string' },
     'whole-every': { type: 'string', multiple: true },
-    cache: { type: 'string', default: join(tmpdir(), 'hivegate-accuracy-clips') },
+    cache: { type: 'string', default: DEFAULT_CLIP_CACHE },
     /** Internal: run one pipeline (JSON `Pipeline`) and print its `PipelineRun` as JSON. */
     'run-one': { type: 'string' },
   },

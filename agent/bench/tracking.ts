@@ -16,7 +16,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -31,7 +30,7 @@ import type { PartialAgentConfig } from '../src/config/config.ts';
 import { insideArea, type Detection } from '../src/detect/types.ts';
 import { compareIntervals } from '../src/eval/intervals.ts';
 import { DetectionAccumulator, matchByDistance, MotAccumulator } from '../src/eval/mot.ts';
-import { agentConfigFor, cachedClip, clipSetLabel, gateFor, inClipUnits, parseFps, parseSeeds, type CachedClip } from './clips.ts';
+import { agentConfigFor, cachedClip, clipSetLabel, DEFAULT_CLIP_CACHE, gateFor, inClipUnits, parseFps, parseSeeds, type CachedClip } from './clips.ts';
 
 const { values } = parseArgs({
   // `pnpm x -- --flag` hands the separator on; it separates nothing here.
@@ -47,7 +46,7 @@ const { values } = parseArgs({
     tracker: { type: 'string', default: '{}' },
     counting: { type: 'string', default: '{}' },
     threshold: { type: 'string', description: 'detector score threshold (default: the agent default)' },
-    cache: { type: 'string', default: join(tmpdir(), 'hivegate-accuracy-clips') },
+    cache: { type: 'string', default: DEFAULT_CLIP_CACHE },
     explain: { type: 'boolean', default: false },
     identities: { type: 'boolean', default: false },
     trace: { type: 'string' },
