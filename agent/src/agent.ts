@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FfmpegCapture, type CaptureStatus } from './capture/capture.ts';
 import { resolveFfmpeg } from './capture/ffmpeg-binary.ts';
-import { repeatedFramesNote } from './capture/resample.ts';
+import { repeatedFramesNote, slowSourceNote } from './capture/rate-notes.ts';
 import { isLive, parseSource } from './capture/source.ts';
 import { defaultZone, type AgentConfig } from './config/config.ts';
 import { Controller } from './controller.ts';
@@ -52,11 +52,11 @@ export function appVersion(): string {
  */
 export async function runAgent(config: AgentConfig, options: RunOptions = {}): Promise<number> {
   const log = options.log ?? ((message: string) => console.error(message));
-  const spec = parseSource(config.source.url, config.source);
+  const liveSource = isLive(parseSource(config.source.url, config.source));
   if (config.detector.kind === 'onnx' && config.source.pixelFormat === 'gray') {
     log('note: the ONNX model gets gray frames (source.pixelFormat: gray); set rgb24 if it was trained on colour');
   }
-  if (options.once && isLive(spec)) log(`--once with a live source (${config.source.url}) runs until stopped`);
+  if (options.once && liveSource) log(`--once with a live source (${config.source.url}) runs until stopped`);
   const startedAt = Date.now();
 
   const outbox = new Outbox({
@@ -79,9 +79,14 @@ export async function runAgent(config: AgentConfig, options: RunOptions = {}): P
     },
   });
   let captureMessage: string | undefined;
+  let slowSourceNoted: string | undefined;
   const capture = createCapture(config, (status) => {
     captureMessage = status.message;
     if (status.state === 'reconnecting' || status.state === 'failed') log(`capture ${status.state}: ${status.message ?? ''}${status.retryInMs ? ` (retry in ${status.retryInMs} ms)` : ''}`);
+    // A live source's rate is known once a connection runs; said once, and again only if a reconnect changes it.
+    const note = status.state === 'running' && liveSource && capture.readFps !== undefined ? slowSourceNote(capture.readFps, config.source.fps) : undefined;
+    if (note && note !== slowSourceNoted) log(`source: ${note}`);
+    if (status.state === 'running') slowSourceNoted = note;
   });
   const { detector, tracker, counter } = await createVision(config);
   // Live streaming and the device conversation belong to a running observer, not to a one-shot file run.
@@ -108,7 +113,7 @@ export async function runAgent(config: AgentConfig, options: RunOptions = {}): P
     statusFile: statusFilePath(config),
     log,
     // A file's rate is known at start (the note below); a camera's shows in what it delivers.
-    ...(isLive(parseSource(config.source.url, config.source)) ? { readFps: config.source.fps } : {}),
+    ...(liveSource ? { readFps: () => capture.readFps } : {}),
   });
   const snapshot = (): DeviceSnapshot => {
     const stats = pipeline.stats;

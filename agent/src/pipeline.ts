@@ -2,7 +2,8 @@ import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { compileValidator, EntranceMovementInput } from '@hivegate/shared';
 import type { Frame } from './capture/frame.ts';
-import { RepeatedFrameFilter, repeatsNote } from './capture/repeated-frames.ts';
+import { repeatsNote } from './capture/rate-notes.ts';
+import { RepeatedFrameFilter } from './capture/repeated-frames.ts';
 import type { CounterOutput, EntranceCounter } from './count/entrance-counter.ts';
 import type { Area, Detection, Detector } from './detect/types.ts';
 import { identityOf, type Outbox } from './outbox/outbox.ts';
@@ -58,10 +59,10 @@ export interface PipelineOptions {
   log?: (message: string) => void;
   observer?: PipelineObserver;
   /**
-   * The rate the source is read at (`source.fps`), for a source whose own rate is not known beforehand (a camera):
-   * after its first 10 s the pipeline says once if many frames were repeats, and what rate the source delivers.
+   * The rate a live source is read at (the capture's, known once it runs), for a source whose own rate is not known
+   * beforehand: after its first 10 s the pipeline says once if many frames were repeats, and what rate it delivers.
    */
-  readFps?: number;
+  readFps?: () => number | undefined;
 }
 
 const checkMovement = compileValidator(EntranceMovementInput);
@@ -141,11 +142,11 @@ export class Pipeline {
 
   private noteRepeats(): void {
     this.stats.framesRepeated = this.repeats.repeated;
-    const { readFps, log } = this.options;
+    const readFps = this.options.readFps?.();
     if (readFps === undefined || this.repeatsNoted || this.repeats.seen < 10 * readFps) return;
     this.repeatsNoted = true;
     const note = repeatsNote(this.repeats.repeated, this.repeats.seen, readFps);
-    if (note) log?.(`source: ${note}`);
+    if (note) this.options.log?.(`source: ${note}`);
   }
 
   private queue(output: CounterOutput): void {

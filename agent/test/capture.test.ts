@@ -7,7 +7,7 @@ import { FfmpegCapture, type CaptureStatus } from '../src/capture/capture.ts';
 import type { Frame } from '../src/capture/frame.ts';
 import { resolveFfmpeg } from '../src/capture/ffmpeg-binary.ts';
 import { resampledFrameCount, sourceFrameAt } from '../src/capture/resample.ts';
-import { generateClip, tempDir } from './helpers/media.ts';
+import { generateClip, startNetworkCamera, tempDir } from './helpers/media.ts';
 
 const dir = tempDir('capture');
 let clipWithTime: string;
@@ -206,6 +206,27 @@ describe('live capture', () => {
     for (const { stamp, at } of received) {
       expect(stamp).toBeLessThanOrEqual(at);
       expect(at - stamp).toBeLessThan(2000);
+    }
+  }, 30_000);
+
+  it('reads a camera slower than source.fps at its own rate, each frame a new picture stamped on its clock', async () => {
+    // 25 fps, frame n a flat grey of video level 16 + 2n (2n × 255/219 in the full-range gray frames): a repeated
+    // picture or a skipped one shows in the levels.
+    const clip = await generateClip(join(dir.path, 'ramp25.ts'), { seconds: 4, fps: 25, width: 32, height: 32, lavfi: "color=c=black:s=32x32:r=25,geq=lum='16+2*N':cb=128:cr=128", container: 'mpegts' });
+    const camera = await startNetworkCamera(clip, { loop: false });
+    const capture = new FfmpegCapture({ source: camera.url, width: 32, height: 32, fps: 30, pixelFormat: 'gray', maxQueuedFrames: 1000 });
+    try {
+      await capture.start();
+      const frames = await collect(capture, 60);
+      expect(capture.readFps).toBe(25);
+      // Read at 30 through the fps filter, one picture in six came twice and every step was a 30 fps slot.
+      const levelSteps = frames.slice(1).map((frame, i) => Math.round((frame.data[16 * 32 + 16]! - frames[i]!.data[16 * 32 + 16]!) / ((2 * 255) / 219)));
+      expect(levelSteps.every((step) => step === 1), `level steps ${levelSteps.join(' ')}`).toBe(true);
+      const stampErrors = frames.slice(11).map((frame, i) => Math.abs(frame.timestampMs - frames[i + 10]!.timestampMs - 40));
+      expect([...stampErrors].sort((a, b) => a - b)[Math.floor(stampErrors.length / 2)]).toBeLessThan(0.5);
+    } finally {
+      await capture.stop();
+      await camera.close();
     }
   }, 30_000);
 

@@ -1,7 +1,9 @@
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { backoffDelay, type BackoffOptions } from '../uplink/retry-policy.ts';
 import { resolveFfmpeg, resolveFfprobe } from './ffmpeg-binary.ts';
+import { FfmpegLog } from './ffmpeg-log.ts';
 import { frameBytes, type Frame, type PixelFormat } from './frame.ts';
 import { FrameSplitter } from './frame-splitter.ts';
 import { shownFrameTimes } from './resample.ts';
@@ -46,6 +48,8 @@ export interface CaptureOptions {
 }
 
 const DEFAULT_RECONNECT: BackoffOptions = { initialMs: 500, maxMs: 30_000 };
+/** Live frames held while ffmpeg has not yet named the rate it writes; beyond these the configured rate is taken. */
+const MAX_FRAMES_BEFORE_RATE = 8;
 
 /**
  * Raw frames from ffmpeg. Iterate it for frames; the iteration ends when a file is done, when the source
@@ -70,6 +74,8 @@ export class FfmpegCapture implements AsyncIterable<Frame> {
   /** Frames this ffmpeg run has delivered (it restarts at 0 on a reconnect). */
   private runFrameIndex = 0;
   private streamClock: StreamClock | undefined;
+  /** Live frames (with their arrival times) that came before ffmpeg named the rate of this run. */
+  private beforeRate: { data: Uint8Array; arrivalMs: number }[] = [];
   /** A file frame's time from the file's start, by its index in the run (set at start). */
   private fileFrameOffsetMs: (outputIndex: number) => number = () => 0;
   private exited: Promise<void> = Promise.resolve();
@@ -77,6 +83,11 @@ export class FfmpegCapture implements AsyncIterable<Frame> {
   framesDropped = 0;
   /** A file's own frame rate, once started (when the file says); `fps` is what it is read at. */
   sourceFps: number | undefined;
+  /**
+   * The rate frames come at: `fps` for a file; for a live source, once its run has begun, what ffmpeg writes: `fps`,
+   * or the source's own rate where that is lower.
+   */
+  readFps: number | undefined;
   reconnects = 0;
   state: CaptureState = 'starting';
 
@@ -101,6 +112,7 @@ export class FfmpegCapture implements AsyncIterable<Frame> {
       const fps = this.options.fps;
       const clipTimes = this.sourceFps !== undefined && this.sourceFps !== fps ? shownFrameTimes(this.sourceFps, fps) : undefined;
       this.fileFrameOffsetMs = clipTimes ?? ((outputIndex) => (outputIndex * 1000) / fps);
+      this.readFps = fps;
     }
     this.emit('starting');
     this.launch();
@@ -149,7 +161,9 @@ export class FfmpegCapture implements AsyncIterable<Frame> {
     const args = buildFfmpegArgs(spec, this.options, { realtime: this.options.realtime });
     this.stderrTail = [];
     this.runFrameIndex = 0;
-    this.streamClock?.restart();
+    this.beforeRate = [];
+    const live = isLive(spec);
+    if (live) this.readFps = undefined;
 
     const ffmpeg = spawn(this.ffmpegPath, args, { stdio: [spec.kind === 'rpicam' ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
     this.ffmpeg = ffmpeg;
@@ -160,24 +174,31 @@ export class FfmpegCapture implements AsyncIterable<Frame> {
       this.camera = camera;
       camera.stdout!.pipe(ffmpeg.stdin!);
       ffmpeg.stdin!.on('error', () => {}); // EPIPE when ffmpeg dies first; its exit is handled below
-      camera.stderr!.on('data', (chunk: Buffer) => this.keepStderr(chunk));
+      camera.stderr!.on('data', (chunk: Buffer) => chunk.toString('utf8').split('\n').forEach((line) => this.keepStderr(line)));
       camera.on('error', (error) => {
-        this.keepStderr(Buffer.from(`camera command failed: ${error.message}`));
+        this.keepStderr(`camera command failed: ${error.message}`);
         ffmpeg.kill('SIGKILL');
       });
       camera.on('exit', () => ffmpeg.stdin?.end());
     }
 
     ffmpeg.stdout!.on('data', (chunk: Buffer) => {
-      for (const data of splitter.push(chunk)) this.deliver(data);
+      for (const data of splitter.push(chunk)) this.receive(data);
     });
-    ffmpeg.stderr!.on('data', (chunk: Buffer) => this.keepStderr(chunk));
+    const log = new FfmpegLog();
+    createInterface({ input: ffmpeg.stderr!, crlfDelay: Infinity }).on('line', (line) => {
+      const kept = log.read(line);
+      if (kept !== undefined) this.keepStderr(kept);
+      if (live && this.readFps === undefined && log.outputFps !== undefined) this.beginLiveRun(log.outputFps);
+    });
     this.exited = new Promise((resolve) => {
       let done = false;
       const onEnd = (code: number | null, error?: Error) => {
         if (done) return;
         done = true;
-        if (error) this.keepStderr(Buffer.from(error.message));
+        if (error) this.keepStderr(error.message);
+        // Frames of a run that ended before ffmpeg named its rate are still frames.
+        if (this.beforeRate.length > 0 && this.ffmpeg === ffmpeg) this.beginLiveRun(this.options.fps);
         if (camera && camera.exitCode === null) camera.kill('SIGKILL');
         if (this.ffmpeg === ffmpeg) this.ffmpeg = undefined;
         if (this.camera === camera) this.camera = undefined;
@@ -190,12 +211,30 @@ export class FfmpegCapture implements AsyncIterable<Frame> {
     });
   }
 
-  private deliver(data: Uint8Array): void {
-    const live = isLive(this.spec!);
+  private receive(data: Uint8Array): void {
     const arrivalMs = this.now;
-    const timestampMs = live
-      ? (this.streamClock ??= new StreamClock(1000 / this.options.fps)).stamp(this.runFrameIndex, arrivalMs)
-      : this.fileStartMs + this.fileFrameOffsetMs(this.runFrameIndex);
+    if (!isLive(this.spec!) || this.readFps !== undefined) {
+      this.deliver(data, arrivalMs);
+      return;
+    }
+    // ffmpeg prints its header before it writes a frame, but the two pipes are read in no set order.
+    this.beforeRate.push({ data, arrivalMs });
+    if (this.beforeRate.length >= MAX_FRAMES_BEFORE_RATE) this.beginLiveRun(this.options.fps);
+  }
+
+  /** The rate of this live run is known: frame k of it was taken k periods after its first. */
+  private beginLiveRun(fps: number): void {
+    this.readFps = fps;
+    if (this.streamClock) this.streamClock.restart(1000 / fps);
+    else this.streamClock = new StreamClock(1000 / fps);
+    const held = this.beforeRate;
+    this.beforeRate = [];
+    for (const { data, arrivalMs } of held) this.deliver(data, arrivalMs);
+  }
+
+  private deliver(data: Uint8Array, arrivalMs: number): void {
+    const live = isLive(this.spec!);
+    const timestampMs = live ? this.streamClock!.stamp(this.runFrameIndex, arrivalMs) : this.fileStartMs + this.fileFrameOffsetMs(this.runFrameIndex);
     this.runFrameIndex++;
     const frame: Frame = {
       data,
@@ -255,7 +294,7 @@ export class FfmpegCapture implements AsyncIterable<Frame> {
     this.lastFrameAt = this.now;
     this.stallTimer = setInterval(() => {
       if (this.ffmpeg && this.now - this.lastFrameAt > stallMs) {
-        this.keepStderr(Buffer.from(`no frame for ${stallMs / 1000} s`));
+        this.keepStderr(`no frame for ${stallMs / 1000} s`);
         this.lastFrameAt = this.now;
         this.killChildren();
       }
@@ -274,10 +313,9 @@ export class FfmpegCapture implements AsyncIterable<Frame> {
     ffmpeg.once('close', () => clearTimeout(force));
   }
 
-  private keepStderr(chunk: Buffer): void {
-    for (const line of chunk.toString('utf8').split('\n')) {
-      if (line.trim()) this.stderrTail.push(line.trim());
-    }
+  /** Keeps the last lines of what ffmpeg and the camera command complained of, for the failure message. */
+  private keepStderr(line: string): void {
+    if (line.trim()) this.stderrTail.push(line.trim());
     if (this.stderrTail.length > 5) this.stderrTail.splice(0, this.stderrTail.length - 5);
   }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Frame } from './frame.ts';
-import { RepeatedFrameFilter, repeatsNote } from './repeated-frames.ts';
+import { RepeatedFrameFilter } from './repeated-frames.ts';
 
 let index = 0;
 function frame(timestampMs: number, bytes: number[]): Frame {
@@ -38,19 +38,5 @@ describe('RepeatedFrameFilter', () => {
     expect(filter.isRepeat(frame(900, [1, 1]))).toBe(false);
     expect(filter.isRepeat(frame(933, [1, 1, 1]))).toBe(false);
     expect(filter.isRepeat(frame(966, [1, 1, 1]))).toBe(true);
-  });
-});
-
-describe('repeatsNote', () => {
-  it('names the rate a camera really delivers when many of its frames were repeats', () => {
-    const note = repeatsNote(50, 300, 30);
-    expect(note).toContain('17 % of the first 300 frames repeated the one before and were skipped');
-    expect(note).toContain('the camera delivers about 25 fps, not the 30 of source.fps');
-  });
-
-  it('says nothing below 5 % or before any frame', () => {
-    expect(repeatsNote(14, 300, 30)).toBeUndefined();
-    expect(repeatsNote(0, 0, 30)).toBeUndefined();
-    expect(repeatsNote(15, 300, 30)).toBeDefined();
   });
 });

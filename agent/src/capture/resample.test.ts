@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { repeatedFramesNote, resampledFrameCount, sourceFrameAt } from './resample.ts';
+import { resampledFrameCount, sourceFrameAt } from './resample.ts';
 
 const frames = (count: number, sourceFps: number, outputFps: number) =>
   Array.from({ length: count }, (_, k) => sourceFrameAt(k, sourceFps, outputFps));
@@ -43,21 +43,5 @@ describe('resampledFrameCount', () => {
     expect(resampledFrameCount(59, 30, 15)).toBe(30);
     expect(resampledFrameCount(1500, 25, 15)).toBe(900);
     expect(resampledFrameCount(60, 15, 30)).toBe(120);
-  });
-});
-
-describe('repeatedFramesNote', () => {
-  it('tells a user whose source is slower than source.fps which rate to set', () => {
-    expect(repeatedFramesNote(25, 30)).toBe(
-      'the source is 25 fps and is read at 30 (source.fps), so 17 % of the frames repeat the one before; they are skipped, but set source.fps (--fps) to 25 to spare the work',
-    );
-    expect(repeatedFramesNote(15, 30)).toContain('so 50 % of the frames');
-  });
-
-  it('says nothing when the rates agree within 1 % or the source is faster', () => {
-    expect(repeatedFramesNote(30, 30)).toBeUndefined();
-    expect(repeatedFramesNote(30000 / 1001, 30)).toBeUndefined();
-    expect(repeatedFramesNote(60, 30)).toBeUndefined();
-    expect(repeatedFramesNote(30, 15)).toBeUndefined();
   });
 });

@@ -46,15 +46,3 @@ export function resampledFrameCount(sourceFrames: number, sourceFps: number, out
   const [on, od] = asFraction(outputFps);
   return Math.round((sourceFrames * on * sd) / (od * sn));
 }
-
-/**
- * What to tell a user whose source is slower than the rate it is read at: ffmpeg then repeats frames, which the
- * pipeline skips (`RepeatedFrameFilter`), so the counts do not suffer, but every repeat is still scaled, piped and
- * compared. Nothing when the rates agree within 1 % or the source is the faster one.
- */
-export function repeatedFramesNote(sourceFps: number, readFps: number): string | undefined {
-  if (sourceFps >= readFps * 0.99) return undefined;
-  const repeated = Math.round((1 - sourceFps / readFps) * 100);
-  const rate = (fps: number) => String(Math.round(fps * 100) / 100);
-  return `the source is ${rate(sourceFps)} fps and is read at ${rate(readFps)} (source.fps), so ${repeated} % of the frames repeat the one before; they are skipped, but set source.fps (--fps) to ${rate(sourceFps)} to spare the work`;
-}

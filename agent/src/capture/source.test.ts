@@ -46,6 +46,12 @@ describe('buildFfmpegArgs', () => {
     const http = buildFfmpegArgs({ kind: 'url', url: 'http://h/s', protocol: 'http' }, out, { ioTimeoutSeconds: 3 });
     expect(http.join(' ')).toContain('-rw_timeout 3000000 -i http://h/s');
   });
+  it('reads a live source at up to the configured rate but no faster than it sends, and has ffmpeg name the rate', () => {
+    const args = buildFfmpegArgs({ kind: 'url', url: 'http://h/s', protocol: 'http' }, out);
+    expect(args).toContain("fps='if(gt(source_fps,0),min(source_fps,10),10)',scale=320:240:flags=bilinear,format=gray");
+    expect(args.join(' ')).toContain('-loglevel level+info');
+    expect(buildFfmpegArgs({ kind: 'file', path: 'a.mp4' }, out).join(' ')).toContain('-loglevel error');
+  });
   it('reads the camera pipe as raw H.264 at the configured rate', () => {
     const args = buildFfmpegArgs({ kind: 'rpicam', command: ['rpicam-vid'] }, out).join(' ');
     expect(args).toContain('-f h264 -framerate 10 -i pipe:0');

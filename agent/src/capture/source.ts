@@ -79,12 +79,17 @@ export function buildFfmpegArgs(spec: SourceSpec, out: OutputFormat, options: { 
       input.push(...lowLatency, '-f', 'h264', '-framerate', String(out.fps), '-i', 'pipe:0');
       break;
   }
+  const live = isLive(spec);
+  // A file is read at exactly `out.fps`: its frames' times follow from the two rates (resample.ts). A live source is
+  // read at up to `out.fps` but no faster than it sends: filling the gaps of a 25 fps camera read at 30 would only
+  // repeat frames, which the tracker cannot time. ffmpeg's header then names the rate it writes (ffmpeg-log.ts).
+  const rate = live ? `'if(gt(source_fps,0),min(source_fps,${out.fps}),${out.fps})'` : String(out.fps);
   return [
-    '-hide_banner', '-loglevel', 'error', '-nostats',
+    '-hide_banner', '-loglevel', live ? 'level+info' : 'error', '-nostats',
     ...(spec.kind === 'rpicam' ? [] : ['-nostdin']),
     ...input,
     '-an', '-sn', '-dn',
-    '-vf', `fps=${out.fps},scale=${out.width}:${out.height}:flags=bilinear,format=${out.pixelFormat}`,
+    '-vf', `fps=${rate},scale=${out.width}:${out.height}:flags=bilinear,format=${out.pixelFormat}`,
     // Without flush_packets small frames sit in ffmpeg's 32 KB output buffer, adding latency on live sources.
     '-f', 'rawvideo', '-pix_fmt', out.pixelFormat, '-flush_packets', '1', 'pipe:1',
   ];

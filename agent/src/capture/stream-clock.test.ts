@@ -54,7 +54,17 @@ describe('StreamClock', () => {
     expect(second[0]!).toBeGreaterThan(first.at(-1)!);
   });
 
+  it('takes a new run at the rate it comes at', () => {
+    const clock = new StreamClock(PERIOD);
+    stampRun(clock, (k) => 1000 + k * PERIOD, 30);
+    // The camera came back sending 25 fps.
+    clock.restart(40);
+    const second = stampRun(clock, (k) => 5000 + k * 40 + (k % 3) * 5, 30);
+    expect(second[29]).toBeCloseTo(5000 + 29 * 40, 0);
+  });
+
   it('refuses a period that is not positive', () => {
     expect(() => new StreamClock(0)).toThrow('the frame period must be positive, got 0');
+    expect(() => new StreamClock(PERIOD).restart(Infinity)).toThrow('the frame period must be positive, got Infinity');
   });
 });

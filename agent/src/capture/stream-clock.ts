@@ -17,14 +17,16 @@ export class StreamClock {
   private last = -Infinity;
 
   constructor(
-    private readonly periodMs: number,
+    private periodMs: number,
     private readonly options: { maxLagMs?: number; creep?: number } = {},
   ) {
-    if (!(periodMs > 0)) throw new Error(`the frame period must be positive, got ${periodMs}`);
+    checkPeriod(periodMs);
   }
 
-  /** A new run of the source (a reconnect): its frame numbers start at 0 again. */
-  restart(): void {
+  /** A new run of the source (a reconnect): its frame numbers start at 0 again, perhaps at another rate. */
+  restart(periodMs = this.periodMs): void {
+    checkPeriod(periodMs);
+    this.periodMs = periodMs;
     this.start = undefined;
   }
 
@@ -38,4 +40,8 @@ export class StreamClock {
     this.last = stamp;
     return stamp;
   }
+}
+
+function checkPeriod(periodMs: number): void {
+  if (!(periodMs > 0) || !Number.isFinite(periodMs)) throw new Error(`the frame period must be positive, got ${periodMs}`);
 }

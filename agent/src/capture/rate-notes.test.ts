@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { repeatedFramesNote, repeatsNote, slowSourceNote } from './rate-notes.ts';
+
+describe('repeatedFramesNote', () => {
+  it('tells a user whose file is slower than source.fps which rate to set', () => {
+    expect(repeatedFramesNote(25, 30)).toBe(
+      'the source is 25 fps and is read at 30 (source.fps), so 17 % of the frames repeat the one before; they are skipped, but set source.fps (--fps) to 25 to spare the work',
+    );
+    expect(repeatedFramesNote(15, 30)).toContain('so 50 % of the frames');
+  });
+
+  it('says nothing when the rates agree within 1 % or the source is faster', () => {
+    expect(repeatedFramesNote(30, 30)).toBeUndefined();
+    expect(repeatedFramesNote(30000 / 1001, 30)).toBeUndefined();
+    expect(repeatedFramesNote(60, 30)).toBeUndefined();
+    expect(repeatedFramesNote(30, 15)).toBeUndefined();
+  });
+});
+
+describe('slowSourceNote', () => {
+  it('tells a user whose camera sends fewer frames than source.fps which rate to set', () => {
+    expect(slowSourceNote(12.5, 30)).toBe(
+      'the camera sends 12.5 fps, fewer than the 30 of source.fps, so its frames are taken as they come, 12.5 a second; the settings counted in frames were made for 30: set source.fps (--fps) to 12.5',
+    );
+  });
+
+  it('says nothing when the camera keeps up', () => {
+    expect(slowSourceNote(30, 30)).toBeUndefined();
+    expect(slowSourceNote(30000 / 1001, 30)).toBeUndefined();
+  });
+});
+
+describe('repeatsNote', () => {
+  it('names the rate a camera really delivers when many of its frames were repeats', () => {
+    const note = repeatsNote(50, 300, 30);
+    expect(note).toContain('17 % of the first 300 frames repeated the one before and were skipped');
+    expect(note).toContain('the camera delivers about 25 fps, not the 30 it is read at');
+  });
+
+  it('says nothing below 5 % or before any frame', () => {
+    expect(repeatsNote(14, 300, 30)).toBeUndefined();
+    expect(repeatsNote(0, 0, 30)).toBeUndefined();
+    expect(repeatsNote(15, 300, 30)).toBeDefined();
+  });
+});
