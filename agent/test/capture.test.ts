@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { FileCamera } from '@hivegate/simulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FfmpegCapture, type CaptureStatus } from '../src/capture/capture.ts';
 import type { Frame } from '../src/capture/frame.ts';
@@ -227,6 +228,26 @@ describe('live capture', () => {
     } finally {
       await capture.stop();
       await camera.close();
+    }
+  }, 30_000);
+
+  it("stamps the burst of frames a connection starts with a period apart, from the stream's clock", async () => {
+    // A camera playing in real time; ffmpeg hands over what it decoded while probing the stream in one burst.
+    const clip = await generateClip(join(dir.path, 'camera30.mp4'), { seconds: 4, fps: 30, width: 320, height: 240 });
+    const camera = new FileCamera({ file: clip, loop: true });
+    const capture = new FfmpegCapture({ source: await camera.start(), width: 80, height: 60, fps: 30, pixelFormat: 'gray', maxQueuedFrames: 1000 });
+    try {
+      await capture.start();
+      const frames = await collect(capture, 30);
+      const arrivals = frames.map((frame) => frame.arrivalMs!);
+      expect(arrivals[5]! - arrivals[0]!, 'the first frames came in a burst').toBeLessThan(50);
+      // Stamped as they came, the burst's frames were all within a few ms of each other.
+      const steps = frames.slice(1, 12).map((frame, i) => frame.timestampMs - frames[i]!.timestampMs);
+      steps.forEach((step) => expect(step).toBeCloseTo(1000 / 30, 0));
+      frames.forEach((frame) => expect(frame.timestampMs).toBeLessThanOrEqual(frame.arrivalMs!));
+    } finally {
+      await capture.stop();
+      await camera.stop();
     }
   }, 30_000);
 

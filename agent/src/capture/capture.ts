@@ -7,7 +7,7 @@ import { FfmpegLog } from './ffmpeg-log.ts';
 import { frameBytes, type Frame, type PixelFormat } from './frame.ts';
 import { FrameSplitter } from './frame-splitter.ts';
 import { shownFrameTimes } from './resample.ts';
-import { StreamClock } from './stream-clock.ts';
+import { startBurstOver, StreamClock } from './stream-clock.ts';
 import { buildFfmpegArgs, isLive, parseSource, type SourceSpec } from './source.ts';
 
 const execFileAsync = promisify(execFile);
@@ -50,6 +50,8 @@ export interface CaptureOptions {
 const DEFAULT_RECONNECT: BackoffOptions = { initialMs: 500, maxMs: 30_000 };
 /** Live frames held while ffmpeg has not yet named the rate it writes; beyond these the configured rate is taken. */
 const MAX_FRAMES_BEFORE_RATE = 8;
+/** At most this long of a live run's first frames is held for its start-up burst to end. */
+const MAX_START_HOLD_SECONDS = 2;
 
 /**
  * Raw frames from ffmpeg. Iterate it for frames; the iteration ends when a file is done, when the source
@@ -74,8 +76,12 @@ export class FfmpegCapture implements AsyncIterable<Frame> {
   /** Frames this ffmpeg run has delivered (it restarts at 0 on a reconnect). */
   private runFrameIndex = 0;
   private streamClock: StreamClock | undefined;
-  /** Live frames (with their arrival times) that came before ffmpeg named the rate of this run. */
-  private beforeRate: { data: Uint8Array; arrivalMs: number }[] = [];
+  /**
+   * The first frames of a live run, with their arrival times, held until ffmpeg has named the rate and its start-up
+   * burst is over (stream-clock.ts); undefined once they are stamped and the run's frames flow straight through.
+   */
+  private startOfRun: { data: Uint8Array; arrivalMs: number }[] | undefined;
+  private startOfRunTimer: NodeJS.Timeout | undefined;
   /** A file frame's time from the file's start, by its index in the run (set at start). */
   private fileFrameOffsetMs: (outputIndex: number) => number = () => 0;
   private exited: Promise<void> = Promise.resolve();
@@ -161,9 +167,12 @@ export class FfmpegCapture implements AsyncIterable<Frame> {
     const args = buildFfmpegArgs(spec, this.options, { realtime: this.options.realtime });
     this.stderrTail = [];
     this.runFrameIndex = 0;
-    this.beforeRate = [];
     const live = isLive(spec);
-    if (live) this.readFps = undefined;
+    if (live) {
+      this.readFps = undefined;
+      this.startOfRun = [];
+      clearTimeout(this.startOfRunTimer);
+    }
 
     const ffmpeg = spawn(this.ffmpegPath, args, { stdio: [spec.kind === 'rpicam' ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
     this.ffmpeg = ffmpeg;
@@ -189,7 +198,10 @@ export class FfmpegCapture implements AsyncIterable<Frame> {
     createInterface({ input: ffmpeg.stderr!, crlfDelay: Infinity }).on('line', (line) => {
       const kept = log.read(line);
       if (kept !== undefined) this.keepStderr(kept);
-      if (live && this.readFps === undefined && log.outputFps !== undefined) this.beginLiveRun(log.outputFps);
+      if (live && this.readFps === undefined && log.outputFps !== undefined) {
+        this.readFps = log.outputFps;
+        this.releaseStartOfRun(false);
+      }
     });
     this.exited = new Promise((resolve) => {
       let done = false;
@@ -197,8 +209,8 @@ export class FfmpegCapture implements AsyncIterable<Frame> {
         if (done) return;
         done = true;
         if (error) this.keepStderr(error.message);
-        // Frames of a run that ended before ffmpeg named its rate are still frames.
-        if (this.beforeRate.length > 0 && this.ffmpeg === ffmpeg) this.beginLiveRun(this.options.fps);
+        // Frames held at the start of a run that ended are still frames.
+        if (this.ffmpeg === ffmpeg) this.releaseStartOfRun(true);
         if (camera && camera.exitCode === null) camera.kill('SIGKILL');
         if (this.ffmpeg === ffmpeg) this.ffmpeg = undefined;
         if (this.camera === camera) this.camera = undefined;
@@ -213,22 +225,35 @@ export class FfmpegCapture implements AsyncIterable<Frame> {
 
   private receive(data: Uint8Array): void {
     const arrivalMs = this.now;
-    if (!isLive(this.spec!) || this.readFps !== undefined) {
+    if (!isLive(this.spec!) || this.startOfRun === undefined) {
       this.deliver(data, arrivalMs);
       return;
     }
-    // ffmpeg prints its header before it writes a frame, but the two pipes are read in no set order.
-    this.beforeRate.push({ data, arrivalMs });
-    if (this.beforeRate.length >= MAX_FRAMES_BEFORE_RATE) this.beginLiveRun(this.options.fps);
+    this.startOfRun.push({ data, arrivalMs });
+    this.releaseStartOfRun(false);
+    // A stream that pauses right after its first frames does not keep them waiting.
+    clearTimeout(this.startOfRunTimer);
+    if (this.startOfRun !== undefined) this.startOfRunTimer = setTimeout(() => this.releaseStartOfRun(true), 2000 / (this.readFps ?? this.options.fps));
   }
 
-  /** The rate of this live run is known: frame k of it was taken k periods after its first. */
-  private beginLiveRun(fps: number): void {
-    this.readFps = fps;
-    if (this.streamClock) this.streamClock.restart(1000 / fps);
-    else this.streamClock = new StreamClock(1000 / fps);
-    const held = this.beforeRate;
-    this.beforeRate = [];
+  /**
+   * Stamps and delivers the frames held at the start of a live run once ffmpeg has named its rate (it prints its header
+   * before it writes a frame, but the two pipes are read in no set order) and its start-up burst is over; `now` does
+   * it at once, at the configured rate if ffmpeg named none.
+   */
+  private releaseStartOfRun(now: boolean): void {
+    const held = this.startOfRun;
+    if (held === undefined) return;
+    if (this.readFps === undefined && (now || held.length >= MAX_FRAMES_BEFORE_RATE)) this.readFps = this.options.fps;
+    if (this.readFps === undefined) return;
+    const periodMs = 1000 / this.readFps;
+    const arrivals = held.map((frame) => frame.arrivalMs);
+    if (!now && !startBurstOver(arrivals, periodMs, Math.max(MAX_FRAMES_BEFORE_RATE, MAX_START_HOLD_SECONDS * this.readFps))) return;
+    clearTimeout(this.startOfRunTimer);
+    this.startOfRun = undefined;
+    if (this.streamClock) this.streamClock.restart(periodMs);
+    else this.streamClock = new StreamClock(periodMs);
+    arrivals.forEach((arrivalMs, index) => this.streamClock!.anchor(index, arrivalMs));
     for (const { data, arrivalMs } of held) this.deliver(data, arrivalMs);
   }
 
@@ -323,6 +348,7 @@ export class FfmpegCapture implements AsyncIterable<Frame> {
     if (this.finished) return;
     this.finished = true;
     clearInterval(this.stallTimer);
+    clearTimeout(this.startOfRunTimer);
     this.emit(state, message === undefined ? {} : { message });
     if (this.waiter && this.queue.length === 0) {
       const waiter = this.waiter;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { StreamClock } from './stream-clock.ts';
+import { startBurstOver, StreamClock } from './stream-clock.ts';
 
 const PERIOD = 1000 / 30;
 
@@ -63,8 +63,31 @@ describe('StreamClock', () => {
     expect(second[29]).toBeCloseTo(5000 + 29 * 40, 0);
   });
 
+  it('stamps the frames of a start-up burst a period apart once it has seen the frame after them', () => {
+    // What ffmpeg did over HTTP: 14 frames within 4 ms after probing, then one every 33.3 ms (frame 14 at 793).
+    const arrivals = [...Array.from({ length: 14 }, (_, k) => 768 + (k * 4) / 13), ...Array.from({ length: 10 }, (_, k) => 793 + k * PERIOD)];
+    const clock = new StreamClock(PERIOD);
+    for (let k = 0; k <= 14; k++) clock.anchor(k, arrivals[k]!);
+    const stamps = arrivals.map((arrival, k) => clock.stamp(k, arrival));
+    const start = 793 - 14 * PERIOD;
+    stamps.forEach((stamp, k) => expect(stamp).toBeCloseTo(start + k * PERIOD, 0));
+    stamps.forEach((stamp, k) => expect(stamp).toBeLessThanOrEqual(arrivals[k]!));
+  });
+
   it('refuses a period that is not positive', () => {
     expect(() => new StreamClock(0)).toThrow('the frame period must be positive, got 0');
     expect(() => new StreamClock(PERIOD).restart(Infinity)).toThrow('the frame period must be positive, got Infinity');
+  });
+});
+
+describe('startBurstOver', () => {
+  it('waits while frames come much faster than the period, and not beyond maxHeld', () => {
+    expect(startBurstOver([], PERIOD, 60)).toBe(false);
+    expect(startBurstOver([768], PERIOD, 60)).toBe(false);
+    expect(startBurstOver([768, 768.3, 768.6], PERIOD, 60)).toBe(false);
+    expect(startBurstOver([768, 768.3, 768.6, 793], PERIOD, 60)).toBe(true);
+    // No burst: the second frame comes a period after the first.
+    expect(startBurstOver([1000, 1000 + PERIOD], PERIOD, 60)).toBe(true);
+    expect(startBurstOver(Array.from({ length: 60 }, () => 5), PERIOD, 60)).toBe(true);
   });
 });

@@ -10,6 +10,11 @@
  * forward by `creep` of a period per frame (0.05 %), so a camera whose clock runs a little slow against this
  * machine's is followed; one that falls more than `maxLagMs` behind (its stream time does not pass as the wall
  * clock does) is taken at its arrival time again. Stamps never go back.
+ *
+ * A run begins with a burst: ffmpeg hands over the frames it decoded while probing the stream (half a second of
+ * them at once, over HTTP here). Stamped as they came, those frames got nearly one time, and the tracker saw bees
+ * cover half a second of ground in a millisecond. So the capture holds a run's first frames until the burst is over
+ * (`startBurstOver`), shows the clock all their arrivals (`anchor`), and only then stamps them.
  */
 export class StreamClock {
   /** Wall-clock ms of the run's frame 0, as far as the arrivals tell. */
@@ -30,6 +35,12 @@ export class StreamClock {
     this.start = undefined;
   }
 
+  /** Takes the arrival of frame `index` of this run into the run's start without stamping it (yet). */
+  anchor(index: number, arrivalMs: number): void {
+    const earliest = arrivalMs - index * this.periodMs;
+    this.start = this.start === undefined ? earliest : Math.min(this.start, earliest);
+  }
+
   /** The time frame `index` of this run (from 0) was taken, given the wall-clock ms it arrived at. */
   stamp(index: number, arrivalMs: number): number {
     const { maxLagMs = 2000, creep = 0.0005 } = this.options;
@@ -44,4 +55,15 @@ export class StreamClock {
 
 function checkPeriod(periodMs: number): void {
   if (!(periodMs > 0) || !Number.isFinite(periodMs)) throw new Error(`the frame period must be positive, got ${periodMs}`);
+}
+
+/**
+ * Whether the first frames of a run, arriving at `arrivalsMs`, are past ffmpeg's start-up burst: the last came at
+ * least half a period after the one before it. A source that only ever comes in bursts (segments of a few seconds)
+ * is taken as it is after `maxHeld` frames.
+ */
+export function startBurstOver(arrivalsMs: readonly number[], periodMs: number, maxHeld: number): boolean {
+  const n = arrivalsMs.length;
+  if (n >= maxHeld) return true;
+  return n >= 2 && arrivalsMs[n - 1]! - arrivalsMs[n - 2]! >= periodMs / 2;
 }
