@@ -69,4 +69,30 @@ describe('agent on a live source', () => {
     expect(status.framesProcessed).toBeGreaterThan(30);
     expect(status.framesRepeated).toBe(0);
   }, 60_000);
+
+  it('skips the repeats of a camera that slows down after it started, and says what rate it delivers', async () => {
+    // 3 s at 30 fps, then every other frame only (as a camera that lengthens its exposure when a cloud comes over):
+    // ffmpeg found 30 fps when it connected and fills the gaps with repeats.
+    const clip = await generateClip(join(dir.path, 'slowing.ts'), { seconds: 14, fps: 30, width: 320, height: 240, lavfi: "testsrc=s=320x240:r=30,noise=alls=8:allf=t,select='lt(t\\,3)+not(mod(n\\,2))'", container: 'mpegts' });
+    const slowingCamera = await startNetworkCamera(clip, { loop: false });
+    const stateDir = join(dir.path, 'state-slowing');
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli.ts', 'run', '--source', slowingCamera.url, '--cloud', cloud.url, '--token', 'good-token', '--hive', 'h', '--box', 'slowing', '--state-dir', stateDir, '--detector', 'motion', '--width', '320', '--height', '240'],
+      { cwd: join(import.meta.dirname, '..'), stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    try {
+      // The note comes once the first 10 s of frames (300 at 30 fps) are in: 90 new, then 105 new and 105 repeats.
+      const deadline = Date.now() + 30_000;
+      while (!stderr.includes('repeated the one before') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.on('exit', resolve));
+      await slowingCamera.close();
+    }
+    expect(stderr).toMatch(/source: 3[0-9] % of the first 300 frames repeated the one before and were skipped: the camera delivers about (1[89]|20)(\.\d)? fps, not the 30 it is read at/);
+    expect(stderr).not.toContain('the camera sends');
+  }, 60_000);
 });
