@@ -4,7 +4,7 @@ import { FfmpegCapture, type CaptureStatus } from './capture/capture.ts';
 import { resolveFfmpeg } from './capture/ffmpeg-binary.ts';
 import { repeatedFramesNote, slowSourceNote } from './capture/rate-notes.ts';
 import { isLive, parseSource } from './capture/source.ts';
-import { defaultZone, type AgentConfig } from './config/config.ts';
+import { defaultZone, frameCountsAt, type AgentConfig } from './config/config.ts';
 import { Controller } from './controller.ts';
 import { EntranceCounter } from './count/entrance-counter.ts';
 import { hostCpu, int8KernelNote } from './detect/cpu.ts';
@@ -83,12 +83,19 @@ export async function runAgent(config: AgentConfig, options: RunOptions = {}): P
   const capture = createCapture(config, (status) => {
     captureMessage = status.message;
     if (status.state === 'reconnecting' || status.state === 'failed') log(`capture ${status.state}: ${status.message ?? ''}${status.retryInMs ? ` (retry in ${status.retryInMs} ms)` : ''}`);
-    // A live source's rate is known once a connection runs; said once, and again only if a reconnect changes it.
-    const note = status.state === 'running' && liveSource && capture.readFps !== undefined ? slowSourceNote(capture.readFps, config.source.fps) : undefined;
-    if (note && note !== slowSourceNoted) log(`source: ${note}`);
-    if (status.state === 'running') slowSourceNoted = note;
+    // A live source's rate is known once a connection runs, before its first frame is handed on.
+    if (status.state === 'running' && liveSource && capture.readFps !== undefined) followSourceRate(capture.readFps);
   });
   const { detector, tracker, counter } = await createVision(config);
+  /** Sets the frame-counted settings for the rate a camera sends; says so once, and again only if a reconnect changes it. */
+  const followSourceRate = (fps: number) => {
+    const counts = frameCountsAt(config, fps);
+    tracker.setFrameCounts(counts);
+    counter.setInteractionMinFrames(counts.interactionMinFrames);
+    const note = slowSourceNote(fps, config.source.fps, { 'tracker.minHits': tracker.frameCounts.minHits, 'tracker.maxMissedFrames': tracker.frameCounts.maxMissedFrames, 'counting.interactionMinFrames': counts.interactionMinFrames });
+    if (note && note !== slowSourceNoted) log(`source: ${note}`);
+    slowSourceNoted = note;
+  };
   // Live streaming and the device conversation belong to a running observer, not to a one-shot file run.
   const live = config.live.enabled && !options.once;
   let device: DeviceLoop | undefined;

@@ -42,7 +42,7 @@ describe('agent on a live source', () => {
     expect(cloud.requests.some((r) => r.path === '/api/entrance-heatmaps/trajectories')).toBe(true);
   }, 40_000);
 
-  it('reads a camera slower than source.fps at its own rate, with nothing repeated, and says what rate to set', async () => {
+  it('reads a camera slower than source.fps at its own rate, with nothing repeated, and sets the frame counts for it', async () => {
     // A 15 fps camera with sensor noise (no two of its pictures alike), read at up to the default 30.
     const clip = await generateClip(join(dir.path, 'slow.ts'), { seconds: 6, fps: 15, width: 640, height: 480, lavfi: `${twoBeesLavfi(15)},noise=alls=8:allf=t`, container: 'mpegts' });
     const slowCamera = await startNetworkCamera(clip, { loop: true });
@@ -63,7 +63,9 @@ describe('agent on a live source', () => {
       await new Promise((resolve) => child.on('exit', resolve));
       await slowCamera.close();
     }
-    expect(stderr).toContain('source: the camera sends 15 fps, fewer than the 30 of source.fps, so its frames are taken as they come, 15 a second');
+    expect(stderr).toContain(
+      'source: the camera sends 15 fps, fewer than the 30 of source.fps, so its frames are taken as they come, 15 a second, and the settings counted in frames follow that rate: tracker.minHits 2, tracker.maxMissedFrames 10, counting.interactionMinFrames 2',
+    );
     // Read at 30, half of its frames would be repeats to skip (and the rest stamped on 30 fps slots).
     const status = JSON.parse(readFileSync(join(stateDir, 'status.json'), 'utf8')) as { framesProcessed: number; framesRepeated: number };
     expect(status.framesProcessed).toBeGreaterThan(30);

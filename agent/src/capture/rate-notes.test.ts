@@ -18,15 +18,15 @@ describe('repeatedFramesNote', () => {
 });
 
 describe('slowSourceNote', () => {
-  it('tells a user whose camera sends fewer frames than source.fps which rate to set', () => {
-    expect(slowSourceNote(12.5, 30)).toBe(
-      'the camera sends 12.5 fps, fewer than the 30 of source.fps, so its frames are taken as they come, 12.5 a second; the settings counted in frames were made for 30: set source.fps (--fps) to 12.5',
+  it('tells a user whose camera sends fewer frames than source.fps the rate it is read at and the frame counts set for it', () => {
+    expect(slowSourceNote(12.5, 30, { 'tracker.minHits': 1, 'tracker.maxMissedFrames': 8 })).toBe(
+      'the camera sends 12.5 fps, fewer than the 30 of source.fps, so its frames are taken as they come, 12.5 a second, and the settings counted in frames follow that rate: tracker.minHits 1, tracker.maxMissedFrames 8',
     );
   });
 
   it('says nothing when the camera keeps up', () => {
-    expect(slowSourceNote(30, 30)).toBeUndefined();
-    expect(slowSourceNote(30000 / 1001, 30)).toBeUndefined();
+    expect(slowSourceNote(30, 30, {})).toBeUndefined();
+    expect(slowSourceNote(30000 / 1001, 30, {})).toBeUndefined();
   });
 });
 

@@ -1,6 +1,5 @@
 // What the agent tells a user whose source runs at another rate than `source.fps`. The settings counted in frames
-// (tracker.minHits, tracker.maxMissedFrames, counting.interactionMinFrames) follow `source.fps`, so each note ends
-// by asking for the source's own rate there.
+// (tracker.minHits, tracker.maxMissedFrames, counting.interactionMinFrames) are made for `source.fps`.
 
 /** A rate as the notes print it: to a hundredth, the way ffmpeg and ffprobe name rates. */
 const rate = (fps: number) => String(Math.round(fps * 100) / 100);
@@ -17,13 +16,14 @@ export function repeatedFramesNote(sourceFps: number, readFps: number): string |
 }
 
 /**
- * A live source that says it sends fewer frames a second than `source.fps`: it is read at its own rate (the capture
- * caps ffmpeg's rate at the source's), so every frame is a new picture at its own time, but the frame-counted
- * settings were made for `source.fps`. Nothing within 1 %.
+ * A live source that sends fewer frames a second than `source.fps`: it is read at its own rate (the capture caps
+ * ffmpeg's rate at the source's), so every frame is a new picture at its own time, and the agent sets the settings
+ * counted in frames for that rate (`frameCounts`, by name). Nothing within 1 %.
  */
-export function slowSourceNote(readFps: number, configuredFps: number): string | undefined {
+export function slowSourceNote(readFps: number, configuredFps: number, frameCounts: Readonly<Record<string, number>>): string | undefined {
   if (readFps >= configuredFps * 0.99) return undefined;
-  return `the camera sends ${rate(readFps)} fps, fewer than the ${rate(configuredFps)} of source.fps, so its frames are taken as they come, ${rate(readFps)} a second; the settings counted in frames were made for ${rate(configuredFps)}: set source.fps (--fps) to ${rate(readFps)}`;
+  const settings = Object.entries(frameCounts).map(([name, value]) => `${name} ${value}`).join(', ');
+  return `the camera sends ${rate(readFps)} fps, fewer than the ${rate(configuredFps)} of source.fps, so its frames are taken as they come, ${rate(readFps)} a second, and the settings counted in frames follow that rate: ${settings}`;
 }
 
 /**

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, FLOAT_MODEL_PATH, inferenceThreads, INT8_MODEL_PATH, parseZone, readConfigFile, resolveConfig, SLOT_INT8_MODEL_PATH } from './config.ts';
+import { ConfigError, FLOAT_MODEL_PATH, frameCountsAt, inferenceThreads, INT8_MODEL_PATH, parseZone, readConfigFile, resolveConfig, SLOT_INT8_MODEL_PATH } from './config.ts';
 
 const minimal = { hiveId: 'hive-1', boxId: 'box-1', source: { url: 'clip.mp4' }, cloud: { url: 'http://127.0.0.1:8600', token: 't' } };
 
@@ -101,6 +101,15 @@ describe('resolveConfig', () => {
     // The command line's rate wins over the file's, as it does for the rate itself.
     expect(at({ source: { url: 'cam.mp4', fps: 60 } }, { source: { fps: 15 } })).toMatchObject({ maxMissedFrames: 10 });
     expect(at({ source: { url: 'cam.mp4', fps: 15 }, tracker: { minHits: 3 }, counting: { interactionMinFrames: 4 } })).toEqual({ minHits: 3, maxMissedFrames: 10, interactionMinFrames: 4 });
+  });
+
+  it('gives the frame counts for a camera slower than source.fps: defaults follow its rate, values set are kept', () => {
+    const config = (file: object) => resolveConfig({ file: { ...minimal, ...file } as never, env: {} });
+    expect(frameCountsAt(config({}), 15)).toEqual({ minHits: 2, maxMissedFrames: 10, interactionMinFrames: 2 });
+    expect(frameCountsAt(config({}), 25)).toEqual({ minHits: 3, maxMissedFrames: 17, interactionMinFrames: 3 });
+    expect(frameCountsAt(config({}), 30)).toEqual({ minHits: 3, maxMissedFrames: 20, interactionMinFrames: 3 });
+    expect(frameCountsAt(config({ source: { url: 'cam.mp4', fps: 60 } }), 15)).toEqual({ minHits: 2, maxMissedFrames: 10, interactionMinFrames: 2 });
+    expect(frameCountsAt(config({ tracker: { maxMissedFrames: 30 }, counting: { interactionMinFrames: 5 } }), 15)).toEqual({ minHits: 2, maxMissedFrames: 30, interactionMinFrames: 5 });
   });
 
   it('splits a paused track at a vanished bee for the model, not for the motion detector, unless told', () => {

@@ -174,6 +174,9 @@ export const SLOT_DEFAULTS = { zoom: 2, marginLengths: 1.5, wholeEvery: 1 } as c
 /** The rate the detector and tracker were tuned and scored at: the default `source.fps`, and the one frame counts are set for. */
 const TUNED_FPS = 30;
 
+/** `counting.interactionMinFrames` at 30 fps (the tracker's frame counts are in TRACKER_DEFAULTS). */
+const INTERACTION_MIN_FRAMES = 3;
+
 function defaults(fps: number): PartialAgentConfig {
   return {
     // 30 fps, the rate the detector and tracker were tuned and scored at. Read at 15 (with the frame counts below kept
@@ -190,7 +193,7 @@ function defaults(fps: number): PartialAgentConfig {
       motion: { workWidth: 320, threshold: 25, referenceLuma: 128, minThreshold: 8, learningRate: 0.05, beeLengthPx: 40, lightChangeFraction: 0.35 },
     },
     tracker: trackerDefaults(fps),
-    counting: { intervalSeconds: 60, hysteresisPx: 6, stationaryPx: 10, interactionPx: 40, interactionMinFrames: framesAt(fps, 3), maxLatenessSeconds: 120, edgeBandPx: 20, reversalDepthPx: 25, reversalMaxTurnSeconds: 0.5, reversalMaxLengthsPerSecond: 5 },
+    counting: { intervalSeconds: 60, hysteresisPx: 6, stationaryPx: 10, interactionPx: 40, interactionMinFrames: framesAt(fps, INTERACTION_MIN_FRAMES), maxLatenessSeconds: 120, edgeBandPx: 20, reversalDepthPx: 25, reversalMaxTurnSeconds: 0.5, reversalMaxLengthsPerSecond: 5 },
     trajectories: { maxTracks: 100, maxAgeSeconds: 300, minPoints: 3 },
     outbox: { maxRecords: 200_000, maxBytes: 100 * 1024 * 1024, maxAgeDays: 30 },
     live: { enabled: true, statusIntervalSeconds: 30, pollWaitSeconds: 20, jpegFps: 4, startTimeoutSeconds: 30 },
@@ -232,6 +235,27 @@ function trackerDefaults(fps: number): PartialAgentConfig['tracker'] {
  */
 function framesAt(fps: number, framesAt30: number): number {
   return fps > 0 && Number.isFinite(fps) ? Math.max(1, Math.round((framesAt30 * fps) / TUNED_FPS)) : framesAt30;
+}
+
+/** The settings counted in frames. */
+export interface FrameCounts {
+  minHits: number;
+  maxMissedFrames: number;
+  interactionMinFrames: number;
+}
+
+/**
+ * The settings counted in frames for frames that come at `fps` instead of `source.fps` (a camera that sends fewer):
+ * a default follows the rate, as it follows `source.fps`; a value other than the default at `source.fps` was set by
+ * the user and is kept.
+ */
+export function frameCountsAt(config: AgentConfig, fps: number): FrameCounts {
+  const follow = (value: number, framesAt30: number) => (value === framesAt(config.source.fps, framesAt30) ? framesAt(fps, framesAt30) : value);
+  return {
+    minHits: follow(config.tracker.minHits, TRACKER_DEFAULTS.minHits),
+    maxMissedFrames: follow(config.tracker.maxMissedFrames, TRACKER_DEFAULTS.maxMissedFrames),
+    interactionMinFrames: follow(config.counting.interactionMinFrames, INTERACTION_MIN_FRAMES),
+  };
 }
 
 const check = compileValidator(AgentConfigSchema);

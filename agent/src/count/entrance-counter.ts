@@ -52,6 +52,11 @@ export class EntranceCounter {
     this.maxLateness = options.maxLatenessSeconds ?? 120;
   }
 
+  /** Frames two bees must stay close to count a meeting, for frames that turn out to come at another rate. */
+  setInteractionMinFrames(frames: number): void {
+    this.aggregator.setInteractionMinFrames(frames);
+  }
+
   /** One processed frame: the confirmed tracks seen in it and the tracks that ended with it. */
   onFrame(timestampMs: number, tracks: readonly TrackView[], ended: readonly EndedTrack[]): CounterOutput {
     const t = timestampMs / 1000;

@@ -228,6 +228,19 @@ describe('BeeTracker', () => {
     expect(tracker.flush()).toEqual([]);
   });
 
+  it('takes new frame counts while tracking (a camera that sends another rate than expected)', () => {
+    const tracker = new BeeTracker({ maxMissedFrames: 20, minHits: 3 });
+    tracker.setFrameCounts({ minHits: 2, maxMissedFrames: 3 });
+    expect(tracker.frameCounts).toEqual({ minHits: 2, maxMissedFrames: 3 });
+    const confirmedAt: number[] = [];
+    for (let k = 0; k < 5; k++) if (tracker.update(k * frameMs, [detection(100 + 10 * k, 100)]).tracks.length > 0) confirmedAt.push(k);
+    expect(confirmedAt[0]).toBe(1); // the second hit confirms it
+    const endedAt: number[] = [];
+    for (let k = 5; k < 12; k++) if (tracker.update(k * frameMs, []).ended.length > 0) endedAt.push(k);
+    expect(endedAt).toEqual([8]);
+    expect(() => tracker.setFrameCounts({ minHits: 1.5, maxMissedFrames: 3 })).toThrow('tracker.minHits must be a whole number of at least 0, got 1.5');
+  });
+
   it('does not hand a lost track to another bee that appears near where it vanished', () => {
     // One bee walks up into the slot and vanishes; two frames later another comes out 1.25 lengths to the side.
     const run = (options: ConstructorParameters<typeof BeeTracker>[0]) => {

@@ -148,6 +148,20 @@ export class BeeTracker {
     if (this.options.lowScore > this.options.highScore) throw new Error('tracker.lowScore must not exceed tracker.highScore');
   }
 
+  /** The settings counted in frames (they hold a time only at the frame rate they were set for). */
+  get frameCounts(): { minHits: number; maxMissedFrames: number } {
+    return { minHits: this.options.minHits, maxMissedFrames: this.options.maxMissedFrames };
+  }
+
+  /** Changes the settings counted in frames while tracking, for frames that turn out to come at another rate. */
+  setFrameCounts(counts: { minHits: number; maxMissedFrames: number }): void {
+    for (const [key, value] of Object.entries(counts)) {
+      if (!Number.isInteger(value) || value < 0) throw new Error(`tracker.${key} must be a whole number of at least 0, got ${String(value)}`);
+    }
+    this.options.minHits = counts.minHits;
+    this.options.maxMissedFrames = counts.maxMissedFrames;
+  }
+
   /** Number of tracks alive (tentative and confirmed). */
   get size(): number {
     return this.tracks.length;

@@ -300,6 +300,21 @@ describe('MovementAggregator', () => {
     expect(interval!.detectedBees).toBe(2);
   });
 
+  it('takes a new interactionMinFrames while counting', () => {
+    const aggregator = new MovementAggregator({ zone, fps, interactionMinFrames: 3 });
+    aggregator.setInteractionMinFrames(2);
+    // Two bees close for two frames, apart, close for one frame: one meeting at 2, none at 3.
+    const closeAt = [true, true, false, true, false];
+    closeAt.forEach((close, f) =>
+      aggregator.observeFrame(T0 + f / fps, [
+        { trackId: 'a', x: 100, y: 300 },
+        { trackId: 'b', x: close ? 120 : 300, y: 300 },
+      ]),
+    );
+    expect(aggregator.flush()[0]!.beeInteractions).toBe(1);
+    expect(() => aggregator.setInteractionMinFrames(0)).toThrow('interactionMinFrames must be a whole number of at least 1, got 0');
+  });
+
   it('emits closed intervals once and sends a late crossing to the oldest open interval', () => {
     const aggregator = new MovementAggregator({ zone, fps, intervalSeconds: 1 });
     aggregator.observeFrame(T0, [{ trackId: 'x', x: 320, y: 300 }]);

@@ -361,6 +361,15 @@ export class MovementAggregator {
     return { trackId, direction, t };
   }
 
+  /**
+   * Frames two bees must stay close to count a meeting, changed while counting: the agent sets it when its camera
+   * turns out to send another rate than the one the setting was made for.
+   */
+  setInteractionMinFrames(frames: number): void {
+    if (!Number.isInteger(frames) || frames < 1) throw new Error(`interactionMinFrames must be a whole number of at least 1, got ${frames}`);
+    this.config.interactionMinFrames = frames;
+  }
+
   private observeInteractions(interval: IntervalState, bees: readonly BeeObservation[]): void {
     const { interactionPx, interactionMinFrames } = this.config;
     for (let i = 0; i < bees.length; i++) {
