@@ -102,7 +102,15 @@ export async function runAgent(config: AgentConfig, options: RunOptions = {}): P
   const streamer = live
     ? new LiveStreamer({
         ffmpegPath: resolveFfmpeg(),
-        camera: { width: config.source.width, height: config.source.height, fps: config.source.fps, pixelFormat: config.source.pixelFormat },
+        camera: {
+          width: config.source.width,
+          height: config.source.height,
+          // Read when a stream starts: a camera slower than source.fps is read, and streamed, at its own rate.
+          get fps() {
+            return capture.readFps ?? config.source.fps;
+          },
+          pixelFormat: config.source.pixelFormat,
+        },
         jpegFps: config.live.jpegFps,
         startTimeoutMs: config.live.startTimeoutSeconds * 1000,
         onEvent: (event) => device?.reportStream(event),

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAgent } from '../src/agent.ts';
 import { resolveConfig } from '../src/config/config.ts';
 import { FakeGateway } from './helpers/fake-gateway.ts';
-import { startTwoBeesCamera, tempDir, type NetworkCamera } from './helpers/media.ts';
+import { generateClip, startNetworkCamera, startTwoBeesCamera, tempDir, twoBeesLavfi, type NetworkCamera } from './helpers/media.ts';
 
 const dir = tempDir('agent-stream');
 const gateway = new FakeGateway();
@@ -64,4 +64,33 @@ describe('agent streaming from the camera it counts with', () => {
     const movement = gateway.ingested.filter((r) => r.path === '/entrance/v1/movement').flatMap((r) => r.body as { beesIn: number; beesOut: number }[]);
     expect(movement.reduce((sum, m) => sum + m.beesIn + m.beesOut, 0)).toBeGreaterThanOrEqual(2);
   }, 90_000);
+
+  it("streams a camera slower than source.fps at the camera's own rate", async () => {
+    const clip = await generateClip(join(dir.path, 'slow.ts'), { seconds: 6, fps: 15, width: 640, height: 480, lavfi: `${twoBeesLavfi(15)},noise=alls=8:allf=t`, container: 'mpegts' });
+    const slowCamera = await startNetworkCamera(clip, { loop: true });
+    const config = resolveConfig({
+      file: {
+        hiveId: 'hive-1', boxId: 'box-slow', deviceId: 'pi-slow', source: { url: slowCamera.url },
+        cloud: { url: gateway.url, token: gateway.deviceToken },
+        live: { statusIntervalSeconds: 1, pollWaitSeconds: 1 },
+        detector: { kind: 'motion' },
+        stateDir: join(dir.path, 'state-slow'),
+      },
+      env: {},
+    });
+    const statusesBefore = gateway.statuses.length;
+    let stop: () => void = () => {};
+    const exit = runAgent(config, { stopSignal: new Promise<void>((resolve) => (stop = resolve)), log: () => {} });
+    try {
+      await gateway.waitFor(() => gateway.statuses.length > statusesBefore && framesProcessed() > 15, 20_000, 'the agent counting');
+      // The high profile keeps the camera's rate: 15 here, not the 30 of source.fps (which would repeat every frame).
+      gateway.startStream('slow', { qualityProfile: 'high' });
+      await gateway.waitFor(() => gateway.eventsOf('slow').includes('STREAM_STARTING'), 20_000, 'STREAM_STARTING');
+      expect(gateway.events.find((e) => e.sessionId === 'slow' && e.eventType === 'STREAM_STARTING')?.payload).toMatchObject({ qualityProfile: 'high', width: 640, height: 480, fps: 15 });
+    } finally {
+      stop();
+      await exit;
+      await slowCamera.close();
+    }
+  }, 60_000);
 });
