@@ -22,6 +22,8 @@ export interface PipelineStats {
   framesRepeated: number;
   /** Processed frames per second, smoothed. */
   fps: number;
+  /** The rate a live source is read at (`source.fps`, or the camera's own where that is lower), once known. */
+  readFps?: number;
   captureState: string;
   lastFrameAt: number | null;
   beesIn: number;
@@ -143,6 +145,7 @@ export class Pipeline {
   private noteRepeats(): void {
     this.stats.framesRepeated = this.repeats.repeated;
     const readFps = this.options.readFps?.();
+    if (readFps !== undefined) this.stats.readFps = Math.round(readFps * 100) / 100;
     if (readFps === undefined || this.repeatsNoted || this.repeats.seen < 10 * readFps) return;
     this.repeatsNoted = true;
     const note = repeatsNote(this.repeats.repeated, this.repeats.seen, readFps);

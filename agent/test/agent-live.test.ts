@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -67,9 +67,14 @@ describe('agent on a live source', () => {
       'source: the camera sends 15 fps, fewer than the 30 of source.fps, so its frames are taken as they come, 15 a second, and the settings counted in frames follow that rate: tracker.minHits 2, tracker.maxMissedFrames 10, counting.interactionMinFrames 2',
     );
     // Read at 30, half of its frames would be repeats to skip (and the rest stamped on 30 fps slots).
-    const status = JSON.parse(readFileSync(join(stateDir, 'status.json'), 'utf8')) as { framesProcessed: number; framesRepeated: number };
+    const status = JSON.parse(readFileSync(join(stateDir, 'status.json'), 'utf8')) as { framesProcessed: number; framesRepeated: number; readFps: number };
     expect(status.framesProcessed).toBeGreaterThan(30);
     expect(status.framesRepeated).toBe(0);
+    expect(status.readFps).toBe(15);
+    const shown = await new Promise<string>((resolve, reject) =>
+      execFile(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'status', '--state-dir', stateDir], { cwd: join(import.meta.dirname, '..') }, (error, stdout) => (error ? reject(error) : resolve(stdout))),
+    );
+    expect(shown).toMatch(/[\d.]+ fps \(the source read at 15\), \d+ frames, 0 dropped, 0 repeats skipped/);
   }, 60_000);
 
   it('skips the repeats of a camera that slows down after it started, and says what rate it delivers', async () => {
