@@ -50,8 +50,11 @@ export interface CaptureOptions {
 const DEFAULT_RECONNECT: BackoffOptions = { initialMs: 500, maxMs: 30_000 };
 /** Live frames held while ffmpeg has not yet named the rate it writes; beyond these the configured rate is taken. */
 const MAX_FRAMES_BEFORE_RATE = 8;
-/** At most this long of a live run's first frames is held for its start-up burst to end. */
-const MAX_START_HOLD_SECONDS = 2;
+/**
+ * At most this long of a live run's first frames is held for its start-up burst to end: ffmpeg probes 0.5 s of the
+ * stream (source.ts), and each frame held is a whole picture in memory.
+ */
+const MAX_START_HOLD_SECONDS = 1;
 
 /**
  * Raw frames from ffmpeg. Iterate it for frames; the iteration ends when a file is done, when the source
@@ -243,7 +246,8 @@ export class FfmpegCapture implements AsyncIterable<Frame> {
    */
   private releaseStartOfRun(now: boolean): void {
     const held = this.startOfRun;
-    if (held === undefined) return;
+    // A run that ended before its first frame leaves nothing to stamp, nor a rate to go by.
+    if (held === undefined || (now && held.length === 0)) return;
     if (this.readFps === undefined && (now || held.length >= MAX_FRAMES_BEFORE_RATE)) this.readFps = this.options.fps;
     if (this.readFps === undefined) return;
     const periodMs = 1000 / this.readFps;
