@@ -19,19 +19,41 @@ afterAll(async () => {
   dir.cleanup();
 });
 
+const agentRoot = join(import.meta.dirname, '..');
+
+/** `hivegate-agent run` on a camera (the motion detector, box `box`) as a child process, its stderr collected. */
+function startAgent(source: string, box: string, extraArgs: string[] = []) {
+  const stateDir = join(dir.path, `state-${box}`);
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'src/cli.ts', 'run', '--source', source, '--cloud', cloud.url, '--token', 'good-token', '--hive', 'h', '--box', box, '--state-dir', stateDir, '--detector', 'motion', ...extraArgs],
+    { cwd: agentRoot, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  const agent = {
+    stateDir,
+    stderr: '',
+    /** Waits until stderr holds `text` (or the time is up). */
+    async until(text: string, timeoutMs = 30_000): Promise<void> {
+      const deadline = Date.now() + timeoutMs;
+      while (!agent.stderr.includes(text) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    },
+    /** SIGTERM, and the exit code. */
+    async stop(): Promise<number | null> {
+      const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+  child.stderr.on('data', (chunk: Buffer) => (agent.stderr += chunk.toString()));
+  return agent;
+}
+
 describe('agent on a live source', () => {
   it('counts from a network stream and, on SIGTERM, flushes what it has to the cloud and exits 0', async () => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli.ts', 'run', '--source', camera.url, '--cloud', cloud.url, '--token', 'good-token', '--hive', 'h', '--box', 'b', '--state-dir', join(dir.path, 'state'), '--detector', 'motion'],
-      { cwd: join(import.meta.dirname, '..'), stdio: ['ignore', 'ignore', 'pipe'] },
-    );
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const agent = startAgent(camera.url, 'b');
     await new Promise((r) => setTimeout(r, 9000)); // one pass of the 6 s stream, then a reconnect
-    child.kill('SIGTERM');
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-    expect(stderr).toContain('SIGTERM: stopping');
+    const code = await agent.stop();
+    expect(agent.stderr).toContain('SIGTERM: stopping');
     expect(code).toBe(0);
     const movement = cloud.requests.filter((r) => r.path === '/entrance/v1/movement').flatMap((r) => r.body as { beesIn: number; beesOut: number; timestamp: number }[]);
     expect(movement.length).toBeGreaterThanOrEqual(1);
@@ -46,33 +68,24 @@ describe('agent on a live source', () => {
     // A 15 fps camera with sensor noise (no two of its pictures alike), read at up to the default 30.
     const clip = await generateClip(join(dir.path, 'slow.ts'), { seconds: 6, fps: 15, width: 640, height: 480, lavfi: `${twoBeesLavfi(15)},noise=alls=8:allf=t`, container: 'mpegts' });
     const slowCamera = await startNetworkCamera(clip, { loop: true });
-    const stateDir = join(dir.path, 'state-slow');
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli.ts', 'run', '--source', slowCamera.url, '--cloud', cloud.url, '--token', 'good-token', '--hive', 'h', '--box', 'slow', '--state-dir', stateDir, '--detector', 'motion'],
-      { cwd: join(import.meta.dirname, '..'), stdio: ['ignore', 'ignore', 'pipe'] },
-    );
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const agent = startAgent(slowCamera.url, 'slow');
     try {
-      const deadline = Date.now() + 30_000;
-      while (!stderr.includes('source: ') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      await agent.until('source: ');
       await new Promise((r) => setTimeout(r, 4000)); // a status file written with frames in it
     } finally {
-      child.kill('SIGTERM');
-      await new Promise((resolve) => child.on('exit', resolve));
+      await agent.stop();
       await slowCamera.close();
     }
-    expect(stderr).toContain(
+    expect(agent.stderr).toContain(
       'source: the camera sends 15 fps, fewer than the 30 of source.fps, so its frames are taken as they come, 15 a second, and the settings counted in frames follow that rate: tracker.minHits 2, tracker.maxMissedFrames 10, counting.interactionMinFrames 2',
     );
     // Read at 30, half of its frames would be repeats to skip (and the rest stamped on 30 fps slots).
-    const status = JSON.parse(readFileSync(join(stateDir, 'status.json'), 'utf8')) as { framesProcessed: number; framesRepeated: number; readFps: number };
+    const status = JSON.parse(readFileSync(join(agent.stateDir, 'status.json'), 'utf8')) as { framesProcessed: number; framesRepeated: number; readFps: number };
     expect(status.framesProcessed).toBeGreaterThan(30);
     expect(status.framesRepeated).toBe(0);
     expect(status.readFps).toBe(15);
     const shown = await new Promise<string>((resolve, reject) =>
-      execFile(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'status', '--state-dir', stateDir], { cwd: join(import.meta.dirname, '..') }, (error, stdout) => (error ? reject(error) : resolve(stdout))),
+      execFile(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'status', '--state-dir', agent.stateDir], { cwd: agentRoot }, (error, stdout) => (error ? reject(error) : resolve(stdout))),
     );
     expect(shown).toMatch(/[\d.]+ fps \(the source read at 15\), \d+ frames, 0 dropped, 0 repeats skipped/);
   }, 60_000);
@@ -82,24 +95,15 @@ describe('agent on a live source', () => {
     // ffmpeg found 30 fps when it connected and fills the gaps with repeats.
     const clip = await generateClip(join(dir.path, 'slowing.ts'), { seconds: 14, fps: 30, width: 320, height: 240, lavfi: "testsrc=s=320x240:r=30,noise=alls=8:allf=t,select='lt(t\\,3)+not(mod(n\\,2))'", container: 'mpegts' });
     const slowingCamera = await startNetworkCamera(clip, { loop: false });
-    const stateDir = join(dir.path, 'state-slowing');
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli.ts', 'run', '--source', slowingCamera.url, '--cloud', cloud.url, '--token', 'good-token', '--hive', 'h', '--box', 'slowing', '--state-dir', stateDir, '--detector', 'motion', '--width', '320', '--height', '240'],
-      { cwd: join(import.meta.dirname, '..'), stdio: ['ignore', 'ignore', 'pipe'] },
-    );
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const agent = startAgent(slowingCamera.url, 'slowing', ['--width', '320', '--height', '240']);
     try {
       // The note comes once the first 10 s of frames (300 at 30 fps) are in: 90 new, then 105 new and 105 repeats.
-      const deadline = Date.now() + 30_000;
-      while (!stderr.includes('repeated the one before') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      await agent.until('repeated the one before');
     } finally {
-      child.kill('SIGTERM');
-      await new Promise((resolve) => child.on('exit', resolve));
+      await agent.stop();
       await slowingCamera.close();
     }
-    expect(stderr).toMatch(/source: 3[0-9] % of the first 300 frames repeated the one before and were skipped: the camera delivers about (1[89]|20)(\.\d)? fps, not the 30 it is read at/);
-    expect(stderr).not.toContain('the camera sends');
+    expect(agent.stderr).toMatch(/source: 3[0-9] % of the first 300 frames repeated the one before and were skipped: the camera delivers about (1[89]|20)(\.\d)? fps, not the 30 it is read at/);
+    expect(agent.stderr).not.toContain('the camera sends');
   }, 60_000);
 });
