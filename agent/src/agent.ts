@@ -79,22 +79,28 @@ export async function runAgent(config: AgentConfig, options: RunOptions = {}): P
     },
   });
   let captureMessage: string | undefined;
-  let slowSourceNoted: string | undefined;
+  let rateNoted: string | undefined;
   const capture = createCapture(config, (status) => {
     captureMessage = status.message;
     if (status.state === 'reconnecting' || status.state === 'failed') log(`capture ${status.state}: ${status.message ?? ''}${status.retryInMs ? ` (retry in ${status.retryInMs} ms)` : ''}`);
-    // A live source's rate is known once a connection runs, before its first frame is handed on.
-    if (status.state === 'running' && liveSource && capture.readFps !== undefined) followSourceRate(capture.readFps);
+    // The rate new pictures come at is known once the source runs, before its first frame is handed on.
+    if (status.state === 'running') followPictureRate();
   });
   const { detector, tracker, counter } = await createVision(config);
-  /** Sets the frame-counted settings for the rate a camera sends; says so once, and again only if a reconnect changes it. */
-  const followSourceRate = (fps: number) => {
+  /**
+   * Sets the frame-counted settings for the rate new pictures come at: a camera's, read at its own rate where that is
+   * below source.fps, or a slower file's, whose repeats are skipped. Says so once, and again if a reconnect changes it.
+   */
+  const followPictureRate = () => {
+    const fps = liveSource ? capture.readFps : Math.min(capture.sourceFps ?? config.source.fps, config.source.fps);
+    if (fps === undefined) return;
     const counts = frameCountsAt(config, fps);
     tracker.setFrameCounts(counts);
     counter.setInteractionMinFrames(counts.interactionMinFrames);
-    const note = slowSourceNote(fps, config.source.fps, { 'tracker.minHits': tracker.frameCounts.minHits, 'tracker.maxMissedFrames': tracker.frameCounts.maxMissedFrames, 'counting.interactionMinFrames': counts.interactionMinFrames });
-    if (note && note !== slowSourceNoted) log(`source: ${note}`);
-    slowSourceNoted = note;
+    const applied = { 'tracker.minHits': tracker.frameCounts.minHits, 'tracker.maxMissedFrames': tracker.frameCounts.maxMissedFrames, 'counting.interactionMinFrames': counts.interactionMinFrames };
+    const note = liveSource ? slowSourceNote(fps, config.source.fps, applied) : capture.sourceFps === undefined ? undefined : repeatedFramesNote(capture.sourceFps, config.source.fps, applied);
+    if (note && note !== rateNoted) log(`source: ${note}`);
+    rateNoted = note;
   };
   // Live streaming and the device conversation belong to a running observer, not to a one-shot file run.
   const live = config.live.enabled && !options.once;
@@ -216,8 +222,6 @@ export async function runAgent(config: AgentConfig, options: RunOptions = {}): P
     log('counting zone: none configured, so the lower half of the frame is used; set counting.zone (--zone) to the polygon around your hive entrance');
   }
   log(`agent running: source ${config.source.url} (${config.source.width}x${config.source.height} @ ${config.source.fps} fps), detector ${detector.describe()}, cloud ${config.cloud.url}`);
-  const rateNote = capture.sourceFps === undefined ? undefined : repeatedFramesNote(capture.sourceFps, config.source.fps);
-  if (rateNote) log(`source: ${rateNote}`);
   const kernelNote = detector.eightBit ? int8KernelNote(hostCpu()) : undefined;
   if (kernelNote) log(`detector: ${kernelNote}`);
 

@@ -88,7 +88,9 @@ describe('hivegate-agent CLI', () => {
   it('says so when a file is slower than the rate it is read at, and tracks each of its pictures once', async () => {
     const result = await cli(['run', '--source', clip, '--cloud', cloud.url, '--token', 'good-token', '--hive', 'hive-9', '--box', 'box-3', '--state-dir', join(dir.path, 'state-fps'), '--once', '--detector', 'motion', '--fps', '40']);
     expect(result.code).toBe(0);
-    expect(result.stderr).toContain('source: the source is 30 fps and is read at 40 (source.fps), so 25 % of the frames repeat the one before; they are skipped');
+    expect(result.stderr).toContain(
+      'source: the source is 30 fps and is read at 40 (source.fps), so 25 % of the frames repeat the one before; they are skipped, and the settings counted in frames follow its rate (tracker.minHits 3, tracker.maxMissedFrames 20, counting.interactionMinFrames 3)',
+    );
     // 240 frames read: the same 152 pictures as at the clip's own rate, and the same counts.
     expect(result.stderr).toContain('agent stopped: 152 frames (and 88 repeats skipped), in 1, out 1');
   }, 60_000);

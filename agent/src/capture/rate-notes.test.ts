@@ -3,17 +3,17 @@ import { repeatedFramesNote, repeatsNote, slowSourceNote } from './rate-notes.ts
 
 describe('repeatedFramesNote', () => {
   it('tells a user whose file is slower than source.fps which rate to set', () => {
-    expect(repeatedFramesNote(25, 30)).toBe(
-      'the source is 25 fps and is read at 30 (source.fps), so 17 % of the frames repeat the one before; they are skipped, but set source.fps (--fps) to 25 to spare the work',
+    expect(repeatedFramesNote(25, 30, { 'tracker.maxMissedFrames': 17 })).toBe(
+      'the source is 25 fps and is read at 30 (source.fps), so 17 % of the frames repeat the one before; they are skipped, and the settings counted in frames follow its rate (tracker.maxMissedFrames 17), but set source.fps (--fps) to 25 to spare the work',
     );
-    expect(repeatedFramesNote(15, 30)).toContain('so 50 % of the frames');
+    expect(repeatedFramesNote(15, 30, {})).toContain('so 50 % of the frames');
   });
 
   it('says nothing when the rates agree within 1 % or the source is faster', () => {
-    expect(repeatedFramesNote(30, 30)).toBeUndefined();
-    expect(repeatedFramesNote(30000 / 1001, 30)).toBeUndefined();
-    expect(repeatedFramesNote(60, 30)).toBeUndefined();
-    expect(repeatedFramesNote(30, 15)).toBeUndefined();
+    expect(repeatedFramesNote(30, 30, {})).toBeUndefined();
+    expect(repeatedFramesNote(30000 / 1001, 30, {})).toBeUndefined();
+    expect(repeatedFramesNote(60, 30, {})).toBeUndefined();
+    expect(repeatedFramesNote(30, 15, {})).toBeUndefined();
   });
 });
 

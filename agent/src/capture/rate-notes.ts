@@ -6,13 +6,14 @@ const rate = (fps: number) => String(Math.round(fps * 100) / 100);
 
 /**
  * A file slower than the rate it is read at: ffmpeg then repeats frames, which the pipeline skips
- * (`RepeatedFrameFilter`), so the counts do not suffer, but every repeat is still scaled, piped and compared.
- * Nothing when the rates agree within 1 % or the file is the faster one.
+ * (`RepeatedFrameFilter`), and the agent sets the settings counted in frames for the file's rate (`frameCounts`, by
+ * name), so the counts do not suffer; but every repeat is still scaled, piped and compared. Nothing when the rates
+ * agree within 1 % or the file is the faster one.
  */
-export function repeatedFramesNote(sourceFps: number, readFps: number): string | undefined {
+export function repeatedFramesNote(sourceFps: number, readFps: number, frameCounts: Readonly<Record<string, number>>): string | undefined {
   if (sourceFps >= readFps * 0.99) return undefined;
   const repeated = Math.round((1 - sourceFps / readFps) * 100);
-  return `the source is ${rate(sourceFps)} fps and is read at ${rate(readFps)} (source.fps), so ${repeated} % of the frames repeat the one before; they are skipped, but set source.fps (--fps) to ${rate(sourceFps)} to spare the work`;
+  return `the source is ${rate(sourceFps)} fps and is read at ${rate(readFps)} (source.fps), so ${repeated} % of the frames repeat the one before; they are skipped, and the settings counted in frames follow its rate (${settingsList(frameCounts)}), but set source.fps (--fps) to ${rate(sourceFps)} to spare the work`;
 }
 
 /**
@@ -22,9 +23,13 @@ export function repeatedFramesNote(sourceFps: number, readFps: number): string |
  */
 export function slowSourceNote(readFps: number, configuredFps: number, frameCounts: Readonly<Record<string, number>>): string | undefined {
   if (readFps >= configuredFps * 0.99) return undefined;
-  const settings = Object.entries(frameCounts).map(([name, value]) => `${name} ${value}`).join(', ');
-  return `the camera sends ${rate(readFps)} fps, fewer than the ${rate(configuredFps)} of source.fps, so its frames are taken as they come, ${rate(readFps)} a second, and the settings counted in frames follow that rate: ${settings}`;
+  return `the camera sends ${rate(readFps)} fps, fewer than the ${rate(configuredFps)} of source.fps, so its frames are taken as they come, ${rate(readFps)} a second, and the settings counted in frames follow that rate: ${settingsList(frameCounts)}`;
 }
+
+const settingsList = (settings: Readonly<Record<string, number>>) =>
+  Object.entries(settings)
+    .map(([name, value]) => `${name} ${value}`)
+    .join(', ');
 
 /**
  * A camera that said one rate and delivers fewer frames: of the first `seen` frames read at `readFps`, `repeated` were
