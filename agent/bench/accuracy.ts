@@ -13,7 +13,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { EntranceMovementInput } from '@hivegate/shared';
 import { findScenario, SCENARIOS } from '@hivegate/simulator';
-import { createCapture, createVision } from '../src/agent.ts';
+import { createCapture, createVision, followPictureRate } from '../src/agent.ts';
 import { resampledFrameCount, sourceFrameAt } from '../src/capture/resample.ts';
 import { insideArea } from '../src/detect/types.ts';
 import { compareIntervals, INTERVAL_FIELDS, type IntervalComparison } from '../src/eval/intervals.ts';
@@ -81,6 +81,8 @@ async function runPipeline(clip: CachedClip, variant: number, kind: DetectorKind
   const fps = config.source.fps;
   const capture = createCapture(config);
   const { detector, tracker, counter } = await createVision(config);
+  // As the agent does: a clip slower than the rate it is read at has its repeats skipped, so the frame counts follow it.
+  followPictureRate(config, Math.min(truth.fps, fps), { tracker, counter });
   const outbox = new Outbox({ path: ':memory:' });
   const gate = gateFor(truth);
   const mot = new MotAccumulator(gate);

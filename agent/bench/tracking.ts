@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { signedDistanceToPolygon, type Crossing, type EntranceMovementInput, type Point } from '@hivegate/shared';
 import { hashString, hashUnit, SCENARIOS, type GroundTruth } from '@hivegate/simulator';
-import { createCapture, createTracking } from '../src/agent.ts';
+import { createCapture, createTracking, followPictureRate } from '../src/agent.ts';
 import { RepeatedFrameFilter } from '../src/capture/repeated-frames.ts';
 import { sourceFrameAt } from '../src/capture/resample.ts';
 import { StreamClock } from '../src/capture/stream-clock.ts';
@@ -181,6 +181,8 @@ function replay(clip: CachedClip, variant: number, frames: FrameDetections[]): R
   const { truth } = clip;
   const config = agentConfigFor(clip, { detector: kind, model, detectorOverrides, tracker: trackerOverrides, counting: countingOverrides, fps: agentFps });
   const { tracker, counter } = createTracking(config);
+  // As the agent does: a clip slower than the rate it is read at has its repeats skipped, so the frame counts follow it.
+  followPictureRate(config, Math.min(truth.fps, config.source.fps), { tracker, counter });
   const threshold = values.threshold ? Number(values.threshold) : config.detector.scoreThreshold;
   if (!(threshold >= CACHED_THRESHOLD)) throw new Error(`--threshold must be at least ${CACHED_THRESHOLD}`);
   const gate = gateFor(truth);

@@ -84,20 +84,17 @@ export async function runAgent(config: AgentConfig, options: RunOptions = {}): P
     captureMessage = status.message;
     if (status.state === 'reconnecting' || status.state === 'failed') log(`capture ${status.state}: ${status.message ?? ''}${status.retryInMs ? ` (retry in ${status.retryInMs} ms)` : ''}`);
     // The rate new pictures come at is known once the source runs, before its first frame is handed on.
-    if (status.state === 'running') followPictureRate();
+    if (status.state === 'running') followRate();
   });
   const { detector, tracker, counter } = await createVision(config);
   /**
    * Sets the frame-counted settings for the rate new pictures come at: a camera's, read at its own rate where that is
    * below source.fps, or a slower file's, whose repeats are skipped. Says so once, and again if a reconnect changes it.
    */
-  const followPictureRate = () => {
+  const followRate = () => {
     const fps = liveSource ? capture.readFps : Math.min(capture.sourceFps ?? config.source.fps, config.source.fps);
     if (fps === undefined) return;
-    const counts = frameCountsAt(config, fps);
-    tracker.setFrameCounts(counts);
-    counter.setInteractionMinFrames(counts.interactionMinFrames);
-    const applied = { 'tracker.minHits': tracker.frameCounts.minHits, 'tracker.maxMissedFrames': tracker.frameCounts.maxMissedFrames, 'counting.interactionMinFrames': counts.interactionMinFrames };
+    const applied = followPictureRate(config, fps, { tracker, counter });
     const note = liveSource ? slowSourceNote(fps, config.source.fps, applied) : capture.sourceFps === undefined ? undefined : repeatedFramesNote(capture.sourceFps, config.source.fps, applied);
     if (note && note !== rateNoted) log(`source: ${note}`);
     rateNoted = note;
@@ -276,6 +273,18 @@ export function createTracking(config: AgentConfig): { tracker: BeeTracker; coun
   });
   const tracker = new BeeTracker({ ...config.tracker, beeLengthPx: config.detector.motion.beeLengthPx });
   return { tracker, counter };
+}
+
+/**
+ * Sets the tracker's and the counter's frame-counted settings for new pictures that come at `fps` rather than
+ * `source.fps` (a slower camera or file; `frameCountsAt`), and returns them by setting name.
+ */
+export function followPictureRate(config: AgentConfig, fps: number, vision: { tracker: BeeTracker; counter: EntranceCounter }): Record<string, number> {
+  const counts = frameCountsAt(config, fps);
+  vision.tracker.setFrameCounts(counts);
+  vision.counter.setInteractionMinFrames(counts.interactionMinFrames);
+  const { minHits, maxMissedFrames } = vision.tracker.frameCounts;
+  return { 'tracker.minHits': minHits, 'tracker.maxMissedFrames': maxMissedFrames, 'counting.interactionMinFrames': counts.interactionMinFrames };
 }
 
 function pendingAfterStop(config: AgentConfig): number {

@@ -34,8 +34,8 @@ describe('bench:accuracy --fps', () => {
       await benchAccuracy(['--scenarios', 'heldout-hd-fanning', '--seconds', '5', '--detectors', 'onnx', ...fps, '--cache', cache.path, '--json', json]);
       return (JSON.parse(readFileSync(json, 'utf8')) as { results: Result[] }).results[0]!;
     };
-    // The frame-counted tracker defaults follow source.fps (17 frames lost at 25 fps, 20 at 30): the same for both.
-    const own = await run(['--tracker', '{"maxMissedFrames":20}']);
+    // The frame-counted defaults follow the rate new pictures come at: 17 frames lost at 25 fps, read at 25 or at 30.
+    const own = await run([]);
     const at30 = await run(['--fps', '30']);
     expect(own.frames).toBe(125);
     const figures = (r: Result) => ({ frames: r.frames, mot: r.mot, intervals: r.intervals, records: r.agentRecords });
