@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FfmpegCapture, type CaptureStatus } from './capture/capture.ts';
 import { resolveFfmpeg } from './capture/ffmpeg-binary.ts';
-import { repeatedFramesNote, slowSourceNote } from './capture/rate-notes.ts';
+import { pictureRateNote, repeatedFramesNote, slowSourceNote } from './capture/rate-notes.ts';
 import { isLive, parseSource } from './capture/source.ts';
 import { defaultZone, frameCountsAt, type AgentConfig } from './config/config.ts';
 import { Controller } from './controller.ts';
@@ -84,20 +84,28 @@ export async function runAgent(config: AgentConfig, options: RunOptions = {}): P
     captureMessage = status.message;
     if (status.state === 'reconnecting' || status.state === 'failed') log(`capture ${status.state}: ${status.message ?? ''}${status.retryInMs ? ` (retry in ${status.retryInMs} ms)` : ''}`);
     // The rate new pictures come at is known once the source runs, before its first frame is handed on.
-    if (status.state === 'running') followRate();
+    if (status.state === 'running') followStartRate();
   });
   const { detector, tracker, counter } = await createVision(config);
   /**
-   * Sets the frame-counted settings for the rate new pictures come at: a camera's, read at its own rate where that is
-   * below source.fps, or a slower file's, whose repeats are skipped. Says so once, and again if a reconnect changes it.
+   * Sets the frame-counted settings for the rate new pictures come at when the source starts: a camera's, read at its
+   * own rate where that is below source.fps, or a slower file's, whose repeats are skipped. Says so once, and again
+   * if a reconnect changes it.
    */
-  const followRate = () => {
+  const followStartRate = () => {
     const fps = liveSource ? capture.readFps : Math.min(capture.sourceFps ?? config.source.fps, config.source.fps);
     if (fps === undefined) return;
     const applied = followPictureRate(config, fps, { tracker, counter });
+    pipeline.followingPictureRate(fps);
     const note = liveSource ? slowSourceNote(fps, config.source.fps, applied) : capture.sourceFps === undefined ? undefined : repeatedFramesNote(capture.sourceFps, config.source.fps, applied);
     if (note && note !== rateNoted) log(`source: ${note}`);
     rateNoted = note;
+  };
+  /** A live source whose new pictures now come at another rate than before: the settings follow, and the log says so. */
+  const followMeasuredRate = (fps: number) => {
+    const before = JSON.stringify(tracker.frameCounts);
+    const applied = followPictureRate(config, fps, { tracker, counter });
+    if (JSON.stringify(tracker.frameCounts) !== before) log(`source: ${pictureRateNote(fps, applied)}`);
   };
   // Live streaming and the device conversation belong to a running observer, not to a one-shot file run.
   const live = config.live.enabled && !options.once;
@@ -130,8 +138,8 @@ export async function runAgent(config: AgentConfig, options: RunOptions = {}): P
     ...(streamer ? { onFrame: (frame: Parameters<LiveStreamer['offer']>[0]) => streamer.offer(frame) } : {}),
     statusFile: statusFilePath(config),
     log,
-    // A file's rate is known at start (the note below); a camera's shows in what it delivers.
-    ...(liveSource ? { readFps: () => capture.readFps } : {}),
+    // A file's rate is known at start; a camera's shows in what it delivers.
+    ...(liveSource ? { readFps: () => capture.readFps, onPictureRate: followMeasuredRate } : {}),
   });
   const snapshot = (): DeviceSnapshot => {
     const stats = pipeline.stats;

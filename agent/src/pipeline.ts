@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { compileValidator, EntranceMovementInput } from '@hivegate/shared';
 import type { Frame } from './capture/frame.ts';
 import { repeatsNote } from './capture/rate-notes.ts';
+import { PictureRateMeter } from './capture/picture-rate.ts';
 import { RepeatedFrameFilter } from './capture/repeated-frames.ts';
 import type { CounterOutput, EntranceCounter } from './count/entrance-counter.ts';
 import type { Area, Detection, Detector } from './detect/types.ts';
@@ -65,6 +66,11 @@ export interface PipelineOptions {
    * beforehand: after its first 10 s the pipeline says once if many frames were repeats, and what rate it delivers.
    */
   readFps?: () => number | undefined;
+  /**
+   * For a live source: called with the rate new pictures reach the tracker at whenever it has changed (a camera that
+   * sends fewer frames in the dark, an agent that falls behind its camera), so the frame-counted settings can follow.
+   */
+  onPictureRate?: (fps: number) => void;
 }
 
 const checkMovement = compileValidator(EntranceMovementInput);
@@ -75,6 +81,7 @@ export class Pipeline {
   private lastStatusWrite = 0;
   private lastTick: number | undefined;
   private readonly repeats = new RepeatedFrameFilter();
+  private readonly pictureRate = new PictureRateMeter();
   private repeatsNoted = false;
   readonly stats: PipelineStats = {
     framesProcessed: 0,
@@ -117,6 +124,7 @@ export class Pipeline {
         const repeat = this.repeats.isRepeat(frame);
         this.noteRepeats();
         if (repeat) continue;
+        this.measurePictureRate(frame);
         const detections = await detector.detect(frame);
         const looked = detector.lastLooked?.();
         const update = tracker.update(frame.timestampMs, detections, looked);
@@ -140,6 +148,17 @@ export class Pipeline {
       this.stats.tapErrors++;
       if (this.stats.tapErrors === 1) this.options.log?.(`frame tap failed (counting goes on): ${(error as Error).message}`);
     }
+  }
+
+  /** The rate the frame-counted settings follow already (set when a connection starts), for the measurements to come. */
+  followingPictureRate(fps: number): void {
+    this.pictureRate.following(fps);
+  }
+
+  private measurePictureRate(frame: Frame): void {
+    if (!this.options.onPictureRate) return;
+    const rate = this.pictureRate.add(frame.timestampMs);
+    if (rate !== undefined) this.options.onPictureRate(rate);
   }
 
   private noteRepeats(): void {

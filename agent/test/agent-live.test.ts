@@ -1,6 +1,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { FileCamera } from '@hivegate/simulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeCloud } from './helpers/fake-cloud.ts';
 import { generateClip, startNetworkCamera, startTwoBeesCamera, tempDir, twoBeesLavfi, type NetworkCamera } from './helpers/media.ts';
@@ -90,20 +91,27 @@ describe('agent on a live source', () => {
     expect(shown).toMatch(/[\d.]+ fps \(the source read at 15\), \d+ frames, 0 dropped, 0 repeats skipped/);
   }, 60_000);
 
-  it('skips the repeats of a camera that slows down after it started, and says what rate it delivers', async () => {
+  it('skips the repeats of a camera that slows down after it started, says what rate it delivers, and follows it', async () => {
     // 3 s at 30 fps, then every other frame only (as a camera that lengthens its exposure when a cloud comes over):
     // ffmpeg found 30 fps when it connected and fills the gaps with repeats.
     const clip = await generateClip(join(dir.path, 'slowing.ts'), { seconds: 14, fps: 30, width: 320, height: 240, lavfi: "testsrc=s=320x240:r=30,noise=alls=8:allf=t,select='lt(t\\,3)+not(mod(n\\,2))'", container: 'mpegts' });
-    const slowingCamera = await startNetworkCamera(clip, { loop: false });
-    const agent = startAgent(slowingCamera.url, 'slowing', ['--width', '320', '--height', '240']);
+    // Played in real time (this helper's cameras pace by bytes, which a clip of two rates would bend).
+    const slowingCamera = new FileCamera({ file: clip });
+    const agent = startAgent(await slowingCamera.start(), 'slowing', ['--width', '320', '--height', '240']);
     try {
-      // The note comes once the first 10 s of frames (300 at 30 fps) are in: 90 new, then 105 new and 105 repeats.
+      // The notes come once the first 10 s of frames (300 at 30 fps) are in: up to 90 new (the agent joins the camera
+      // at a keyframe), then new and repeated frames by halves.
       await agent.until('repeated the one before');
+      await agent.until('new pictures now come at', 5000);
     } finally {
       await agent.stop();
-      await slowingCamera.close();
+      await slowingCamera.stop();
     }
-    expect(agent.stderr).toMatch(/source: 3[0-9] % of the first 300 frames repeated the one before and were skipped: the camera delivers about (1[89]|20)(\.\d)? fps, not the 30 it is read at/);
+    expect(agent.stderr).toMatch(/source: [34][0-9] % of the first 300 frames repeated the one before and were skipped: the camera delivers about (1[5-9]|20)(\.\d)? fps, not the 30 it is read at/);
     expect(agent.stderr).not.toContain('the camera sends');
+    // Under 20 new pictures a second over those 10 s: the frame-counted settings follow (at 30: 3, 20 and 3).
+    expect(agent.stderr).toMatch(
+      /source: new pictures now come at about (1[5-9]|2[01])(\.\d)? a second \(over the last 10 s\), and the settings counted in frames follow: tracker\.minHits 2, tracker\.maxMissedFrames 1[0-4], counting\.interactionMinFrames 2/,
+    );
   }, 60_000);
 });

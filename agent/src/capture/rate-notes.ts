@@ -26,6 +26,11 @@ export function slowSourceNote(readFps: number, configuredFps: number, frameCoun
   return `the camera sends ${rate(readFps)} fps, fewer than the ${rate(configuredFps)} of source.fps, so its frames are taken as they come, ${rate(readFps)} a second, and the settings counted in frames follow that rate: ${settingsList(frameCounts)}`;
 }
 
+/** A live source whose new pictures come at another rate than before (measured over 10 s), with the settings now. */
+export function pictureRateNote(fps: number, frameCounts: Readonly<Record<string, number>>): string {
+  return `new pictures now come at about ${Math.round(fps * 10) / 10} a second (over the last 10 s), and the settings counted in frames follow: ${settingsList(frameCounts)}`;
+}
+
 const settingsList = (settings: Readonly<Record<string, number>>) =>
   Object.entries(settings)
     .map(([name, value]) => `${name} ${value}`)
