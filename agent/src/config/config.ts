@@ -245,7 +245,8 @@ export interface FrameCounts {
 }
 
 /**
- * The settings counted in frames for frames that come at `fps` instead of `source.fps` (a camera that sends fewer):
+ * The settings counted in frames for new pictures that come at `fps` instead of `source.fps` (a camera or file that
+ * sends fewer, a camera that slowed down, an agent that fell behind its camera):
  * a default follows the rate, as it follows `source.fps`; a value other than the default at `source.fps` was set by
  * the user and is kept.
  */
