@@ -80,8 +80,8 @@ export async function runAgent(config: AgentConfig, options: RunOptions = {}): P
   });
   let captureMessage: string | undefined;
   let rateNoted: string | undefined;
-  /** The rate of new pictures the frame-counted settings follow now. */
-  let followedRate = config.source.fps;
+  /** The frame-counted settings in force, by name (as `followPictureRate` returns them). */
+  let appliedCounts = '';
   const capture = createCapture(config, (status) => {
     captureMessage = status.message;
     if (status.state === 'reconnecting' || status.state === 'failed') log(`capture ${status.state}: ${status.message ?? ''}${status.retryInMs ? ` (retry in ${status.retryInMs} ms)` : ''}`);
@@ -98,7 +98,7 @@ export async function runAgent(config: AgentConfig, options: RunOptions = {}): P
     const fps = liveSource ? capture.readFps : Math.min(capture.sourceFps ?? config.source.fps, config.source.fps);
     if (fps === undefined) return;
     const applied = followPictureRate(config, fps, { tracker, counter });
-    followedRate = fps;
+    appliedCounts = JSON.stringify(applied);
     pipeline.followingPictureRate(fps);
     const note = liveSource ? slowSourceNote(fps, config.source.fps, applied) : capture.sourceFps === undefined ? undefined : repeatedFramesNote(capture.sourceFps, config.source.fps, applied);
     if (note && note !== rateNoted) log(`source: ${note}`);
@@ -106,10 +106,10 @@ export async function runAgent(config: AgentConfig, options: RunOptions = {}): P
   };
   /** A live source whose new pictures now come at another rate than before: the settings follow, and the log says so. */
   const followMeasuredRate = (fps: number) => {
-    const before = JSON.stringify(frameCountsAt(config, followedRate));
-    followedRate = fps;
     const applied = followPictureRate(config, fps, { tracker, counter });
-    if (JSON.stringify(frameCountsAt(config, fps)) !== before) log(`source: ${pictureRateNote(fps, applied)}`);
+    const before = appliedCounts;
+    appliedCounts = JSON.stringify(applied);
+    if (appliedCounts !== before) log(`source: ${pictureRateNote(fps, applied)}`);
   };
   // Live streaming and the device conversation belong to a running observer, not to a one-shot file run.
   const live = config.live.enabled && !options.once;

@@ -228,7 +228,8 @@ export class FfmpegCapture implements AsyncIterable<Frame> {
 
   private receive(data: Uint8Array): void {
     const arrivalMs = this.now;
-    if (!isLive(this.spec!) || this.startOfRun === undefined) {
+    // Only a live run starts with frames held (files never do).
+    if (this.startOfRun === undefined) {
       this.deliver(data, arrivalMs);
       return;
     }

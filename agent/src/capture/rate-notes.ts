@@ -3,6 +3,8 @@
 
 /** A rate as the notes print it: to a hundredth, the way ffmpeg and ffprobe name rates. */
 const rate = (fps: number) => String(Math.round(fps * 100) / 100);
+/** A measured rate, to a tenth: it is an estimate. */
+const about = (fps: number) => String(Math.round(fps * 10) / 10);
 
 /**
  * A file slower than the rate it is read at: ffmpeg then repeats frames, which the pipeline skips
@@ -28,7 +30,7 @@ export function slowSourceNote(readFps: number, configuredFps: number, frameCoun
 
 /** A live source whose new pictures come at another rate than before (measured over 10 s), with the settings now. */
 export function pictureRateNote(fps: number, frameCounts: Readonly<Record<string, number>>): string {
-  return `new pictures now come at about ${Math.round(fps * 10) / 10} a second (over the last 10 s), and the settings counted in frames follow: ${settingsList(frameCounts)}`;
+  return `new pictures now come at about ${about(fps)} a second (over the last 10 s), and the settings counted in frames follow: ${settingsList(frameCounts)}`;
 }
 
 const settingsList = (settings: Readonly<Record<string, number>>) =>
@@ -45,7 +47,7 @@ export function repeatsNote(repeated: number, seen: number, readFps: number): st
   const share = repeated / seen;
   return (
     `${Math.round(share * 100)} % of the first ${seen} frames repeated the one before and were skipped: the camera ` +
-    `delivers about ${Math.round(readFps * (1 - share) * 10) / 10} fps, not the ${rate(readFps)} it is read at (or the picture did not ` +
+    `delivers about ${about(readFps * (1 - share))} fps, not the ${rate(readFps)} it is read at (or the picture did not ` +
     `change at all). The frames kept are stamped at the slots of ${rate(readFps)} fps, up to half a slot off the moment ` +
     `they show, which costs tracking: set source.fps (--fps) to the camera's rate`
   );

@@ -155,7 +155,7 @@ export class BeeTracker {
 
   /** Changes the settings counted in frames while tracking, for frames that turn out to come at another rate. */
   setFrameCounts(counts: { minHits: number; maxMissedFrames: number }): void {
-    for (const [key, value] of Object.entries(counts)) {
+    for (const [key, value] of Object.entries({ minHits: counts.minHits, maxMissedFrames: counts.maxMissedFrames })) {
       if (!Number.isInteger(value) || value < 0) throw new Error(`tracker.${key} must be a whole number of at least 0, got ${String(value)}`);
     }
     this.options.minHits = counts.minHits;
