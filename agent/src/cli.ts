@@ -140,7 +140,7 @@ function status(args: string[]): number {
   ];
   if (pipeline) {
     lines.push(
-      `pipeline:      updated ${String(pipeline.updatedAt)}, capture ${String(pipeline.captureState)}, ${String(pipeline.fps)} fps${pipeline.readFps === undefined ? '' : ` (the source read at ${String(pipeline.readFps)})`}, ${String(pipeline.framesProcessed)} frames, ${String(pipeline.framesDropped)} dropped, ${String(pipeline.framesRepeated ?? 0)} repeats skipped`,
+      `pipeline:      updated ${String(pipeline.updatedAt)}, capture ${String(pipeline.captureState)}, ${String(pipeline.fps)} fps${pipeline.readFps === undefined ? '' : ` (the source read at ${String(pipeline.readFps)})`}, ${String(pipeline.framesProcessed)} frames, ${String(pipeline.framesDropped)} dropped, ${String(pipeline.framesRepeated ?? 0)} repeats skipped${pipeline.memoryRssMb === undefined ? '' : `, ${String(pipeline.memoryRssMb)} MB resident`}`,
       `counts:        in ${String(pipeline.beesIn)}, out ${String(pipeline.beesOut)}, unknown direction ${String(pipeline.unknownDirection)}, inference skipped ${String(pipeline.inferenceSkipped)}`,
     );
   } else {

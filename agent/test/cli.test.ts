@@ -66,7 +66,7 @@ describe('hivegate-agent CLI', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/queued:\s+movement 0, trajectories 0, metrics 0/);
     expect(result.stdout).toMatch(/last upload:\s+\d{4}-/);
-    expect(result.stdout).toMatch(/capture ended, [\d.]+ fps, 152 frames, 0 dropped, 28 repeats skipped/);
+    expect(result.stdout).toMatch(/capture ended, [\d.]+ fps, 152 frames, 0 dropped, 28 repeats skipped, \d{2,4} MB resident/);
   }, 30_000);
 
   it('rejects bad input with a message naming the field and exit code 2', async () => {
