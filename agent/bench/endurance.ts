@@ -5,7 +5,11 @@
 // floor the garbage collector gets back to, which is what a leak raises). The baseline is the same run's second part
 // (the first holds the start: models loading, code warming up); the ratios of the last part to it show a leak or a
 // slowdown as a number. Last, what the agent counted and what the cloud stored, against the truth.
-//   pnpm bench:endurance [-- --seconds 1800 --parts 10 --scenario busy-afternoon --cache DIR]
+// With --live the clip plays as a network camera in real time (the simulator's camera, over loopback HTTP) and the
+// agent runs as on a hive: its live capture path, its device loop with the cloud, stopped by SIGTERM once the clip
+// has played. Its frames/s is then the camera's; what the run shows is the memory. It joins the stream a moment after
+// the camera starts, so a crossing or two of the first seconds may be missed against the truth.
+//   pnpm bench:endurance [-- --seconds 1800 --parts 10 --scenario busy-afternoon --cache DIR --live]
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -13,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { FileCamera } from '@hivegate/simulator';
 import { buildApp } from '../../cloud/src/app.ts';
 import { hashPassword } from '../../cloud/src/auth/passwords.ts';
 import { loadConfig } from '../../cloud/src/config.ts';
@@ -25,6 +30,7 @@ const { values } = parseArgs({
     parts: { type: 'string', default: '10' },
     scenario: { type: 'string', default: 'busy-afternoon' },
     cache: { type: 'string', default: DEFAULT_CLIP_CACHE },
+    live: { type: 'boolean', default: false },
   },
 });
 const seconds = Number(values.seconds);
@@ -34,6 +40,8 @@ if (!(Number.isInteger(partCount) && partCount >= 2 && partCount <= 100)) throw 
 
 const agentRoot = fileURLToPath(new URL('..', import.meta.url));
 const STATUS_POLL_MS = 250;
+/** How long after the clip's length a live agent is stopped: its stream starts a moment after the camera's. */
+const LIVE_GRACE_SECONDS = 5;
 
 /** One status file the agent wrote: when, how far it had got, its resident memory. */
 interface Sample {
@@ -88,13 +96,20 @@ async function main() {
     const trueIn = truth.crossings.filter((c) => c.direction === 'in').length;
     const trueOut = truth.crossings.length - trueIn;
     console.log(`clip: simulator scenario ${values.scenario}, ${truth.width}x${truth.height} @ ${truth.fps} fps, ${seconds} s (${truth.frameCount} frames); ${trueIn} in, ${trueOut} out`);
-    console.log('the agent (run --once, shipped defaults) against the cloud on its embedded database, as fast as it goes');
+    const live = values.live;
+    console.log(
+      live
+        ? 'the agent (run, shipped defaults) on the clip played as a network camera in real time, against the cloud on its embedded database'
+        : 'the agent (run --once, shipped defaults) against the cloud on its embedded database, as fast as it goes',
+    );
+    const camera = live ? new FileCamera({ file: clip.clip }) : undefined;
+    const source = camera ? await camera.start() : clip.clip;
 
     const stateDir = join(dataDir, 'agent');
     const statusFile = join(stateDir, 'status.json');
     const zone = truth.entranceZone.map(([x, y]) => `${x},${y}`).join(' ');
-    const args = ['--import', 'tsx', 'src/cli.ts', 'run', '--source', clip.clip, '--cloud', `http://127.0.0.1:${address.port}`, '--token', token];
-    args.push('--hive', 'sim-hive', '--box', 'sim-box', '--zone', zone, '--fps', String(truth.fps), '--once', '--state-dir', stateDir);
+    const args = ['--import', 'tsx', 'src/cli.ts', 'run', '--source', source, '--cloud', `http://127.0.0.1:${address.port}`, '--token', token];
+    args.push('--hive', 'sim-hive', '--box', 'sim-box', '--zone', zone, '--fps', String(truth.fps), '--state-dir', stateDir, ...(live ? [] : ['--once']));
     const started = Date.now();
     const agent = spawn(process.execPath, args, { cwd: agentRoot, stdio: ['ignore', 'ignore', 'pipe'] });
     let log = '';
@@ -103,9 +118,10 @@ async function main() {
 
     const samples: Sample[] = [{ t: started, frames: 0 }];
     let lastWritten = '';
+    let lastDropped = 0;
     const readStatus = () => {
       if (!existsSync(statusFile)) return;
-      let status: { updatedAt: string; framesProcessed: number; memoryRssMb?: number };
+      let status: { updatedAt: string; framesProcessed: number; framesDropped: number; memoryRssMb?: number };
       try {
         status = JSON.parse(readFileSync(statusFile, 'utf8')) as typeof status;
       } catch {
@@ -113,18 +129,24 @@ async function main() {
       }
       if (status.updatedAt === lastWritten) return;
       lastWritten = status.updatedAt;
+      lastDropped = status.framesDropped;
       samples.push({ t: Date.parse(status.updatedAt), frames: status.framesProcessed, ...(status.memoryRssMb === undefined ? {} : { rssMb: status.memoryRssMb }) });
     };
     const poller = setInterval(readStatus, STATUS_POLL_MS);
+    // A live agent runs until told: once the clip has played (and a little more for the frames in flight).
+    const stopTimer = live ? setTimeout(() => agent.kill('SIGTERM'), (seconds + LIVE_GRACE_SECONDS) * 1000) : undefined;
     const [code, signal] = await exited;
+    clearTimeout(stopTimer);
     clearInterval(poller);
+    await camera?.stop();
     readStatus(); // the one written as the run ended
     if (code !== 0) throw new Error(`the agent exited with ${signal ?? `code ${code}`}:\n${log.trim().split('\n').slice(-10).join('\n')}`);
 
     const frames = samples.at(-1)!.frames;
     const parts = splitRun(samples, frames, partCount);
     const wallSeconds = (samples.at(-1)!.t - started) / 1000;
-    console.log(`${frames} frames in ${wallSeconds.toFixed(1)} s (${(frames / wallSeconds).toFixed(1)} frames/s, start included); ${samples.length - 1} status files read`);
+    const dropped = live ? `, ${lastDropped} dropped by the capture` : '';
+    console.log(`${frames} frames in ${wallSeconds.toFixed(1)} s (${(frames / wallSeconds).toFixed(1)} frames/s, start included${dropped}); ${samples.length - 1} status files read`);
     console.log('part  video (s)        frames/s  RSS (MB, lowest–highest)');
     for (const [k, part] of parts.entries()) {
       const video = `${(part.fromFrame / truth.fps).toFixed(0)}–${(part.toFrame / truth.fps).toFixed(0)}`;
@@ -150,7 +172,7 @@ async function main() {
     const stored = rows[0]!;
     console.log(
       `counted by the agent: in ${counted?.[1] ?? '?'}, out ${counted?.[2] ?? '?'} (true ${trueIn}, ${trueOut}); ${counted?.[3] ?? '?'} records left queued; ` +
-        `stored in the cloud: in ${Number(stored.beesIn ?? 0)}, out ${Number(stored.beesOut ?? 0)} in ${Number(stored.intervals)} intervals (${truth.intervals.length} expected)`,
+        `stored in the cloud: in ${Number(stored.beesIn ?? 0)}, out ${Number(stored.beesOut ?? 0)} in ${Number(stored.intervals)} intervals${live ? '' : ` (${truth.intervals.length} expected)`}`,
     );
   } finally {
     await app.close();

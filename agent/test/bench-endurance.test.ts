@@ -45,4 +45,19 @@ describe('bench:endurance', () => {
     expect(arrived).not.toBeNull();
     expect([arrived![3], arrived![4]]).toEqual([arrived![1], arrived![2]]);
   }, 120_000);
+
+  // The same with the clip played as a network camera in real time: the agent's live path, stopped by SIGTERM.
+  it('--live runs the agent on the clip played as a camera, stops it, and what it counted arrived', async () => {
+    const { stdout } = await exec(process.execPath, ['--import', 'tsx', 'bench/endurance.ts', '--seconds', '10', '--parts', '2', '--live', '--cache', cache.path], { cwd: agentRoot });
+    expect(stdout).toContain('on the clip played as a network camera in real time');
+    // Real time: about 30 frames/s, and the camera's 300 frames less the moment before the agent joined.
+    const run = /^(\d+) frames in (\d+\.\d) s \((\d+\.\d) frames\/s, start included, (\d+) dropped by the capture\)/m.exec(stdout);
+    expect(run).not.toBeNull();
+    expect(Number(run![1])).toBeGreaterThan(200);
+    expect(Number(run![1])).toBeLessThanOrEqual(300);
+    expect(Number(run![3])).toBeLessThan(40);
+    const arrived = /counted by the agent: in (\d+), out (\d+) .*; 0 records left queued; stored in the cloud: in (\d+), out (\d+) in \d+ intervals/.exec(stdout);
+    expect(arrived).not.toBeNull();
+    expect([arrived![3], arrived![4]]).toEqual([arrived![1], arrived![2]]);
+  }, 120_000);
 });
