@@ -42,6 +42,7 @@ const agentRoot = fileURLToPath(new URL('..', import.meta.url));
 const STATUS_POLL_MS = 250;
 /** How long after the clip's length a live agent is stopped: its stream starts a moment after the camera's. */
 const LIVE_GRACE_SECONDS = 5;
+const MAX_LOG_LINES_SHOWN = 10;
 
 /** One status file the agent wrote: when, how far it had got, its resident memory. */
 interface Sample {
@@ -86,6 +87,7 @@ async function main() {
   const { truth } = clip;
   const dataDir = mkdtempSync(join(tmpdir(), 'hivegate-endurance-'));
   const app = await buildApp(loadConfig({ DATABASE_URL: '', DATA_DIR: join(dataDir, 'cloud'), LOG_LEVEL: 'warn' }));
+  let camera: FileCamera | undefined;
   try {
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.server.address();
@@ -102,7 +104,7 @@ async function main() {
         ? 'the agent (run, shipped defaults) on the clip played as a network camera in real time, against the cloud on its embedded database'
         : 'the agent (run --once, shipped defaults) against the cloud on its embedded database, as fast as it goes',
     );
-    const camera = live ? new FileCamera({ file: clip.clip }) : undefined;
+    camera = live ? new FileCamera({ file: clip.clip }) : undefined;
     const source = camera ? await camera.start() : clip.clip;
 
     const stateDir = join(dataDir, 'agent');
@@ -138,7 +140,6 @@ async function main() {
     const [code, signal] = await exited;
     clearTimeout(stopTimer);
     clearInterval(poller);
-    await camera?.stop();
     readStatus(); // the one written as the run ended
     if (code !== 0) throw new Error(`the agent exited with ${signal ?? `code ${code}`}:\n${log.trim().split('\n').slice(-10).join('\n')}`);
 
@@ -164,6 +165,12 @@ async function main() {
     const rss = samples.flatMap((s) => (s.rssMb === undefined ? [] : [s.rssMb]));
     console.log(`peak RSS ${rss.length > 0 ? Math.max(...rss) : '–'} MB (of the status files)`);
 
+    // What else the agent had to say over the run (a camera that stalled, the cloud refusing, a rate that moved).
+    const said = log.split('\n').filter((line) => line.trim() !== '' && !/^(agent running|agent stopped|SIGTERM: stopping)/.test(line));
+    console.log(said.length === 0 ? 'the agent logged nothing but its start and its stop' : `the agent also logged ${said.length} line(s):`);
+    for (const line of said.slice(0, MAX_LOG_LINES_SHOWN)) console.log(`  ${line}`);
+    if (said.length > MAX_LOG_LINES_SHOWN) console.log(`  … and ${said.length - MAX_LOG_LINES_SHOWN} more`);
+
     const counted = /agent stopped: .*?in (\d+), out (\d+).*?; (\d+) records still queued/.exec(log);
     const { rows } = await app.ctx.db.query<{ beesIn: string | null; beesOut: string | null; intervals: string }>(
       `SELECT sum(bees_in) AS "beesIn", sum(bees_out) AS "beesOut", count(*) AS intervals FROM movements WHERE owner_id = $1 AND box_id = 'sim-box'`,
@@ -175,6 +182,7 @@ async function main() {
         `stored in the cloud: in ${Number(stored.beesIn ?? 0)}, out ${Number(stored.beesOut ?? 0)} in ${Number(stored.intervals)} intervals${live ? '' : ` (${truth.intervals.length} expected)`}`,
     );
   } finally {
+    await camera?.stop();
     await app.close();
     rmSync(dataDir, { recursive: true, force: true });
   }

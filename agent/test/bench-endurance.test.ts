@@ -41,6 +41,7 @@ describe('bench:endurance', () => {
     expect(stdout).toMatch(/^frames\/s, last part \/ the first: \d+\.\d\d$/m);
     expect(stdout).toMatch(/^RSS, last part \/ the first: (lowest \d+\.\d\d, highest \d+\.\d\d|– .*)$/m);
     expect(stdout).toMatch(/^peak RSS \d+ MB/m);
+    expect(stdout).toMatch(/^the agent (logged nothing but its start and its stop|also logged \d+ line\(s\):)$/m);
     const arrived = /counted by the agent: in (\d+), out (\d+) \(true \d+, \d+\); 0 records left queued; stored in the cloud: in (\d+), out (\d+) in 1 intervals \(1 expected\)/.exec(stdout);
     expect(arrived).not.toBeNull();
     expect([arrived![3], arrived![4]]).toEqual([arrived![1], arrived![2]]);
