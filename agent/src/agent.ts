@@ -13,7 +13,7 @@ import { DeviceClient } from './device/device-client.ts';
 import { DeviceLoop, type DeviceSnapshot } from './device/device-loop.ts';
 import { hostDiagnostics } from './device/diagnostics.ts';
 import { LiveStreamer } from './live/live-streamer.ts';
-import { Outbox } from './outbox/outbox.ts';
+import { isStorageFull, Outbox } from './outbox/outbox.ts';
 import { Pipeline } from './pipeline.ts';
 import { SensorReader } from './sensors/sensor-reader.ts';
 import { BeeTracker } from './track/tracker.ts';
@@ -46,6 +46,15 @@ export function appVersion(): string {
   return `hivegate-agent/${pkg.version ?? '0.0.0'}`;
 }
 
+/** Notes the last upload for `status`; on a full disk the note waits for a later upload rather than failing this one. */
+function noteLastUpload(outbox: Outbox, kind: string, count: number): void {
+  try {
+    outbox.setState('lastUpload', { at: new Date().toISOString(), kind, count });
+  } catch (error) {
+    if (!isStorageFull(error)) throw error;
+  }
+}
+
 /**
  * Wires and runs the agent: outbox → uplink → capture → pipeline, stopped in reverse. Returns the process
  * exit code: 0 when done (and, with `once`, everything was delivered), 1 when records remain queued.
@@ -64,6 +73,7 @@ export async function runAgent(config: AgentConfig, options: RunOptions = {}): P
     maxRecords: config.outbox.maxRecords,
     maxBytes: config.outbox.maxBytes,
     maxAgeSeconds: config.outbox.maxAgeDays * 86_400,
+    log,
   });
   const uplink = new Uplink({
     outbox,
@@ -75,7 +85,7 @@ export async function runAgent(config: AgentConfig, options: RunOptions = {}): P
       if (event.type === 'blocked') log(`UPLINK STOPPED: ${event.reason} (next try ${new Date(event.retryAt).toISOString()})`);
       else if (event.type === 'quarantined') log(`uplink quarantined a ${event.kind} record (${event.dedupeKey}): ${event.reason}`);
       else if (event.type === 'retrying') log(`uplink retry ${event.attempt} for ${event.kind} in ${event.delayMs} ms: ${event.reason}`);
-      else if (event.type === 'sent') outbox.setState('lastUpload', { at: new Date().toISOString(), kind: event.kind, count: event.count });
+      else if (event.type === 'sent') noteLastUpload(outbox, event.kind, event.count);
     },
   });
   let captureMessage: string | undefined;
@@ -163,6 +173,7 @@ export async function runAgent(config: AgentConfig, options: RunOptions = {}): P
         beesIn: stats.beesIn,
         beesOut: stats.beesOut,
         outboxPending: queued.pending.metrics + queued.pending.movement + queued.pending.trajectories,
+        outboxHeldInMemory: queued.held,
         outboxQuarantined: queued.quarantined,
         uplinkBlocked: uplink.blocked,
         ...hostDiagnostics(startedAt),

@@ -143,6 +143,10 @@ function status(args: string[]): number {
       `pipeline:      updated ${String(pipeline.updatedAt)}, capture ${String(pipeline.captureState)}, ${String(pipeline.fps)} fps${pipeline.readFps === undefined ? '' : ` (the source read at ${String(pipeline.readFps)})`}, ${String(pipeline.framesProcessed)} frames, ${String(pipeline.framesDropped)} dropped, ${String(pipeline.framesRepeated ?? 0)} repeats skipped${pipeline.memoryRssMb === undefined ? '' : `, ${String(pipeline.memoryRssMb)} MB resident`}`,
       `counts:        in ${String(pipeline.beesIn)}, out ${String(pipeline.beesOut)}, unknown direction ${String(pipeline.unknownDirection)}, inference skipped ${String(pipeline.inferenceSkipped)}`,
     );
+    // Held records are in the running agent's memory, not in the outbox file read above.
+    if (typeof pipeline.outboxHeldInMemory === 'number' && pipeline.outboxHeldInMemory > 0) {
+      lines.push(`held:          ${pipeline.outboxHeldInMemory} records in the agent's memory: the disk is full (as of the status above)`);
+    }
   } else {
     lines.push('pipeline:      no status file yet');
   }

@@ -223,7 +223,8 @@ export class Pipeline {
       const temp = `${statusFile}.tmp`;
       // The process's resident memory beside the counts: a slow leak shows as this growing over days.
       const memoryRssMb = Math.round(process.memoryUsage.rss() / 1024 / 1024);
-      writeFileSync(temp, JSON.stringify({ updatedAt: new Date(now).toISOString(), pid: process.pid, ...this.stats, fps: Math.round(this.stats.fps * 10) / 10, memoryRssMb }, null, 2));
+      const outboxHeldInMemory = this.options.outbox.heldRecords;
+      writeFileSync(temp, JSON.stringify({ updatedAt: new Date(now).toISOString(), pid: process.pid, ...this.stats, fps: Math.round(this.stats.fps * 10) / 10, memoryRssMb, outboxHeldInMemory }, null, 2));
       renameSync(temp, statusFile);
     } catch (error) {
       this.options.log?.(`cannot write ${statusFile}: ${(error as Error).message}`);

@@ -80,6 +80,64 @@ describe('Outbox', () => {
     outbox.stop();
   });
 
+  /** SQLite's page limit, set on the outbox's own connection, stands in for a full disk: writes that need a new page fail with SQLITE_FULL. */
+  const fillDisk = (outbox: Outbox) => {
+    const db = (outbox as unknown as { db: Database.Database }).db;
+    db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
+    return { makeRoom: () => db.pragma('max_page_count = 1073741823') };
+  };
+  const bigBatch = (i: number) => ({ batchId: `t${i}`, trackHistory: 'x'.repeat(20_000) });
+
+  // A full disk stopped counting: enqueueMany threw SQLITE_FULL out of the agent's frame loop (and out of the sensor reader's timer).
+  it('holds records in memory while the disk is full, offers them for sending, and writes them once there is room', () => {
+    const lines: string[] = [];
+    const outbox = new Outbox({ path: freshPath(), log: (line) => lines.push(line) });
+    outbox.start();
+    expect(outbox.enqueue('movement', 'm0', movement(0))).toBe(true);
+    const disk = fillDisk(outbox);
+    expect(outbox.enqueue('trajectories', 't1', bigBatch(1))).toBe(true);
+    expect(lines).toEqual([expect.stringMatching(/^outbox: the disk is full \(database or disk is full\); holding new records in memory/)]);
+    expect(outbox.enqueue('trajectories', 't1', bigBatch(1))).toBe(false); // the same identity, held already
+    expect(outbox.enqueue('movement', 'm0', movement(0))).toBe(false); // written before the disk filled
+    expect(outbox.enqueue('movement', 'm1', movement(1))).toBe(true); // small enough to fit, but kept in order behind t1
+    expect(outbox.stats()).toMatchObject({ pending: { metrics: 0, movement: 2, trajectories: 1 }, held: 2 });
+    expect(lines).toHaveLength(1); // said once, not at every record
+
+    // The uplink gets the held records after the written ones, under ids of their own; once sent they are let go.
+    const queued = outbox.pending('movement', 10);
+    expect(queued.map((r) => [r.dedupeKey, Math.sign(r.id)])).toEqual([['m0', 1], ['m1', -1]]);
+    outbox.recordAttempt(queued.map((r) => r.id), 'network: down');
+    outbox.markSent(queued.map((r) => r.id));
+    expect(outbox.pending('movement', 10)).toEqual([]);
+    expect(outbox.stats().held).toBe(1);
+
+    // Room again: the next enqueue first writes what was held, and what went out from memory is known as sent.
+    disk.makeRoom();
+    expect(outbox.enqueue('movement', 'm2', movement(2))).toBe(true);
+    expect(lines.at(-1)).toBe('outbox: the disk has room again; 1 records held in memory are written');
+    expect(outbox.stats()).toMatchObject({ pending: { metrics: 0, movement: 1, trajectories: 1 }, held: 0 });
+    expect(outbox.pending('trajectories', 10).map((r) => [r.dedupeKey, Math.sign(r.id)])).toEqual([['t1', 1]]);
+    expect(outbox.enqueue('movement', 'm1', movement(1))).toBe(false);
+    outbox.stop();
+  });
+
+  it('bounds what it holds while the disk is full, counts what it drops, and says what a stop on a full disk loses', () => {
+    const lines: string[] = [];
+    const outbox = new Outbox({ path: freshPath(), maxHeldRecords: 3, log: (line) => lines.push(line) });
+    outbox.start();
+    outbox.enqueue('movement', 'm0', movement(0));
+    fillDisk(outbox);
+    for (let i = 1; i <= 5; i++) outbox.enqueue('trajectories', `t${i}`, bigBatch(i));
+    expect(outbox.pending('trajectories', 10).map((r) => r.dedupeKey)).toEqual(['t3', 't4', 't5']);
+    expect(outbox.stats()).toMatchObject({ held: 3, dropped: { metrics: 0, movement: 0, trajectories: 2 } });
+    // Refused for good by the cloud, a held record has nowhere to be parked: it goes, and the log says so.
+    outbox.quarantine(outbox.pending('trajectories', 1)[0]!.id, '400 from /api/entrance-heatmaps/trajectories: bad');
+    expect(outbox.stats().held).toBe(2);
+    expect(lines.at(-1)).toMatch(/^outbox: a record held in memory was refused for good and is dropped: 400/);
+    outbox.stop();
+    expect(lines.at(-1)).toBe('outbox: 2 records held in memory are lost: the disk is still full');
+  });
+
   it('keeps its database in WAL mode', () => {
     const path = freshPath();
     const outbox = new Outbox({ path });

@@ -17,10 +17,17 @@ export interface OutboxOptions {
   maxAgeSeconds?: number;
   /** How long the identity of a sent record is remembered so re-enqueueing it stays a no-op. */
   sentRetentionSeconds?: number;
+  /** Most records held in memory while the disk is full (see `enqueueMany`); the oldest are dropped beyond it. */
+  maxHeldRecords?: number;
+  /** Most payload bytes held in memory while the disk is full. */
+  maxHeldBytes?: number;
+  /** Where the outbox says that the disk filled up, had room again, or that records were lost to it. */
+  log?: (line: string) => void;
   now?: () => number;
 }
 
 export interface OutboxRecord {
+  /** Negative for a record held in memory while the disk is full. */
   id: number;
   kind: RecordKind;
   dedupeKey: string;
@@ -30,11 +37,14 @@ export interface OutboxRecord {
 }
 
 export interface OutboxStats {
+  /** Records waiting to be sent, per kind, those held in memory included. */
   pending: Record<RecordKind, number>;
+  /** Of the pending records, those held in memory because the disk is full (0 when all is written). */
+  held: number;
   quarantined: number;
   pendingBytes: number;
   oldestPendingAt: number | null;
-  /** Records evicted unsent, per kind, since the database was created. */
+  /** Records evicted unsent, per kind, since the database was created (and those dropped while the disk was full). */
   dropped: Record<RecordKind, number>;
 }
 
@@ -45,6 +55,25 @@ interface Row {
   payload: string;
   created_at: number;
   attempts: number;
+}
+
+interface HeldRecord {
+  id: number;
+  kind: RecordKind;
+  dedupeKey: string;
+  payload: unknown;
+  bytes: number;
+  createdAt: number;
+}
+
+type NewRecord = { kind: RecordKind; dedupeKey: string; payload: unknown };
+
+/**
+ * SQLite's answer when a write finds no room: the disk (an SD card filled by logs, say) or the database's page limit.
+ * Reads still work then, and a write may succeed again once something has freed space.
+ */
+export function isStorageFull(error: unknown): boolean {
+  return error instanceof Database.SqliteError && error.code === 'SQLITE_FULL';
 }
 
 /** The identity the cloud dedupes on, so the same record queued twice is stored once. */
@@ -65,6 +94,11 @@ export function identityOf(kind: RecordKind, payload: Record<string, unknown>): 
 /**
  * Durable queue of everything the agent must deliver. A record is written here before any attempt to send it;
  * a unique index on (kind, identity) makes a re-enqueue a no-op, even after it was sent.
+ *
+ * When the disk is full, new records are held in memory instead (bounded, oldest dropped and counted) and offered
+ * to the uplink like the written ones, so counting goes on and counts still reach the cloud; each later enqueue
+ * first tries to write them. Only what is held when the agent stops on a disk that is still full is lost, and the
+ * log says how much.
  */
 export class Outbox {
   private db: Database.Database | undefined;
@@ -73,13 +107,25 @@ export class Outbox {
   private readonly maxAgeMs: number;
   private readonly sentRetentionMs: number;
   private readonly now: () => number;
-  private insertMany: ((items: { kind: RecordKind; dedupeKey: string; payload: unknown }[]) => number) | undefined;
+  private insertMany: ((items: NewRecord[]) => number) | undefined;
+  private readonly maxHeldRecords: number;
+  private readonly maxHeldBytes: number;
+  /** Records that could not be written because the disk is full, oldest first. */
+  private held: HeldRecord[] = [];
+  private heldBytes = 0;
+  private nextHeldId = -1;
+  /** Identities of held records the cloud already has: written as sent once there is room, so a re-enqueue stays a no-op. */
+  private sentWhileFull: NewRecord[] = [];
+  /** Held records dropped beyond the bounds, or quarantined, not yet added to the database's counters. */
+  private heldCounts = new Map<string, number>();
 
   constructor(private readonly options: OutboxOptions) {
     this.maxRecords = options.maxRecords ?? 200_000;
     this.maxBytes = options.maxBytes ?? 100 * 1024 * 1024;
     this.maxAgeMs = (options.maxAgeSeconds ?? 30 * 24 * 3600) * 1000;
     this.sentRetentionMs = (options.sentRetentionSeconds ?? 7 * 24 * 3600) * 1000;
+    this.maxHeldRecords = options.maxHeldRecords ?? 10_000;
+    this.maxHeldBytes = options.maxHeldBytes ?? 16 * 1024 * 1024;
     this.now = options.now ?? Date.now;
   }
 
@@ -116,7 +162,7 @@ export class Outbox {
       `INSERT INTO outbox (kind, dedupe_key, payload, bytes, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (kind, dedupe_key) DO NOTHING`,
     );
-    this.insertMany = db.transaction((items: { kind: RecordKind; dedupeKey: string; payload: unknown }[]) => {
+    this.insertMany = db.transaction((items: NewRecord[]) => {
       const now = this.now();
       let inserted = 0;
       for (const item of items) {
@@ -130,6 +176,10 @@ export class Outbox {
   }
 
   stop(): void {
+    if (this.db) this.writeHeld();
+    if (this.held.length > 0) this.options.log?.(`outbox: ${this.held.length} records held in memory are lost: the disk is still full`);
+    this.held = [];
+    this.heldBytes = 0;
     this.db?.close();
     this.db = undefined;
   }
@@ -144,18 +194,87 @@ export class Outbox {
     return this.enqueueMany([{ kind, dedupeKey, payload }]) === 1;
   }
 
-  /** Stores several records in one transaction; returns how many were new. */
-  enqueueMany(items: { kind: RecordKind; dedupeKey: string; payload: unknown }[]): number {
+  /**
+   * Stores several records in one transaction; returns how many were new. On a full disk they are held in memory
+   * (see the class) and this returns how many of them were new there.
+   */
+  enqueueMany(items: NewRecord[]): number {
     if (!this.db || !this.insertMany) throw new Error('outbox is not started');
-    return this.insertMany(items);
+    for (const item of items) if (!RECORD_KINDS.includes(item.kind)) throw new Error(`unknown record kind ${String(item.kind)}`);
+    this.writeHeld();
+    if (this.held.length === 0) {
+      try {
+        return this.insertMany(items);
+      } catch (error) {
+        if (!isStorageFull(error)) throw error;
+        this.options.log?.(`outbox: the disk is full (${(error as Error).message}); holding new records in memory (at most ${this.maxHeldRecords}) and sending them from there`);
+      }
+    }
+    return this.hold(items);
   }
 
-  /** Oldest pending records of a kind. */
+  /** Keeps records that could not be written, unless known already; the oldest go beyond the bounds. */
+  private hold(items: NewRecord[]): number {
+    const known = this.database.prepare(`SELECT 1 FROM outbox WHERE kind = ? AND dedupe_key = ?`);
+    const isHeld = (item: NewRecord) => this.held.some((h) => h.kind === item.kind && h.dedupeKey === item.dedupeKey);
+    const wasSent = (item: NewRecord) => this.sentWhileFull.some((h) => h.kind === item.kind && h.dedupeKey === item.dedupeKey);
+    let added = 0;
+    for (const item of items) {
+      if (known.get(item.kind, item.dedupeKey) || isHeld(item) || wasSent(item)) continue;
+      const bytes = Buffer.byteLength(JSON.stringify(item.payload));
+      this.held.push({ id: this.nextHeldId--, kind: item.kind, dedupeKey: item.dedupeKey, payload: item.payload, bytes, createdAt: this.now() });
+      this.heldBytes += bytes;
+      added++;
+    }
+    while (this.held.length > this.maxHeldRecords || this.heldBytes > this.maxHeldBytes) {
+      const dropped = this.held.shift()!;
+      this.heldBytes -= dropped.bytes;
+      this.countHeld(`dropped_${dropped.kind}`);
+    }
+    return added;
+  }
+
+  /** Writes the held records (and the identities sent from memory) once the disk has room again. */
+  private writeHeld(): void {
+    if (this.held.length === 0 && this.sentWhileFull.length === 0 && this.heldCounts.size === 0) return;
+    const db = this.database;
+    const written = this.held.length;
+    try {
+      db.transaction(() => {
+        this.insertMany!(this.held);
+        const now = this.now();
+        const sent = db.prepare(
+          `INSERT INTO outbox (kind, dedupe_key, payload, bytes, state, created_at, updated_at) VALUES (?, ?, '', 0, 'sent', ?, ?) ON CONFLICT (kind, dedupe_key) DO NOTHING`,
+        );
+        for (const item of this.sentWhileFull) sent.run(item.kind, item.dedupeKey, now, now);
+        for (const [name, n] of this.heldCounts) this.bump(name, n);
+      })();
+    } catch (error) {
+      if (isStorageFull(error)) return;
+      throw error;
+    }
+    if (written > 0) this.options.log?.(`outbox: the disk has room again; ${written} records held in memory are written`);
+    this.held = [];
+    this.heldBytes = 0;
+    this.sentWhileFull = [];
+    this.heldCounts.clear();
+  }
+
+  private countHeld(name: string): void {
+    this.heldCounts.set(name, (this.heldCounts.get(name) ?? 0) + 1);
+  }
+
+  /** How many records are held in memory because the disk is full (0 when all is written). */
+  get heldRecords(): number {
+    return this.held.length;
+  }
+
+  /** Oldest pending records of a kind: the written ones, then those held in memory. */
   pending(kind: RecordKind, limit: number): OutboxRecord[] {
     const rows = this.database
       .prepare(`SELECT id, kind, dedupe_key, payload, created_at, attempts FROM outbox WHERE state = 'pending' AND kind = ? ORDER BY id LIMIT ?`)
       .all(kind, limit) as Row[];
-    return rows.map((row) => ({
+    const written: OutboxRecord[] = rows.map((row) => ({
       id: row.id,
       kind: row.kind,
       dedupeKey: row.dedupe_key,
@@ -163,10 +282,19 @@ export class Outbox {
       createdAt: row.created_at,
       attempts: row.attempts,
     }));
+    if (written.length >= limit) return written;
+    const held = this.held.filter((h) => h.kind === kind).slice(0, limit - written.length);
+    return [...written, ...held.map((h) => ({ id: h.id, kind: h.kind, dedupeKey: h.dedupeKey, payload: h.payload, createdAt: h.createdAt, attempts: 0 }))];
   }
 
   /** The cloud has them: forget the payloads, keep the identities for a while. */
   markSent(ids: readonly number[]): void {
+    const heldIds = new Set(ids.filter((id) => id < 0));
+    if (heldIds.size > 0) {
+      for (const h of this.held) if (heldIds.has(h.id)) this.sentWhileFull.push({ kind: h.kind, dedupeKey: h.dedupeKey, payload: '' });
+      this.releaseHeld(heldIds);
+      ids = ids.filter((id) => id > 0);
+    }
     if (ids.length === 0) return;
     const db = this.database;
     const mark = db.prepare(`UPDATE outbox SET state = 'sent', payload = '', bytes = 0, updated_at = ? WHERE id = ? AND state = 'pending'`);
@@ -179,12 +307,21 @@ export class Outbox {
 
   /** The cloud rejected this one record for good: park it where it blocks nothing. */
   quarantine(id: number, reason: string): void {
+    if (id < 0) {
+      // Held in memory, it has nowhere to be parked: it is let go and counted.
+      this.releaseHeld(new Set([id]));
+      this.countHeld('quarantined_total');
+      this.options.log?.(`outbox: a record held in memory was refused for good and is dropped: ${reason.slice(0, 200)}`);
+      return;
+    }
     this.database.prepare(`UPDATE outbox SET state = 'quarantined', last_error = ?, updated_at = ? WHERE id = ?`).run(reason.slice(0, 2000), this.now(), id);
     this.bump('quarantined_total', 1);
   }
 
   /** Notes a failed delivery attempt (for status and diagnosis). */
   recordAttempt(ids: readonly number[], error: string): void {
+    ids = ids.filter((id) => id > 0); // held records keep no attempt count
+    if (ids.length === 0) return;
     const db = this.database;
     const update = db.prepare(`UPDATE outbox SET attempts = attempts + 1, last_error = ?, updated_at = ? WHERE id = ?`);
     db.transaction(() => {
@@ -211,8 +348,19 @@ export class Outbox {
       .get() as { bytes: number; oldest: number | null };
     const quarantined = (db.prepare(`SELECT COUNT(*) AS n FROM outbox WHERE state = 'quarantined'`).get() as { n: number }).n;
     const dropped = { metrics: 0, movement: 0, trajectories: 0 } as Record<RecordKind, number>;
-    for (const kind of RECORD_KINDS) dropped[kind] = this.counter(`dropped_${kind}`);
-    return { pending, quarantined, pendingBytes: totals.bytes, oldestPendingAt: totals.oldest, dropped };
+    for (const kind of RECORD_KINDS) dropped[kind] = this.counter(`dropped_${kind}`) + (this.heldCounts.get(`dropped_${kind}`) ?? 0);
+    for (const h of this.held) pending[h.kind]++;
+    const oldestHeld = this.held[0]?.createdAt ?? null;
+    const oldest = totals.oldest === null ? oldestHeld : oldestHeld === null ? totals.oldest : Math.min(totals.oldest, oldestHeld);
+    return { pending, held: this.held.length, quarantined, pendingBytes: totals.bytes + this.heldBytes, oldestPendingAt: oldest, dropped };
+  }
+
+  private releaseHeld(ids: ReadonlySet<number>): void {
+    this.held = this.held.filter((h) => {
+      if (!ids.has(h.id)) return true;
+      this.heldBytes -= h.bytes;
+      return false;
+    });
   }
 
   setState(key: string, value: unknown): void {
