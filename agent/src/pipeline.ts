@@ -78,6 +78,8 @@ const checkMovement = compileValidator(EntranceMovementInput);
 /** Frames → detections → tracks → counts → outbox. Runs until the source ends or `stop()`. */
 export class Pipeline {
   private running: Promise<void> | undefined;
+  /** Why the status file could not be written last time (said once, until it can be again). */
+  private statusWriteError: string | undefined;
   private lastStatusWrite = 0;
   private lastTick: number | undefined;
   private readonly repeats = new RepeatedFrameFilter();
@@ -226,8 +228,13 @@ export class Pipeline {
       const outboxHeldInMemory = this.options.outbox.heldRecords;
       writeFileSync(temp, JSON.stringify({ updatedAt: new Date(now).toISOString(), pid: process.pid, ...this.stats, fps: Math.round(this.stats.fps * 10) / 10, memoryRssMb, outboxHeldInMemory }, null, 2));
       renameSync(temp, statusFile);
+      if (this.statusWriteError) this.options.log?.(`${statusFile} is written again`);
+      this.statusWriteError = undefined;
     } catch (error) {
-      this.options.log?.(`cannot write ${statusFile}: ${(error as Error).message}`);
+      // Once per kind of trouble: on a full disk a line every 2 s would only fill it further.
+      const message = (error as Error).message;
+      if (message !== this.statusWriteError) this.options.log?.(`cannot write ${statusFile}: ${message}`);
+      this.statusWriteError = message;
     }
   }
 }

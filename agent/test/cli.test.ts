@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -68,6 +69,17 @@ describe('hivegate-agent CLI', () => {
     expect(result.stdout).toMatch(/last upload:\s+\d{4}-/);
     expect(result.stdout).toMatch(/capture ended, [\d.]+ fps, 152 frames, 0 dropped, 28 repeats skipped, \d{2,4} MB resident/);
   }, 30_000);
+
+  // A status file that could not be written was complained about every 2 s: on a full disk that only fills it further.
+  it('says once that the status file cannot be written, and counts on', async () => {
+    const blockedState = join(dir.path, 'blocked-state');
+    mkdirSync(join(blockedState, 'status.json.tmp'), { recursive: true }); // the file's temporary name is taken by a folder
+    const args = runArgs().map((arg) => (arg === stateDir ? blockedState : arg));
+    const result = await cli(args);
+    expect(result.code).toBe(0);
+    expect(result.stderr.match(/cannot write .*status\.json/g)).toHaveLength(1);
+    expect(result.stderr).toContain('agent stopped: 152 frames (and 28 repeats skipped), in 1, out 1');
+  }, 60_000);
 
   it('rejects bad input with a message naming the field and exit code 2', async () => {
     const missingHive = await cli(['run', '--source', clip, '--cloud', cloud.url, '--token', 't', '--box', 'b', '--state-dir', stateDir]);
