@@ -66,7 +66,8 @@ interface HeldRecord {
   createdAt: number;
 }
 
-type NewRecord = { kind: RecordKind; dedupeKey: string; payload: unknown };
+type Identity = { kind: RecordKind; dedupeKey: string };
+type NewRecord = Identity & { payload: unknown };
 
 /**
  * SQLite's answer when a write finds no room: the disk (an SD card filled by logs, say) or the database's page limit.
@@ -114,8 +115,11 @@ export class Outbox {
   private held: HeldRecord[] = [];
   private heldBytes = 0;
   private nextHeldId = -1;
-  /** Identities of held records the cloud already has: written as sent once there is room, so a re-enqueue stays a no-op. */
-  private sentWhileFull: NewRecord[] = [];
+  /**
+   * Identities of held records the cloud already has (the newest, as many as records may be held): written as sent
+   * once there is room, so a re-enqueue stays a no-op.
+   */
+  private sentWhileFull: Identity[] = [];
   /** Held records dropped beyond the bounds, or quarantined, not yet added to the database's counters. */
   private heldCounts = new Map<string, number>();
 
@@ -216,8 +220,8 @@ export class Outbox {
   /** Keeps records that could not be written, unless known already; the oldest go beyond the bounds. */
   private hold(items: NewRecord[]): number {
     const known = this.database.prepare(`SELECT 1 FROM outbox WHERE kind = ? AND dedupe_key = ?`);
-    const isHeld = (item: NewRecord) => this.held.some((h) => h.kind === item.kind && h.dedupeKey === item.dedupeKey);
-    const wasSent = (item: NewRecord) => this.sentWhileFull.some((h) => h.kind === item.kind && h.dedupeKey === item.dedupeKey);
+    const isHeld = (item: Identity) => this.held.some((h) => h.kind === item.kind && h.dedupeKey === item.dedupeKey);
+    const wasSent = (item: Identity) => this.sentWhileFull.some((h) => h.kind === item.kind && h.dedupeKey === item.dedupeKey);
     let added = 0;
     for (const item of items) {
       if (known.get(item.kind, item.dedupeKey) || isHeld(item) || wasSent(item)) continue;
@@ -291,7 +295,8 @@ export class Outbox {
   markSent(ids: readonly number[]): void {
     const heldIds = new Set(ids.filter((id) => id < 0));
     if (heldIds.size > 0) {
-      for (const h of this.held) if (heldIds.has(h.id)) this.sentWhileFull.push({ kind: h.kind, dedupeKey: h.dedupeKey, payload: '' });
+      for (const h of this.held) if (heldIds.has(h.id)) this.sentWhileFull.push({ kind: h.kind, dedupeKey: h.dedupeKey });
+      if (this.sentWhileFull.length > this.maxHeldRecords) this.sentWhileFull.splice(0, this.sentWhileFull.length - this.maxHeldRecords);
       this.releaseHeld(heldIds);
       ids = ids.filter((id) => id > 0);
     }
