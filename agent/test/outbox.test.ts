@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -9,6 +10,33 @@ const dir = tempDir('outbox');
 afterAll(() => dir.cleanup());
 let n = 0;
 const freshPath = () => join(dir.path, `outbox-${n++}.db`);
+
+/** Writes to `file` until the disk has no room left. */
+function fillUp(file: string): void {
+  const fd = openSync(file, 'w');
+  const block = Buffer.alloc(64 * 1024);
+  try {
+    for (;;) writeSync(fd, block);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A real full disk needs a small filesystem of its own: root may mount a tmpfs (as CI runs); elsewhere that test is skipped. */
+const canMountTmpfs = (() => {
+  if (process.platform !== 'linux' || process.getuid?.() !== 0) return false;
+  const probe = join(dir.path, 'mount-probe');
+  try {
+    mkdirSync(probe, { recursive: true });
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', probe], { stdio: 'ignore' });
+    execFileSync('umount', [probe]);
+    return true;
+  } catch {
+    return false;
+  }
+})();
 
 const movement = (i: number) => ({ hiveId: 'h', boxId: 'b', beesIn: i, beesOut: 0, timestamp: 1_767_225_600 + 60 * i });
 
@@ -136,6 +164,39 @@ describe('Outbox', () => {
     expect(lines.at(-1)).toMatch(/^outbox: a record held in memory was refused for good and is dropped: 400/);
     outbox.stop();
     expect(lines.at(-1)).toBe('outbox: 2 records held in memory are lost: the disk is still full');
+  });
+
+  // An agent restarted on a full disk never got going: SQLite could not size the file of its WAL index (SQLITE_IOERR_SHMSIZE).
+  it.skipIf(!canMountTmpfs)('opens, holds and catches up on a real full disk, also when started on one (a 2 MB tmpfs; needs root)', () => {
+    const mountPoint = join(dir.path, 'tiny-disk');
+    mkdirSync(mountPoint, { recursive: true });
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2M', 'tmpfs', mountPoint]);
+    try {
+      const path = join(mountPoint, 'outbox.db');
+      const lines: string[] = [];
+      const first = new Outbox({ path });
+      first.start();
+      first.enqueue('movement', 'm0', movement(0));
+      first.stop();
+      const filler = join(mountPoint, 'filler');
+      fillUp(filler);
+
+      const outbox = new Outbox({ path, log: (line) => lines.push(line) });
+      outbox.start();
+      expect(lines).toEqual([expect.stringContaining('outbox: the disk is full; the outbox is open to this process alone')]);
+      expect(outbox.enqueue('trajectories', 't1', bigBatch(1))).toBe(true);
+      expect(lines.at(-1)).toMatch(/^outbox: the disk is full \(database or disk is full\); holding new records in memory/);
+      expect(outbox.stats()).toMatchObject({ pending: { metrics: 0, movement: 1, trajectories: 1 }, held: 1 });
+
+      rmSync(filler);
+      expect(outbox.enqueue('movement', 'm1', movement(1))).toBe(true);
+      expect(lines.at(-1)).toBe('outbox: the disk has room again; 1 records held in memory are written');
+      expect(outbox.stats()).toMatchObject({ pending: { metrics: 0, movement: 2, trajectories: 1 }, held: 0 });
+      outbox.stop();
+    } finally {
+      // Lazily: a failed assertion may leave the database open, and a busy mount must not hide why it failed.
+      execFileSync('umount', ['-l', mountPoint]);
+    }
   });
 
   it('keeps its database in WAL mode', () => {

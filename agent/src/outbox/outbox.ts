@@ -136,8 +136,7 @@ export class Outbox {
   start(): void {
     if (this.db) return;
     if (this.options.path !== ':memory:') mkdirSync(dirname(this.options.path), { recursive: true });
-    const db = new Database(this.options.path);
-    db.pragma('journal_mode = WAL');
+    const db = this.open();
     // FULL, not NORMAL: in WAL mode NORMAL skips the fsync at commit, so a power cut (the usual way a Pi in a
     // field loses power) can undo commits that were already reported as stored. The outbox exists to survive
     // exactly that, and it commits a few times a minute, so the extra fsync per commit costs nothing that matters.
@@ -177,6 +176,28 @@ export class Outbox {
       if (inserted > 0) this.evict(now);
       return inserted;
     });
+  }
+
+  /**
+   * Opens the database in WAL mode. On a full disk SQLite cannot size the shared-memory index it keeps in a file
+   * beside the database, and a restarted agent would never get going; exclusive locking keeps that index in this
+   * process's memory instead. The price: `status` from another process cannot read the outbox until a restart with
+   * room.
+   */
+  private open(): Database.Database {
+    const db = new Database(this.options.path);
+    try {
+      db.pragma('journal_mode = WAL');
+      return db;
+    } catch (error) {
+      db.close();
+      if (!(isStorageFull(error) || (error instanceof Database.SqliteError && error.code === 'SQLITE_IOERR_SHMSIZE'))) throw error;
+    }
+    const alone = new Database(this.options.path);
+    alone.pragma('locking_mode = EXCLUSIVE');
+    alone.pragma('journal_mode = WAL');
+    this.options.log?.('outbox: the disk is full; the outbox is open to this process alone (`status` cannot read it until a restart with room)');
+    return alone;
   }
 
   stop(): void {
