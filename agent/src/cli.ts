@@ -124,20 +124,8 @@ function status(args: string[]): number {
     console.error(`no outbox at ${outboxPath}: the agent has not run with this state directory`);
     return 1;
   }
-  const outbox = new Outbox({ path: outboxPath });
-  outbox.start();
-  const stats = outbox.stats();
-  const lastUpload = outbox.getState<{ at: string; kind: string; count: number }>('lastUpload');
-  outbox.stop();
   const pipeline = existsSync(statusPath) ? (JSON.parse(readFileSync(statusPath, 'utf8')) as Record<string, unknown>) : undefined;
-  const lines = [
-    `outbox:        ${outboxPath}`,
-    `queued:        movement ${stats.pending.movement}, trajectories ${stats.pending.trajectories}, metrics ${stats.pending.metrics} (${stats.pendingBytes} bytes)`,
-    `oldest queued: ${stats.oldestPendingAt ? new Date(stats.oldestPendingAt).toISOString() : '-'}`,
-    `quarantined:   ${stats.quarantined}`,
-    `dropped:       movement ${stats.dropped.movement}, trajectories ${stats.dropped.trajectories}, metrics ${stats.dropped.metrics}`,
-    `last upload:   ${lastUpload ? `${lastUpload.at} (${lastUpload.count} ${lastUpload.kind})` : 'never'}`,
-  ];
+  const lines = [`outbox:        ${outboxPath}`, ...outboxLines(outboxPath)];
   if (pipeline) {
     lines.push(
       `pipeline:      updated ${String(pipeline.updatedAt)}, capture ${String(pipeline.captureState)}, ${String(pipeline.fps)} fps${pipeline.readFps === undefined ? '' : ` (the source read at ${String(pipeline.readFps)})`}, ${String(pipeline.framesProcessed)} frames, ${String(pipeline.framesDropped)} dropped, ${String(pipeline.framesRepeated ?? 0)} repeats skipped${pipeline.memoryRssMb === undefined ? '' : `, ${String(pipeline.memoryRssMb)} MB resident`}`,
@@ -152,6 +140,28 @@ function status(args: string[]): number {
   }
   console.log(lines.join('\n'));
   return 0;
+}
+
+/** What the outbox holds, for `status`; an agent that started on a full disk keeps it to itself. */
+function outboxLines(outboxPath: string): string[] {
+  const outbox = new Outbox({ path: outboxPath });
+  try {
+    outbox.start();
+    const stats = outbox.stats();
+    const lastUpload = outbox.getState<{ at: string; kind: string; count: number }>('lastUpload');
+    return [
+      `queued:        movement ${stats.pending.movement}, trajectories ${stats.pending.trajectories}, metrics ${stats.pending.metrics} (${stats.pendingBytes} bytes)`,
+      `oldest queued: ${stats.oldestPendingAt ? new Date(stats.oldestPendingAt).toISOString() : '-'}`,
+      `quarantined:   ${stats.quarantined}`,
+      `dropped:       movement ${stats.dropped.movement}, trajectories ${stats.dropped.trajectories}, metrics ${stats.dropped.metrics}`,
+      `last upload:   ${lastUpload ? `${lastUpload.at} (${lastUpload.count} ${lastUpload.kind})` : 'never'}`,
+    ];
+  } catch (error) {
+    if (!(error instanceof Error && 'code' in error && error.code === 'SQLITE_BUSY')) throw error;
+    return ['queued:        unknown: the running agent keeps the outbox to itself (it started on a full disk; see its log)'];
+  } finally {
+    outbox.stop();
+  }
 }
 
 /** Validates a config file (with the environment's secrets) the way `run` would, and says what it will do. */

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeCloud } from './helpers/fake-cloud.ts';
@@ -80,6 +81,22 @@ describe('hivegate-agent CLI', () => {
     expect(result.stderr.match(/cannot write .*status\.json/g)).toHaveLength(1);
     expect(result.stderr).toContain('agent stopped: 152 frames (and 28 repeats skipped), in 1, out 1');
   }, 60_000);
+
+  it('status says so when the running agent keeps the outbox to itself (as it does when it started on a full disk)', async () => {
+    const lockedState = join(dir.path, 'locked-state');
+    mkdirSync(lockedState, { recursive: true });
+    const agentSide = new Database(join(lockedState, 'outbox.db'));
+    agentSide.pragma('locking_mode = EXCLUSIVE');
+    agentSide.pragma('journal_mode = WAL');
+    agentSide.exec('CREATE TABLE held (a)'); // a write takes the exclusive lock and keeps it
+    try {
+      const result = await cli(['status', '--state-dir', lockedState]);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('queued:        unknown: the running agent keeps the outbox to itself (it started on a full disk; see its log)');
+    } finally {
+      agentSide.close();
+    }
+  }, 30_000);
 
   it('rejects bad input with a message naming the field and exit code 2', async () => {
     const missingHive = await cli(['run', '--source', clip, '--cloud', cloud.url, '--token', 't', '--box', 'b', '--state-dir', stateDir]);
