@@ -86,7 +86,8 @@ async function main() {
   const clip = await cachedClip(values.scenario, seconds, values.cache);
   const { truth } = clip;
   const dataDir = mkdtempSync(join(tmpdir(), 'hivegate-endurance-'));
-  const app = await buildApp(loadConfig({ DATABASE_URL: '', DATA_DIR: join(dataDir, 'cloud'), LOG_LEVEL: 'warn' }));
+  // Errors only: the bench's own lines are its output (a clone without the web app built would warn of it otherwise).
+  const app = await buildApp(loadConfig({ DATABASE_URL: '', DATA_DIR: join(dataDir, 'cloud'), LOG_LEVEL: 'error' }));
   let camera: FileCamera | undefined;
   try {
     await app.listen({ port: 0, host: '127.0.0.1' });
