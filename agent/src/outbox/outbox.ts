@@ -169,7 +169,6 @@ export class Outbox {
       const now = this.now();
       let inserted = 0;
       for (const item of items) {
-        if (!RECORD_KINDS.includes(item.kind)) throw new Error(`unknown record kind ${String(item.kind)}`);
         const json = JSON.stringify(item.payload);
         inserted += insert.run(item.kind, item.dedupeKey, json, Buffer.byteLength(json), now, now).changes;
       }
@@ -225,6 +224,7 @@ export class Outbox {
    */
   enqueueMany(items: NewRecord[]): number {
     if (!this.db || !this.insertMany) throw new Error('outbox is not started');
+    // Checked here for every path: written now, held, or written later from what was held.
     for (const item of items) if (!RECORD_KINDS.includes(item.kind)) throw new Error(`unknown record kind ${String(item.kind)}`);
     this.writeHeld();
     if (this.held.length === 0) {
@@ -241,11 +241,10 @@ export class Outbox {
   /** Keeps records that could not be written, unless known already; the oldest go beyond the bounds. */
   private hold(items: NewRecord[]): number {
     const known = this.database.prepare(`SELECT 1 FROM outbox WHERE kind = ? AND dedupe_key = ?`);
-    const isHeld = (item: Identity) => this.held.some((h) => h.kind === item.kind && h.dedupeKey === item.dedupeKey);
-    const wasSent = (item: Identity) => this.sentWhileFull.some((h) => h.kind === item.kind && h.dedupeKey === item.dedupeKey);
+    const same = (item: Identity) => (other: Identity) => other.kind === item.kind && other.dedupeKey === item.dedupeKey;
     let added = 0;
     for (const item of items) {
-      if (known.get(item.kind, item.dedupeKey) || isHeld(item) || wasSent(item)) continue;
+      if (known.get(item.kind, item.dedupeKey) || this.held.some(same(item)) || this.sentWhileFull.some(same(item))) continue;
       const bytes = Buffer.byteLength(JSON.stringify(item.payload));
       this.held.push({ id: this.nextHeldId--, kind: item.kind, dedupeKey: item.dedupeKey, payload: item.payload, bytes, createdAt: this.now() });
       this.heldBytes += bytes;
