@@ -12,13 +12,18 @@ let n = 0;
 const freshPath = () => join(dir.path, `outbox-${n++}.db`);
 
 /** Writes to `file` until the disk has no room left. */
+/** Writes until not one more block of the filesystem's fits. */
 function fillUp(file: string): void {
   const fd = openSync(file, 'w');
-  const block = Buffer.alloc(64 * 1024);
   try {
-    for (;;) writeSync(fd, block);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
+    for (const size of [64 * 1024, 4096, 512]) {
+      const block = Buffer.alloc(size);
+      try {
+        for (;;) writeSync(fd, block);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
+      }
+    }
   } finally {
     closeSync(fd);
   }
@@ -195,6 +200,25 @@ describe('Outbox', () => {
       outbox.stop();
     } finally {
       // Lazily: a failed assertion may leave the database open, and a busy mount must not hide why it failed.
+      execFileSync('umount', ['-l', mountPoint]);
+    }
+  });
+
+  it.skipIf(!canMountTmpfs)('says where it needs room when a first start finds the disk full (a 2 MB tmpfs; needs root)', () => {
+    const mountPoint = join(dir.path, 'tiny-full-disk');
+    mkdirSync(mountPoint, { recursive: true });
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2M', 'tmpfs', mountPoint]);
+    try {
+      fillUp(join(mountPoint, 'filler'));
+      const path = join(mountPoint, 'state', 'outbox.db');
+      // Before, SQLite's bare "database or disk is full" was all the agent said at each of systemd's restarts.
+      expect(() => new Outbox({ path }).start()).toThrow(`no room on the disk to create the outbox at ${path}: free some space there and start again`);
+      rmSync(join(mountPoint, 'filler'));
+      const outbox = new Outbox({ path });
+      outbox.start();
+      expect(outbox.enqueue('movement', 'm0', movement(0))).toBe(true);
+      outbox.stop();
+    } finally {
       execFileSync('umount', ['-l', mountPoint]);
     }
   });

@@ -136,30 +136,21 @@ export class Outbox {
   start(): void {
     if (this.db) return;
     if (this.options.path !== ':memory:') mkdirSync(dirname(this.options.path), { recursive: true });
-    const db = this.open();
-    // FULL, not NORMAL: in WAL mode NORMAL skips the fsync at commit, so a power cut (the usual way a Pi in a
-    // field loses power) can undo commits that were already reported as stored. The outbox exists to survive
-    // exactly that, and it commits a few times a minute, so the extra fsync per commit costs nothing that matters.
-    db.pragma('synchronous = FULL');
-    db.pragma('busy_timeout = 5000');
-    db.exec(`
-      CREATE TABLE IF NOT EXISTS outbox (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        kind TEXT NOT NULL,
-        dedupe_key TEXT NOT NULL,
-        payload TEXT NOT NULL,
-        bytes INTEGER NOT NULL,
-        state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'sent', 'quarantined')),
-        created_at INTEGER NOT NULL,
-        updated_at INTEGER NOT NULL,
-        attempts INTEGER NOT NULL DEFAULT 0,
-        last_error TEXT
-      );
-      CREATE UNIQUE INDEX IF NOT EXISTS outbox_identity ON outbox (kind, dedupe_key);
-      CREATE INDEX IF NOT EXISTS outbox_queue ON outbox (state, kind, id);
-      CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
-      CREATE TABLE IF NOT EXISTS agent_state (key TEXT PRIMARY KEY, value TEXT NOT NULL, updated_at INTEGER NOT NULL);
-    `);
+    let db: Database.Database | undefined;
+    try {
+      db = this.open();
+      // FULL, not NORMAL: in WAL mode NORMAL skips the fsync at commit, so a power cut (the usual way a Pi in a
+      // field loses power) can undo commits that were already reported as stored. The outbox exists to survive
+      // exactly that, and it commits a few times a minute, so the extra fsync per commit costs nothing that matters.
+      db.pragma('synchronous = FULL');
+      db.pragma('busy_timeout = 5000');
+      createSchema(db);
+    } catch (error) {
+      db?.close();
+      // Records are held in memory only beside a database; on a first start without room there is none to fall back on.
+      if (isStorageFull(error)) throw new Error(`no room on the disk to create the outbox at ${this.options.path}: free some space there and start again`);
+      throw error;
+    }
     this.db = db;
     const insert = db.prepare(
       `INSERT INTO outbox (kind, dedupe_key, payload, bytes, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
@@ -193,8 +184,13 @@ export class Outbox {
       if (!(isStorageFull(error) || (error instanceof Database.SqliteError && error.code === 'SQLITE_IOERR_SHMSIZE'))) throw error;
     }
     const alone = new Database(this.options.path);
-    alone.pragma('locking_mode = EXCLUSIVE');
-    alone.pragma('journal_mode = WAL');
+    try {
+      alone.pragma('locking_mode = EXCLUSIVE');
+      alone.pragma('journal_mode = WAL');
+    } catch (error) {
+      alone.close();
+      throw error;
+    }
     this.options.log?.('outbox: the disk is full; the outbox is open to this process alone (`status` cannot read it until a restart with room)');
     return alone;
   }
@@ -436,4 +432,25 @@ export class Outbox {
     }
     drop(victims);
   }
+}
+
+function createSchema(db: Database.Database): void {
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS outbox (
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
+      kind TEXT NOT NULL,
+      dedupe_key TEXT NOT NULL,
+      payload TEXT NOT NULL,
+      bytes INTEGER NOT NULL,
+      state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'sent', 'quarantined')),
+      created_at INTEGER NOT NULL,
+      updated_at INTEGER NOT NULL,
+      attempts INTEGER NOT NULL DEFAULT 0,
+      last_error TEXT
+    );
+    CREATE UNIQUE INDEX IF NOT EXISTS outbox_identity ON outbox (kind, dedupe_key);
+    CREATE INDEX IF NOT EXISTS outbox_queue ON outbox (state, kind, id);
+    CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+    CREATE TABLE IF NOT EXISTS agent_state (key TEXT PRIMARY KEY, value TEXT NOT NULL, updated_at INTEGER NOT NULL);
+  `);
 }
