@@ -154,6 +154,24 @@ describe('Outbox', () => {
     outbox.stop();
   });
 
+  it('keeps a held record\'s creation time when it is written late, so the age bound counts from then', () => {
+    let now = 1_000_000;
+    const outbox = new Outbox({ path: freshPath(), maxAgeSeconds: 3600, now: () => now });
+    outbox.start();
+    const disk = fillDisk(outbox);
+    expect(outbox.enqueue('trajectories', 't1', bigBatch(1))).toBe(true);
+    now += 3000 * 1000;
+    disk.makeRoom();
+    expect(outbox.enqueue('movement', 'm1', movement(1))).toBe(true);
+    // Written at the time of writing before, the record got 3000 s more to live than the bound gives.
+    expect(outbox.pending('trajectories', 10)).toMatchObject([{ dedupeKey: 't1', createdAt: 1_000_000 }]);
+    now += 601 * 1000;
+    outbox.enqueue('movement', 'm2', movement(2));
+    expect(outbox.pending('trajectories', 10)).toEqual([]);
+    expect(outbox.stats().dropped.trajectories).toBe(1);
+    outbox.stop();
+  });
+
   it('bounds what it holds while the disk is full, counts what it drops, and says what a stop on a full disk loses', () => {
     const lines: string[] = [];
     const outbox = new Outbox({ path: freshPath(), maxHeldRecords: 3, log: (line) => lines.push(line) });

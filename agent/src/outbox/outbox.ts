@@ -67,7 +67,8 @@ interface HeldRecord {
 }
 
 type Identity = { kind: RecordKind; dedupeKey: string };
-type NewRecord = Identity & { payload: unknown };
+/** `createdAt` is given for a held record written late: its age, for the age bound, counts from when it was made. */
+type NewRecord = Identity & { payload: unknown; createdAt?: number };
 
 /**
  * SQLite's answer when a write finds no room: the disk (an SD card filled by logs, say) or the database's page limit.
@@ -161,7 +162,7 @@ export class Outbox {
       let inserted = 0;
       for (const item of items) {
         const json = JSON.stringify(item.payload);
-        inserted += insert.run(item.kind, item.dedupeKey, json, Buffer.byteLength(json), now, now).changes;
+        inserted += insert.run(item.kind, item.dedupeKey, json, Buffer.byteLength(json), item.createdAt ?? now, now).changes;
       }
       if (inserted > 0) this.evict(now);
       return inserted;
