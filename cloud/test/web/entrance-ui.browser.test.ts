@@ -296,7 +296,7 @@ describe('entrance page media (scripted gateway)', () => {
     }
   });
 
-  it('shows on the overview whether each entrance camera is online', async () => {
+  it('shows on the overview whether each entrance camera is online, or counts without a live video link', async () => {
     state.devices = { [state.boxId]: { online: true, lastSeenAt: new Date().toISOString() } };
     const { context, page, problems } = await openEntrance();
     try {
@@ -306,6 +306,10 @@ describe('entrance page media (scripted gateway)', () => {
       state.devices = { [state.boxId]: { online: false, lastSeenAt: new Date(Date.now() - 600_000).toISOString() } };
       await page.reload();
       await row.getByText('Camera offline · seen 10 minutes ago').waitFor();
+      // Before, a box with today's counts from an agent without live video read "Camera not seen yet".
+      state.devices = {};
+      await page.reload();
+      await row.getByText('No live video link').waitFor();
       expect(problems.list).toEqual([]);
     } finally {
       await context.close();

@@ -8,8 +8,18 @@ import { Link } from '../router.tsx';
 
 const REFRESH_MS = 30_000;
 
-function DeviceBadge({ device }: { device: DeviceState | null }) {
-  if (device === null) return <span class="badge badge-muted">Camera not seen yet</span>;
+function DeviceBadge({ device, counting }: { device: DeviceState | null; counting: boolean }) {
+  if (device === null) {
+    // Counts come in over telemetry; the device link (status, live video) is separate, and an agent without live
+    // video, or another counter, never opens it. "Not seen" beside today's counts would read as a contradiction.
+    return counting ? (
+      <span class="badge badge-muted" title="Counts arrive from this entrance, but its camera has not connected for live video">
+        No live video link
+      </span>
+    ) : (
+      <span class="badge badge-muted">Camera not seen yet</span>
+    );
+  }
   return device.online ? (
     <span class="badge badge-ok">Camera online</span>
   ) : (
@@ -25,7 +35,7 @@ function BoxRow({ box }: { box: OverviewBox }) {
         <Link href={paths.box(box.id)} class="box-link">
           Box {box.id}
         </Link>
-        <DeviceBadge device={box.device} />
+        <DeviceBadge device={box.device} counting={today.lastSampleAt !== null} />
       </div>
       <dl class="traffic-today" aria-label={`Box ${box.id} entrance traffic today`}>
         <div>
