@@ -107,6 +107,12 @@ describe('hivegate-agent CLI', () => {
     expect(badZone.stderr).toContain('--zone point 2 ("3") must be x,y');
   }, 30_000);
 
+  it('takes paths from the repository root through the root script, as the README writes them', async () => {
+    // Before, `pnpm agent` ran the CLI inside agent/, so `--config agent/agent.example.yaml` was not found.
+    const result = await exec('pnpm', ['--silent', 'agent', 'check-config', '--config', 'agent/agent.example.yaml'], { cwd: join(agentRoot, '..') });
+    expect(result.stdout).toContain('config ok:     agent/agent.example.yaml');
+  }, 30_000);
+
   it('fails with one clear line when ffmpeg cannot be found', async () => {
     const result = await cli(runArgs(), { FFMPEG_PATH: '/nonexistent/ffmpeg' });
     expect(result.code).toBe(1);

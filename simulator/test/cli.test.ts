@@ -1,6 +1,6 @@
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SCENARIOS } from '../src/scenario/suite.ts';
 import { packageDir, probe, run } from './helpers.ts';
@@ -15,6 +15,19 @@ describe('sim CLI', () => {
     expect(lines).toHaveLength(SCENARIOS.length);
     expect(lines[0]).toMatch(/^quiet-morning\s+train\s+640x480@30\s+\S.+/);
     expect(lines.filter((line) => /\sheldout\s/.test(line)).length).toBe(SCENARIOS.filter((s) => s.split === 'heldout').length);
+  }, 30_000);
+
+  it('takes a relative --out from the repository root, where the root script is run', async () => {
+    const root = join(packageDir, '..');
+    const dir = await mkdtemp(join(tmpdir(), 'hivegate-sim-relative-'));
+    try {
+      // Before, the root script ran the CLI inside simulator/, so the clip landed under simulator/ instead.
+      const result = await run('pnpm', ['--silent', 'sim', 'render', '--scenario', 'quiet-morning', '--seconds', '0.5', '--out', relative(root, dir)], { cwd: root });
+      expect(result.code, result.stderr).toBe(0);
+      expect((await stat(join(dir, 'clip.mp4'))).size).toBeGreaterThan(1000);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   }, 30_000);
 
   it('renders a clip and its ground truth, reporting where they are', async () => {
