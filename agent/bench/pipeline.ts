@@ -18,7 +18,7 @@ import { parseArgs, promisify } from 'node:util';
 import { createCapture, createVision } from '../src/agent.ts';
 import { resolveFfmpeg } from '../src/capture/ffmpeg-binary.ts';
 import type { Frame } from '../src/capture/frame.ts';
-import { RepeatedFrameFilter } from '../src/capture/repeated-frames.ts';
+import { measurePipeline } from '../src/throughput.ts';
 import { agentConfigFor, cachedClip, DEFAULT_CLIP_CACHE, type CachedClip } from './clips.ts';
 
 const run = promisify(execFile);
@@ -76,30 +76,9 @@ function configFor(clip: CachedClip, { kind, model, slotModel, slotMargin, whole
 }
 
 async function runPipeline(clip: CachedClip, pipeline: Pipeline): Promise<PipelineRun> {
-  const config = configFor(clip, pipeline);
-  const capture = createCapture(config);
-  const { detector, tracker, counter } = await createVision(config);
-  let detectMs = 0;
-  let crossings = 0;
-  const { ms, value: frames } = await timeIt(async () => {
-    await capture.start();
-    const repeats = new RepeatedFrameFilter();
-    let n = 0;
-    for await (const frame of capture) {
-      // As the agent's pipeline: repeats skipped (none in a clip read at its own rate, but the check is paid for).
-      if (repeats.isRepeat(frame)) continue;
-      const t0 = performance.now();
-      const detections = await detector.detect(frame);
-      detectMs += performance.now() - t0;
-      const update = tracker.update(frame.timestampMs, detections, detector.lastLooked?.());
-      crossings += counter.onFrame(frame.timestampMs, update.tracks, update.ended).crossings.length;
-      n++;
-    }
-    crossings += counter.flush(tracker.flush()).crossings.length;
-    return n;
-  });
-  await detector.release?.();
-  return { frames, ms, detectMs, inferenceSkipped: detector.skippedFrames ?? 0, crossings, describe: detector.describe(), peakRss: process.resourceUsage().maxRSS * 1024 };
+  const result = await measurePipeline(configFor(clip, pipeline));
+  const { frames, ms, detectMs, inferenceSkipped, beesIn, beesOut, detector, peakRssBytes } = result;
+  return { frames, ms, detectMs, inferenceSkipped, crossings: beesIn + beesOut, describe: detector, peakRss: peakRssBytes };
 }
 
 /** Runs one pipeline in a fresh process (this script with --run-one, under the same loader). */

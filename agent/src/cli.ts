@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { runAgent, statusFilePath, type AgentControls } from './agent.ts';
 import { ConfigError, parseZone, readConfigFile, resolveConfig, type PartialAgentConfig } from './config/config.ts';
 import { Outbox } from './outbox/outbox.ts';
+import { cameraVerdict, measureDecode, measurePipeline, recordedFile } from './throughput.ts';
 
 const USAGE = `hivegate-agent — entrance observer agent
 
@@ -15,13 +16,17 @@ Usage:
                      [--width W --height H --fps F] [--realtime] [--start-time ISO] [--state-dir DIR]
                      [--flush-timeout SECONDS]
   hivegate-agent status [--config FILE | --state-dir DIR]
+  hivegate-agent bench --source FILE [--config FILE] [--seconds S] [--threads N]
+                     [--zone "x,y x,y …"] [--detector motion|onnx] [--model PATH] [--width W --height H --fps F]
   hivegate-agent check-config --config FILE
 
 Sources: a video file, rtsp:// or http:// URL, /dev/videoN, or rpicam[:extra rpicam-vid args].
 The detector is the shipped pair of 8-bit bee models (onnx, models/bee-centernet-int8.onnx over the frame and
 models/bee-centernet-slot-int8.onnx over the entrance slot) unless --detector motion or --model.
 Secrets may come from HIVEGATE_TOKEN and HIVEGATE_CLOUD_URL instead of flags; SIGHUP reloads them.
-With --once a file is processed as fast as possible, every record is delivered, and the exit code is 0.`;
+With --once a file is processed as fast as possible, every record is delivered, and the exit code is 0.
+bench runs the configured pipeline over a recorded clip as fast as it can, sending nothing, and says whether this
+machine keeps up with a camera at source.fps; it compares with ffmpeg decoding the same clip alone.`;
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -32,6 +37,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     if (command === 'run') return await run(rest);
     if (command === 'status') return status(rest);
+    if (command === 'bench') return await bench(rest);
     if (command === 'check-config') return checkConfig(rest);
     console.error(`unknown command "${command}"\n\n${USAGE}`);
     return 2;
@@ -112,6 +118,62 @@ async function run(args: string[]): Promise<number> {
     });
   };
   return runAgent(config, { once: values.once ?? false, stopSignal, onReady, ...(flushTimeout !== undefined ? { flushTimeoutMs: flushTimeout * 1000 } : {}) });
+}
+
+/** How fast this machine runs the configured pipeline on a clip, against decoding the clip alone, and what that means for a camera. */
+async function bench(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    options: {
+      config: { type: 'string' },
+      source: { type: 'string' },
+      seconds: { type: 'string' },
+      threads: { type: 'string' },
+      zone: { type: 'string' },
+      detector: { type: 'string' },
+      model: { type: 'string' },
+      width: { type: 'string' },
+      height: { type: 'string' },
+      fps: { type: 'string' },
+    },
+  });
+  const file = values.config ? readConfigFile(values.config) : undefined;
+  const flags: PartialAgentConfig = {
+    source: { url: values.source, width: numberFlag('--width', values.width), height: numberFlag('--height', values.height), fps: numberFlag('--fps', values.fps) },
+    detector: { kind: values.detector as 'motion' | 'onnx' | undefined, model: values.model, threads: numberFlag('--threads', values.threads) },
+    counting: values.zone ? { zone: parseZone(values.zone) } : {},
+  };
+  // Nothing is sent: the identity and the cloud only have to pass the config's checks.
+  const placeholders = { hiveId: 'bench', boxId: 'bench', cloud: { url: 'http://127.0.0.1', token: 'unused' } };
+  const config = resolveConfig({ file: { ...placeholders, ...file, cloud: { ...placeholders.cloud, ...file?.cloud } }, flags, env: {} });
+  const seconds = numberFlag('--seconds', values.seconds);
+  if (seconds !== undefined && !(seconds > 0)) throw new ConfigError(`--seconds must be more than 0, got "${values.seconds}"`);
+  try {
+    recordedFile(config);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+  const { fps, width, height } = config.source;
+
+  const pipeline = await measurePipeline(config, seconds === undefined ? Infinity : Math.max(1, Math.round(seconds * fps)));
+  const decode = await measureDecode(config, pipeline.framesRead);
+  const pipelineFps = (pipeline.frames / pipeline.ms) * 1000;
+  const decodeFps = (decode.frames / decode.ms) * 1000;
+  const threads = config.detector.kind === 'onnx' ? `; ${config.detector.threads} inference thread${config.detector.threads === 1 ? '' : 's'}` : '';
+  const repeats = pipeline.framesRead - pipeline.frames;
+  console.log(
+    [
+      `clip:          ${config.source.url} at ${width}x${height}, ${fps} fps: ${pipeline.framesRead} frames${repeats > 0 ? ` (${repeats} repeats skipped)` : ''}`,
+      `detector:      ${pipeline.detector}${threads}`,
+      `decode only:   ${decodeFps.toFixed(1)} frames/s (ffmpeg reading the clip as the agent does, into nothing)`,
+      `pipeline:      ${pipelineFps.toFixed(1)} frames/s, ${(pipelineFps / decodeFps).toFixed(2)} of decode only; detector ${(pipeline.detectMs / pipeline.frames).toFixed(2)} ms a frame` +
+        `${pipeline.inferenceSkipped > 0 ? ` (inference skipped on ${pipeline.inferenceSkipped} still frames)` : ''}; peak memory ${(pipeline.peakRssBytes / 2 ** 20).toFixed(0)} MB`,
+      `counted:       in ${pipeline.beesIn}, out ${pipeline.beesOut}`,
+      `verdict:       ${cameraVerdict(pipelineFps, fps)}`,
+    ].join('\n'),
+  );
+  return 0;
 }
 
 function status(args: string[]): number {

@@ -107,6 +107,33 @@ describe('hivegate-agent CLI', () => {
     expect(badZone.stderr).toContain('--zone point 2 ("3") must be x,y');
   }, 30_000);
 
+  it('bench times the pipeline on a clip against decoding it, counts, says whether it keeps up, and sends nothing', async () => {
+    const before = cloud.requests.length;
+    const result = await cli(['bench', '--source', clip, '--detector', 'motion']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`clip:          ${clip} at 640x480, 30 fps: 180 frames (28 repeats skipped)`);
+    expect(result.stdout).toContain('detector:      motion (background subtraction)\n');
+    expect(result.stdout).toMatch(/^decode only: +\d+\.\d frames\/s \(ffmpeg reading the clip as the agent does, into nothing\)$/m);
+    expect(result.stdout).toMatch(/^pipeline: +\d+\.\d frames\/s, \d+\.\d\d of decode only; detector \d+\.\d\d ms a frame; peak memory \d+ MB$/m);
+    expect(result.stdout).toContain('counted:       in 1, out 1');
+    expect(result.stdout).toMatch(/^verdict: +(keeps up with|falls behind) a 30 fps camera/m);
+    expect(cloud.requests.length).toBe(before);
+
+    const firstSeconds = await cli(['bench', '--source', clip, '--detector', 'motion', '--seconds', '2']);
+    expect(firstSeconds.stdout).toContain('30 fps: 60 frames');
+  }, 60_000);
+
+  it('bench refuses a camera and bad numbers with a message naming them and exit code 2', async () => {
+    const camera = await cli(['bench', '--source', 'rtsp://127.0.0.1:8554/entrance']);
+    expect(camera).toMatchObject({ code: 2, stderr: expect.stringContaining('source must be a video file to measure throughput, got rtsp://127.0.0.1:8554/entrance') });
+    const noSource = await cli(['bench']);
+    expect(noSource).toMatchObject({ code: 2, stderr: expect.stringContaining('source.url is required') });
+    const seconds = await cli(['bench', '--source', clip, '--seconds', '0']);
+    expect(seconds).toMatchObject({ code: 2, stderr: expect.stringContaining('--seconds must be more than 0, got "0"') });
+    const threads = await cli(['bench', '--source', clip, '--threads', 'two']);
+    expect(threads).toMatchObject({ code: 2, stderr: expect.stringContaining('--threads must be a number, got "two"') });
+  }, 60_000);
+
   it('takes paths from the repository root through the root script, as the README writes them', async () => {
     // Before, `pnpm agent` ran the CLI inside agent/, so `--config agent/agent.example.yaml` was not found.
     const result = await exec('pnpm', ['--silent', 'agent', 'check-config', '--config', 'agent/agent.example.yaml'], { cwd: join(agentRoot, '..') });
