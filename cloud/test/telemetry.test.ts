@@ -130,7 +130,8 @@ describe('POST /iot/v1/metrics', () => {
     const { auth } = await createUser(t.app);
     const response = await t.app.inject({ method: 'POST', url: '/iot/v1/metrics', payload: 'weight=1', headers: { ...auth, 'content-type': 'text/plain' } });
     expect(response.statusCode).toBe(415);
-    expect(response.json().error).toMatch(/application\/json/);
+    // Before, the message read "content type Unsupported Media Type is not supported".
+    expect(response.json()).toEqual({ error: 'content type text/plain is not supported; send application/json' });
   });
 });
 

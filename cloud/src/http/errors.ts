@@ -26,14 +26,15 @@ function reasonFor(status: number, code: string | undefined): RejectionReason {
   return 'bad_request';
 }
 
-function clientMessage(err: FastifyError): string {
+function clientMessage(err: FastifyError, contentType: string | undefined): string {
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return 'request body is too large';
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return 'body is required';
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return `content type ${err.message.replace(/^.*?: /, '')} is not supported; send application/json`;
+      // fastify's own message is only "Unsupported Media Type": the type the client sent is in its header.
+      return `content type ${contentType?.split(';')[0]?.trim() || '(none)'} is not supported; send application/json`;
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return 'body is not valid JSON';
     default:
@@ -58,7 +59,7 @@ export function installErrorHandling(app: FastifyInstance, onRejected: (reason: 
       request.log.error({ err }, 'request failed');
       return reply.status(status).send({ error: 'internal server error' });
     }
-    return reply.status(status).send({ error: clientMessage(err) });
+    return reply.status(status).send({ error: clientMessage(err, request.headers['content-type']) });
   });
   app.setNotFoundHandler((request, reply) => {
     onRejected('not_found');
