@@ -95,12 +95,14 @@ describe('agent on a live source', () => {
     // 3 s at 30 fps, then every other frame only (as a camera that lengthens its exposure when a cloud comes over):
     // ffmpeg found 30 fps when it connected and fills the gaps with repeats.
     const clip = await generateClip(join(dir.path, 'slowing.ts'), { seconds: 14, fps: 30, width: 320, height: 240, lavfi: "testsrc=s=320x240:r=30,noise=alls=8:allf=t,select='lt(t\\,3)+not(mod(n\\,2))'", container: 'mpegts' });
-    // Played in real time (this helper's cameras pace by bytes, which a clip of two rates would bend).
-    const slowingCamera = new FileCamera({ file: clip });
+    // Played in real time (this helper's cameras pace by bytes, which a clip of two rates would bend), from when the
+    // agent connects: started with the camera, an agent slow to start on a loaded machine joined after the 3 s at 30
+    // fps and found a 15 fps camera.
+    const slowingCamera = new FileCamera({ file: clip, startWhenWatched: true });
     const agent = startAgent(await slowingCamera.start(), 'slowing', ['--width', '320', '--height', '240']);
     try {
-      // The notes come once the first 10 s of frames (300 at 30 fps) are in: up to 90 new (the agent joins the camera
-      // at a keyframe), then new and repeated frames by halves.
+      // The notes come once the first 10 s of frames (300 at 30 fps) are in: 90 new, then new and repeated frames by
+      // halves.
       await agent.until('repeated the one before');
       await agent.until('new pictures now come at', 5000);
     } finally {

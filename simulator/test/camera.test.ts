@@ -115,6 +115,20 @@ describe('FileCamera', () => {
     }
   }, 40_000);
 
+  it('waits for its first reader to start playing when asked, so that reader gets the recording from its first frame', async () => {
+    const camera = new FileCamera({ file: mjpeg, port: 0, startWhenWatched: true });
+    const url = await camera.start();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 2500)); // longer than the recording
+      const { arrivals, ended } = await readFrames(url, 10_000);
+      expect(ended).toBe(true);
+      // All 60 frames of the two seconds; a camera that had played from start() would have ended already (410).
+      expect(arrivals.length).toBe(60);
+    } finally {
+      await camera.stop();
+    }
+  }, 40_000);
+
   it('refuses an unreadable file before opening any port', async () => {
     await expect(new FileCamera({ file: join(dir, 'missing.mp4') }).start()).rejects.toThrow(/file cannot be read/);
     await expect(new FileCamera({ file: mp4, port: 70_000 }).start()).rejects.toThrow(/port must be an integer/);

@@ -14,6 +14,11 @@ export interface FileCameraOptions {
   port?: number;
   /** Where ffmpeg's complaints go (default: nowhere). */
   log?: (line: string) => void;
+  /**
+   * Start playing when the first reader connects rather than at `start()`, so that reader sees the recording from its
+   * first frame however long it took to connect (a test or a benchmark of what follows; a real camera does not wait).
+   */
+  startWhenWatched?: boolean;
 }
 
 const MPEGTS_PACKET = 188;
@@ -42,6 +47,7 @@ export class FileCamera {
   private restartTimer: NodeJS.Timeout | undefined;
   private ended = false;
   private url_: string | undefined;
+  private ffmpegPath: string | undefined;
 
   constructor(private readonly options: FileCameraOptions) {}
 
@@ -66,7 +72,8 @@ export class FileCamera {
     await once(server, 'listening');
     const address = server.address() as AddressInfo;
     this.url_ = `http://127.0.0.1:${address.port}/camera.ts`;
-    this.spawnFfmpeg(ffmpegPath);
+    this.ffmpegPath = ffmpegPath;
+    if (!this.options.startWhenWatched) this.spawnFfmpeg(ffmpegPath);
     return this.url_;
   }
 
@@ -107,6 +114,7 @@ export class FileCamera {
       this.joining.delete(response);
       this.clients.delete(response);
     });
+    if (!this.ffmpeg && this.ffmpegPath && !this.stopping) this.spawnFfmpeg(this.ffmpegPath);
   }
 
   private spawnFfmpeg(ffmpegPath: string): void {
