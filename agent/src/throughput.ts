@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { Crossing } from '@hivegate/shared';
-import { createCapture, createVision } from './agent.ts';
+import { createCapture, createVision, followPictureRate } from './agent.ts';
 import { resolveFfmpeg } from './capture/ffmpeg-binary.ts';
 import { RepeatedFrameFilter } from './capture/repeated-frames.ts';
 import { buildFfmpegArgs, isLive, parseSource } from './capture/source.ts';
@@ -74,6 +74,8 @@ export async function measurePipeline(config: AgentConfig, maxFrames = Infinity)
   let ms = 0;
   try {
     await capture.start();
+    // As the agent: a clip slower than source.fps has its repeats skipped, and the frame-counted settings follow its rate.
+    followPictureRate(config, Math.min(capture.sourceFps ?? config.source.fps, config.source.fps), { tracker, counter });
     for await (const frame of capture) {
       if (!repeats.isRepeat(frame)) {
         const t0 = performance.now();
