@@ -50,23 +50,36 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
+/** The flags `run` and `bench` share: the config file, the source and how it is read, the detector, the zone. */
+const PIPELINE_OPTIONS = {
+  config: { type: 'string' },
+  source: { type: 'string' },
+  zone: { type: 'string' },
+  detector: { type: 'string' },
+  model: { type: 'string' },
+  width: { type: 'string' },
+  height: { type: 'string' },
+  fps: { type: 'string' },
+} as const;
+
+function pipelineFlags(values: { source?: string; zone?: string; detector?: string; model?: string; width?: string; height?: string; fps?: string }): PartialAgentConfig {
+  return {
+    source: { url: values.source, width: numberFlag('--width', values.width), height: numberFlag('--height', values.height), fps: numberFlag('--fps', values.fps) },
+    detector: { kind: values.detector as 'motion' | 'onnx' | undefined, model: values.model },
+    counting: values.zone ? { zone: parseZone(values.zone) } : {},
+  };
+}
+
 async function run(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
     strict: true,
     options: {
-      config: { type: 'string' },
-      source: { type: 'string' },
+      ...PIPELINE_OPTIONS,
       cloud: { type: 'string' },
       token: { type: 'string' },
       hive: { type: 'string' },
       box: { type: 'string' },
-      zone: { type: 'string' },
-      detector: { type: 'string' },
-      model: { type: 'string' },
-      width: { type: 'string' },
-      height: { type: 'string' },
-      fps: { type: 'string' },
       realtime: { type: 'boolean' },
       'start-time': { type: 'string' },
       'state-dir': { type: 'string' },
@@ -74,20 +87,13 @@ async function run(args: string[]): Promise<number> {
       once: { type: 'boolean' },
     },
   });
+  const pipeline = pipelineFlags(values);
   const flags: PartialAgentConfig = {
+    ...pipeline,
     hiveId: values.hive,
     boxId: values.box,
-    source: {
-      url: values.source,
-      width: numberFlag('--width', values.width),
-      height: numberFlag('--height', values.height),
-      fps: numberFlag('--fps', values.fps),
-      realtime: values.realtime,
-      startTime: values['start-time'],
-    },
+    source: { ...pipeline.source, realtime: values.realtime, startTime: values['start-time'] },
     cloud: { url: values.cloud, token: values.token },
-    detector: { kind: values.detector as 'motion' | 'onnx' | undefined, model: values.model },
-    counting: values.zone ? { zone: parseZone(values.zone) } : {},
     stateDir: values['state-dir'],
   };
   const load = () => {
@@ -125,25 +131,11 @@ async function bench(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
     strict: true,
-    options: {
-      config: { type: 'string' },
-      source: { type: 'string' },
-      seconds: { type: 'string' },
-      threads: { type: 'string' },
-      zone: { type: 'string' },
-      detector: { type: 'string' },
-      model: { type: 'string' },
-      width: { type: 'string' },
-      height: { type: 'string' },
-      fps: { type: 'string' },
-    },
+    options: { ...PIPELINE_OPTIONS, seconds: { type: 'string' }, threads: { type: 'string' } },
   });
   const file = values.config ? readConfigFile(values.config) : undefined;
-  const flags: PartialAgentConfig = {
-    source: { url: values.source, width: numberFlag('--width', values.width), height: numberFlag('--height', values.height), fps: numberFlag('--fps', values.fps) },
-    detector: { kind: values.detector as 'motion' | 'onnx' | undefined, model: values.model, threads: numberFlag('--threads', values.threads) },
-    counting: values.zone ? { zone: parseZone(values.zone) } : {},
-  };
+  const pipeline = pipelineFlags(values);
+  const flags: PartialAgentConfig = { ...pipeline, detector: { ...pipeline.detector, threads: numberFlag('--threads', values.threads) } };
   // Nothing is sent: the identity and the cloud only have to pass the config's checks.
   const placeholders = { hiveId: 'bench', boxId: 'bench', cloud: { url: 'http://127.0.0.1', token: 'unused' } };
   const config = resolveConfig({ file: { ...placeholders, ...file, cloud: { ...placeholders.cloud, ...file?.cloud } }, flags, env: {} });
@@ -156,20 +148,20 @@ async function bench(args: string[]): Promise<number> {
   }
   const { fps, width, height } = config.source;
 
-  const pipeline = await measurePipeline(config, seconds === undefined ? Infinity : Math.max(1, Math.round(seconds * fps)));
-  const decode = await measureDecode(config, pipeline.framesRead);
-  const pipelineFps = (pipeline.frames / pipeline.ms) * 1000;
+  const measured = await measurePipeline(config, seconds === undefined ? Infinity : Math.max(1, Math.round(seconds * fps)));
+  const decode = await measureDecode(config, measured.framesRead);
+  const pipelineFps = (measured.frames / measured.ms) * 1000;
   const decodeFps = (decode.frames / decode.ms) * 1000;
   const threads = config.detector.kind === 'onnx' ? `; ${config.detector.threads} inference thread${config.detector.threads === 1 ? '' : 's'}` : '';
-  const repeats = pipeline.framesRead - pipeline.frames;
+  const repeats = measured.framesRead - measured.frames;
   console.log(
     [
-      `clip:          ${config.source.url} at ${width}x${height}, ${fps} fps: ${pipeline.framesRead} frames${repeats > 0 ? ` (${repeats} repeats skipped)` : ''}`,
-      `detector:      ${pipeline.detector}${threads}`,
+      `clip:          ${config.source.url} at ${width}x${height}, ${fps} fps: ${measured.framesRead} frames${repeats > 0 ? ` (${repeats} repeats skipped)` : ''}`,
+      `detector:      ${measured.detector}${threads}`,
       `decode only:   ${decodeFps.toFixed(1)} frames/s (ffmpeg reading the clip as the agent does, into nothing)`,
-      `pipeline:      ${pipelineFps.toFixed(1)} frames/s, ${(pipelineFps / decodeFps).toFixed(2)} of decode only; detector ${(pipeline.detectMs / pipeline.frames).toFixed(2)} ms a frame` +
-        `${pipeline.inferenceSkipped > 0 ? ` (inference skipped on ${pipeline.inferenceSkipped} still frames)` : ''}; peak memory ${(pipeline.peakRssBytes / 2 ** 20).toFixed(0)} MB`,
-      `counted:       in ${pipeline.beesIn}, out ${pipeline.beesOut}`,
+      `pipeline:      ${pipelineFps.toFixed(1)} frames/s, ${(pipelineFps / decodeFps).toFixed(2)} of decode only; detector ${(measured.detectMs / measured.frames).toFixed(2)} ms a frame` +
+        `${measured.inferenceSkipped > 0 ? ` (inference skipped on ${measured.inferenceSkipped} still frames)` : ''}; peak memory ${(measured.peakRssBytes / 2 ** 20).toFixed(0)} MB`,
+      `counted:       in ${measured.beesIn}, out ${measured.beesOut}`,
       `verdict:       ${cameraVerdict(pipelineFps, fps)}`,
     ].join('\n'),
   );
