@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FfmpegCapture, type CaptureStatus } from './capture/capture.ts';
+import { ClockStepLog } from './capture/clock-steps.ts';
 import { resolveFfmpeg } from './capture/ffmpeg-binary.ts';
 import { pictureRateNote, repeatedFramesNote, slowSourceNote } from './capture/rate-notes.ts';
 import { isLive, parseSource } from './capture/source.ts';
@@ -217,6 +218,9 @@ export async function runAgent(config: AgentConfig, options: RunOptions = {}): P
       })
     : undefined;
   const flushTimeoutMs = options.flushTimeoutMs ?? 30_000;
+  // Live frames are stamped by this machine's clock: when it is set (NTP after a boot without a real-time clock), the
+  // counts move between minutes, and the log says why.
+  const clockSteps = liveSource ? new ClockStepLog({ log }) : undefined;
 
   const controller = new Controller(
     [
@@ -230,6 +234,7 @@ export async function runAgent(config: AgentConfig, options: RunOptions = {}): P
         },
       },
       ...(sensors ? [{ name: 'sensors', start: () => sensors.start(), stop: () => sensors.stop() }] : []),
+      ...(clockSteps ? [{ name: 'clock watch', start: () => clockSteps.start(), stop: () => clockSteps.stop() }] : []),
       { name: 'capture', start: () => capture.start(), stop: () => capture.stop() },
       { name: 'pipeline', start: () => pipeline.start(), stop: () => pipeline.stop() },
       // Last to start, first to stop: the stream ends (STREAM_STOPPED reported) while frames still flow.
