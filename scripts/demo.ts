@@ -1,10 +1,12 @@
 /**
  * The demo: the cloud on its embedded database, a synthetic entrance clip with known ground truth, the edge agent
- * counting it against the cloud, and what arrived printed next to the truth. Then it keeps serving the web app.
+ * counting it against the cloud, and what arrived printed next to the truth. Then it keeps serving the web app, with
+ * the clip played on a loop as a live camera that a second agent watches as it would at a hive (live counts, live view).
  *   pnpm demo [--scenario busy-afternoon] [--seconds 120] [--port 8600] [--no-serve]
  */
 import { spawn } from 'node:child_process';
-import { createReadStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { createReadStream, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +15,7 @@ import { loadConfig } from '../cloud/src/config.ts';
 import { LoginTakenError } from '../cloud/src/auth/users-repository.ts';
 import { hashPassword } from '../cloud/src/auth/passwords.ts';
 import { ensureWebBuild } from '../cloud/src/web/build.ts';
+import { FileCamera } from '../simulator/src/io/camera.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const { values } = parseArgs({
@@ -86,9 +89,11 @@ async function main() {
 
   step('Running the edge agent on the clip against the cloud');
   const zone = truth.entranceZone.map(([x, y]) => `${x},${y}`).join(' ');
-  const agentArgs = ['agent', 'run', '--source', path.join(clipDir, 'clip.mp4'), '--cloud', cloudUrl, '--token', token, '--hive', HIVE, '--box', BOX, '--zone', zone, '--fps', String(truth.fps), '--once', '--state-dir', path.join(dataDir, 'agent')];
-  if (values.detector) agentArgs.push('--detector', values.detector);
-  await pnpm(agentArgs);
+  const agentArgs = (source: string) => [
+    'run', '--source', source, '--cloud', cloudUrl, '--token', token, '--hive', HIVE, '--box', BOX, '--zone', zone, '--fps', String(truth.fps),
+    ...(values.detector ? ['--detector', values.detector] : []),
+  ];
+  await pnpm(['agent', ...agentArgs(path.join(clipDir, 'clip.mp4')), '--once', '--state-dir', path.join(dataDir, 'agent')]);
 
   step('Storing the clip as entrance video (transcoded to HLS in the background)');
   const existing = await app.ctx.videos.list(user.id, BOX, { limit: 1 });
@@ -126,8 +131,36 @@ async function main() {
     await app.close();
     return;
   }
+
+  step('Playing the clip on a loop as a live entrance camera, watched by a second agent as at a hive');
+  const camera = new FileCamera({ file: path.join(clipDir, 'clip.mp4'), loop: true });
+  const cameraUrl = await camera.start();
+  const liveLog = path.join(dataDir, 'agent-live.log');
+  // In a process group of its own, so that Ctrl-C reaches it once, as the SIGTERM of `stop` below: a second signal
+  // while it flushes ends it at once, as it would end an agent that does not stop. Its log goes straight to a file.
+  const liveAgent = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'agent', 'src', 'cli.ts'), ...agentArgs(cameraUrl), '--state-dir', path.join(dataDir, 'agent-live')], {
+    cwd: ROOT,
+    detached: true,
+    stdio: ['ignore', 'ignore', openSync(liveLog, 'a')],
+  });
+  process.on('exit', () => liveAgent.kill('SIGTERM'));
+  let stopping = false;
+  liveAgent.on('exit', (code, signal) => {
+    if (!stopping) console.log(`The live agent stopped (${signal ?? `exit code ${code}`}); its log says why: ${liveLog}`);
+  });
+  console.log(`Camera ${cameraUrl}; the agent's log: ${liveLog}. Today's counts now keep rising, the box reads "Camera`);
+  console.log('online", and "Start live view" on its page streams the camera to the browser.');
   console.log('The cloud keeps serving; press Ctrl-C to stop.');
   const stop = async () => {
+    if (stopping) return;
+    // The agent first, while the cloud can still take what it flushes; then its camera; then the cloud.
+    stopping = true;
+    if (liveAgent.exitCode === null && liveAgent.signalCode === null) {
+      const closed = once(liveAgent, 'close');
+      liveAgent.kill('SIGTERM');
+      await closed;
+    }
+    await camera.stop();
     await app.close();
     process.exit(0);
   };
