@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,6 +42,29 @@ describe('pnpm demo', () => {
       const totalAgain = /^\s+total\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(again.stdout);
       expect(totalAgain?.slice(1).map(Number)).toEqual([arrivedIn, truthIn, arrivedOut, truthOut]);
     } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 300_000);
+
+  it('keeps serving with the clip as a live camera that a second agent counts, and stops it cleanly on Ctrl-C', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'hivegate-demo-live-'));
+    // Its own process group, as a terminal's foreground job: Ctrl-C is a SIGINT to the whole group.
+    const demo = spawn('pnpm', ['--silent', 'demo', '--seconds', '30', '--port', String(await freePort()), '--data-dir', dataDir], { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
+    const closed = once(demo, 'close');
+    let stdout = '';
+    demo.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    const statusFile = path.join(dataDir, 'agent-live', 'status.json');
+    const framesSeen = () => (existsSync(statusFile) ? (JSON.parse(readFileSync(statusFile, 'utf8')) as { framesProcessed: number }).framesProcessed : 0);
+    try {
+      await expect.poll(() => stdout, { timeout: 180_000, interval: 500 }).toContain('press Ctrl-C to stop');
+      expect(stdout).toContain('Playing the clip on a loop as a live entrance camera');
+      await expect.poll(framesSeen, { timeout: 60_000, interval: 500 }).toBeGreaterThan(60);
+      process.kill(-demo.pid!, 'SIGINT');
+      await closed;
+      // Before, Ctrl-C reached the agent twice (from the terminal and from the demo), and the second signal ended it mid-flush.
+      expect(readFileSync(path.join(dataDir, 'agent-live.log'), 'utf8')).toMatch(/agent stopped: \d+ frames, .*; 0 records still queued/);
+    } finally {
+      if (demo.exitCode === null && demo.signalCode === null) process.kill(-demo.pid!, 'SIGKILL');
       rmSync(dataDir, { recursive: true, force: true });
     }
   }, 300_000);
