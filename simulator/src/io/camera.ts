@@ -87,6 +87,7 @@ export class FileCamera {
       await once(child, 'close').catch(() => undefined);
       clearTimeout(killer);
     }
+    this.ffmpeg = undefined;
     for (const client of [...this.clients, ...this.joining]) client.destroy();
     this.clients.clear();
     this.joining.clear();
