@@ -16,9 +16,8 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { createCapture, createVision } from '../src/agent.ts';
-import { resolveFfmpeg } from '../src/capture/ffmpeg-binary.ts';
 import type { Frame } from '../src/capture/frame.ts';
-import { measurePipeline } from '../src/throughput.ts';
+import { measureDecode, measurePipeline } from '../src/throughput.ts';
 import { agentConfigFor, cachedClip, DEFAULT_CLIP_CACHE, type CachedClip } from './clips.ts';
 
 const run = promisify(execFile);
@@ -162,15 +161,14 @@ async function main(): Promise<void> {
   // fails now, naming the setting, not in a child process minutes later.
   for (const pipeline of pipelines) configFor(clip, pipeline);
   const { width, height, fps, frameCount } = clip.truth;
-  const ffmpeg = resolveFfmpeg();
   const fpsOf = (n: number, ms: number) => (n / ms) * 1000;
   const decodeFps: number[] = [];
   const captureFps: number[] = [];
   const results = new Map<Pipeline, { fps: number[]; ratio: number[]; detectMs: number[]; peakRss: number; run: PipelineRun }>();
   for (let round = 1; round <= rounds; round++) {
-    // Baseline: ffmpeg decoding and converting to RGB at the capture size, writing nowhere.
-    const decode = await timeIt(() => run(ffmpeg, ['-hide_banner', '-loglevel', 'error', '-i', clip.clip, '-vf', `fps=${fps},scale=${width}:${height},format=rgb24`, '-f', 'null', '-']));
-    decodeFps.push(fpsOf(frameCount, decode.ms));
+    // Baseline: ffmpeg decoding and converting to RGB as the capture does, writing nowhere.
+    const decode = await measureDecode(agentConfigFor(clip, { detector: 'onnx' }), frameCount);
+    decodeFps.push(fpsOf(decode.frames, decode.ms));
     // Capture alone: the same decode plus the pipe into Node and frame splitting.
     const captureOnly = await timeIt(async () => {
       const capture = createCapture(agentConfigFor(clip, { detector: 'motion' }));
