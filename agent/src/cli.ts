@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { runAgent, statusFilePath, type AgentControls } from './agent.ts';
 import { ConfigError, parseZone, readConfigFile, resolveConfig, type PartialAgentConfig } from './config/config.ts';
 import { Outbox } from './outbox/outbox.ts';
-import { cameraVerdict, measureDecode, measurePipeline, recordedFile } from './throughput.ts';
+import { cameraVerdict, measureDecode, measurePipeline } from './throughput.ts';
 
 const USAGE = `hivegate-agent — entrance observer agent
 
@@ -141,11 +141,6 @@ async function bench(args: string[]): Promise<number> {
   const config = resolveConfig({ file: { ...placeholders, ...file, cloud: { ...placeholders.cloud, ...file?.cloud } }, flags, env: {} });
   const seconds = numberFlag('--seconds', values.seconds);
   if (seconds !== undefined && !(seconds > 0)) throw new ConfigError(`--seconds must be more than 0, got "${values.seconds}"`);
-  try {
-    recordedFile(config);
-  } catch (error) {
-    throw new ConfigError((error as Error).message);
-  }
   const { fps, width, height } = config.source;
 
   const measured = await measurePipeline(config, seconds === undefined ? Infinity : Math.max(1, Math.round(seconds * fps)));

@@ -5,7 +5,7 @@ import { createCapture, createVision, followPictureRate } from './agent.ts';
 import { resolveFfmpeg } from './capture/ffmpeg-binary.ts';
 import { RepeatedFrameFilter } from './capture/repeated-frames.ts';
 import { buildFfmpegArgs, isLive, parseSource } from './capture/source.ts';
-import type { AgentConfig } from './config/config.ts';
+import { ConfigError, type AgentConfig } from './config/config.ts';
 
 const run = promisify(execFile);
 
@@ -31,7 +31,7 @@ export interface PipelineThroughput {
 /** The clip's path; a camera or stream, which delivers at its own pace, cannot be measured as fast as it goes. */
 export function recordedFile(config: AgentConfig): string {
   const spec = parseSource(config.source.url, config.source);
-  if (isLive(spec) || spec.kind !== 'file') throw new Error(`source must be a video file to measure throughput, got ${config.source.url} (record a clip from the camera first)`);
+  if (isLive(spec) || spec.kind !== 'file') throw new ConfigError(`source must be a video file to measure throughput, got ${config.source.url} (record a clip from the camera first)`);
   return spec.path;
 }
 
