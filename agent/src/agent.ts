@@ -15,6 +15,7 @@ import { DeviceLoop, type DeviceSnapshot } from './device/device-loop.ts';
 import { hostDiagnostics } from './device/diagnostics.ts';
 import { LiveStreamer } from './live/live-streamer.ts';
 import { isStorageFull, Outbox } from './outbox/outbox.ts';
+import { OutboxLock } from './outbox/outbox-lock.ts';
 import { Pipeline } from './pipeline.ts';
 import { SensorReader } from './sensors/sensor-reader.ts';
 import { BeeTracker } from './track/tracker.ts';
@@ -222,8 +223,10 @@ export async function runAgent(config: AgentConfig, options: RunOptions = {}): P
   // counts move between minutes, and the log says why.
   const clockSteps = liveSource ? new ClockStepLog({ log }) : undefined;
 
+  const outboxLock = new OutboxLock(config.outbox.path);
   const controller = new Controller(
     [
+      { name: 'outbox lock', start: () => outboxLock.start(), stop: () => outboxLock.stop() },
       { name: 'outbox', start: () => outbox.start(), stop: () => outbox.stop() },
       {
         name: 'uplink',

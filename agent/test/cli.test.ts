@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeCloud } from './helpers/fake-cloud.ts';
+import { holdOutboxLockElsewhere } from './helpers/lock-holder.ts';
 import { generateClip, tempDir, twoBeesLavfi } from './helpers/media.ts';
 
 const exec = promisify(execFile);
@@ -95,6 +96,23 @@ describe('hivegate-agent CLI', () => {
       expect(result.stdout).toContain('queued:        unknown: the running agent keeps the outbox to itself (it started on a full disk; see its log)');
     } finally {
       agentSide.close();
+    }
+  }, 30_000);
+
+  // Two agents on one state directory (the service running, and the same config run by hand) both sent its records.
+  it('run refuses an outbox another running agent owns, sends nothing, and status still reads it', async () => {
+    const holder = await holdOutboxLockElsewhere(join(stateDir, 'outbox.db'));
+    try {
+      const before = cloud.requests.length;
+      const result = await cli(runArgs());
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`hivegate-agent: another agent is running on the outbox at ${join(stateDir, 'outbox.db')}: stop it first`);
+      expect(cloud.requests.length).toBe(before);
+      const status = await cli(['status', '--state-dir', stateDir]);
+      expect(status.code).toBe(0);
+      expect(status.stdout).toMatch(/queued:\s+movement 0, trajectories 0, metrics 0/);
+    } finally {
+      holder.kill('SIGKILL');
     }
   }, 30_000);
 

@@ -1,0 +1,49 @@
+import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+
+/**
+ * Keeps a second agent off an outbox that a running agent owns: two agents on one outbox would send the same records,
+ * race over which is sent, and each count the camera's bees again. The lock is SQLite's own file lock on a small file
+ * beside the outbox (`<outbox>.lock`), held in exclusive locking mode while the agent runs. The kernel drops it when
+ * the process ends in any way, kill -9 and power loss included, so there is never a stale lock to clear by hand (a
+ * pid file would outlive a crash, and after a reboot its pid may belong to another program). `status` reads the
+ * outbox itself, which the lock does not touch.
+ */
+export class OutboxLock {
+  private db: Database.Database | undefined;
+
+  constructor(private readonly outboxPath: string) {}
+
+  get path(): string {
+    return `${this.outboxPath}.lock`;
+  }
+
+  start(): void {
+    if (this.db || this.outboxPath === ':memory:') return;
+    mkdirSync(dirname(this.path), { recursive: true });
+    // An empty file is an empty database to SQLite; creating it first needs no room on a full disk but an inode.
+    closeSync(openSync(this.path, 'a'));
+    const db = new Database(this.path, { timeout: 0 });
+    try {
+      db.pragma('locking_mode = EXCLUSIVE');
+      // In exclusive locking mode the lock a transaction takes is kept after it ends, until the connection closes.
+      db.exec('BEGIN EXCLUSIVE');
+      db.exec('COMMIT');
+    } catch (error) {
+      db.close();
+      if (error instanceof Database.SqliteError && error.code.startsWith('SQLITE_BUSY')) {
+        throw new Error(
+          `another agent is running on the outbox at ${this.outboxPath}: stop it first (a second one would send its records again and count the same bees), or give this one a stateDir of its own`,
+        );
+      }
+      throw error;
+    }
+    this.db = db;
+  }
+
+  stop(): void {
+    this.db?.close();
+    this.db = undefined;
+  }
+}
