@@ -141,7 +141,8 @@ async function main() {
   const liveAgent = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'agent', 'src', 'cli.ts'), ...agentArgs(cameraUrl), '--state-dir', path.join(dataDir, 'agent-live')], {
     cwd: ROOT,
     detached: true,
-    stdio: ['ignore', 'ignore', openSync(liveLog, 'a')],
+    // The IPC channel closes however the demo ends, SIGKILL included, and the agent stops when it does.
+    stdio: ['ignore', 'ignore', openSync(liveLog, 'a'), 'ipc'],
   });
   process.on('exit', () => liveAgent.kill('SIGTERM'));
   let stopping = false;
@@ -166,6 +167,8 @@ async function main() {
   };
   process.on('SIGINT', () => void stop());
   process.on('SIGTERM', () => void stop());
+  // A closed terminal: stop as for Ctrl-C (Node would otherwise exit at once, leaving the agent to the IPC channel).
+  process.on('SIGHUP', () => void stop());
 }
 
 main().catch((err: unknown) => {

@@ -111,6 +111,9 @@ async function run(args: string[]): Promise<number> {
   };
   process.once('SIGINT', () => onSignal('SIGINT'));
   process.once('SIGTERM', () => onSignal('SIGTERM'));
+  // Started by another program with an IPC channel (the demo starts one so): stop when that program is gone, however
+  // it ended, rather than count on with nobody to stop it.
+  if (process.channel) process.once('disconnect', () => onSignal('the program that started this agent has ended'));
   // SIGHUP re-reads the config file and environment for new cloud credentials (after a 401, no restart needed).
   const onReady = (controls: AgentControls) => {
     process.on('SIGHUP', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +16,20 @@ async function freePort(): Promise<number> {
   const { port } = server.address() as { port: number };
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
+}
+
+/** The processes whose command line holds `text` (read from /proc: no procps needed). */
+function processesRunWith(text: string): number[] {
+  return readdirSync('/proc')
+    .filter((pid) => /^\d+$/.test(pid))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').includes(text);
+      } catch {
+        return false; // ended while we looked
+      }
+    })
+    .map(Number);
 }
 
 // The README's first command ends in `pnpm demo`: this keeps it true.
@@ -46,7 +60,11 @@ describe('pnpm demo', () => {
     }
   }, 300_000);
 
-  it('keeps serving with the clip as a live camera that a second agent counts, and stops it cleanly on Ctrl-C', async () => {
+  // SIGHUP is the terminal closing; Node's default for it ended the demo at once, its agent unflushed.
+  it.each([
+    ['Ctrl-C', 'SIGINT'],
+    ['its terminal closing', 'SIGHUP'],
+  ] as const)('keeps serving with the clip as a live camera that a second agent counts, and stops it cleanly on %s', async (_, signal) => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'hivegate-demo-live-'));
     // Its own process group, as a terminal's foreground job: Ctrl-C is a SIGINT to the whole group.
     const demo = spawn('pnpm', ['--silent', 'demo', '--seconds', '30', '--port', String(await freePort()), '--data-dir', dataDir], { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
@@ -59,12 +77,36 @@ describe('pnpm demo', () => {
       await expect.poll(() => stdout, { timeout: 180_000, interval: 500 }).toContain('press Ctrl-C to stop');
       expect(stdout).toContain('Playing the clip on a loop as a live entrance camera');
       await expect.poll(framesSeen, { timeout: 60_000, interval: 500 }).toBeGreaterThan(60);
-      process.kill(-demo.pid!, 'SIGINT');
+      process.kill(-demo.pid!, signal);
       await closed;
       // Before, Ctrl-C reached the agent twice (from the terminal and from the demo), and the second signal ended it mid-flush.
-      expect(readFileSync(path.join(dataDir, 'agent-live.log'), 'utf8')).toMatch(/agent stopped: \d+ frames, .*; 0 records still queued/);
+      const log = () => readFileSync(path.join(dataDir, 'agent-live.log'), 'utf8');
+      await expect.poll(log, { timeout: 30_000, interval: 500 }).toMatch(/agent stopped: \d+ frames, .*; 0 records still queued/);
+      expect(log()).toContain('SIGTERM: stopping'); // by the demo, once
     } finally {
       if (demo.exitCode === null && demo.signalCode === null) process.kill(-demo.pid!, 'SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 300_000);
+
+  // The live agent, in a process group of its own, counted on for good when the demo was killed outright.
+  it('stops its live agent when the demo itself is killed (SIGKILL to its group)', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'hivegate-demo-killed-'));
+    const agentStateDir = path.join(dataDir, 'agent-live');
+    const demo = spawn('pnpm', ['--silent', 'demo', '--seconds', '30', '--port', String(await freePort()), '--data-dir', dataDir], { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
+    let stdout = '';
+    demo.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    const liveAgentRunning = () => processesRunWith(`--state-dir ${agentStateDir}`).length > 0;
+    try {
+      await expect.poll(() => stdout, { timeout: 180_000, interval: 500 }).toContain('press Ctrl-C to stop');
+      await expect.poll(() => existsSync(path.join(agentStateDir, 'status.json')), { timeout: 60_000, interval: 500 }).toBe(true);
+      expect(liveAgentRunning()).toBe(true);
+      process.kill(-demo.pid!, 'SIGKILL');
+      await expect.poll(liveAgentRunning, { timeout: 30_000, interval: 500 }).toBe(false);
+      expect(readFileSync(path.join(dataDir, 'agent-live.log'), 'utf8')).toContain('the program that started this agent has ended: stopping');
+    } finally {
+      if (demo.exitCode === null && demo.signalCode === null) process.kill(-demo.pid!, 'SIGKILL');
+      for (const pid of processesRunWith(`--state-dir ${agentStateDir}`)) process.kill(pid, 'SIGKILL');
       rmSync(dataDir, { recursive: true, force: true });
     }
   }, 300_000);
