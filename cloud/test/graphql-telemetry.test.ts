@@ -44,6 +44,21 @@ describe('telemetry reads', () => {
     expect(nextDay.data?.entranceTotals).toEqual([{ beesIn: 100 }]);
   });
 
+  it('takes the day in the time zone asked for, so that "today" ends at the user\'s midnight', async () => {
+    // The first hour of May 1 in UTC is still April 30 in Los Angeles, and already the afternoon of May 1 in Vienna.
+    const totals = (date: string, timeZone: string) => graphql(t.app, token, `{ entranceTotals(boxIds: ["b"], date: "${date}", timeZone: "${timeZone}") { date beesIn } }`);
+    expect((await totals('2026-04-30', 'America/Los_Angeles')).data?.entranceTotals).toEqual([{ date: '2026-04-30', beesIn: 120 }]);
+    expect((await totals('2026-05-01', 'America/Los_Angeles')).data?.entranceTotals).toEqual([{ date: '2026-05-01', beesIn: 100 }]);
+    expect((await totals('2026-05-01', 'Europe/Vienna')).data?.entranceTotals).toEqual([{ date: '2026-05-01', beesIn: 120 }]);
+    expect((await totals('2026-05-02', 'Europe/Vienna')).data?.entranceTotals).toEqual([{ date: '2026-05-02', beesIn: 100 }]);
+
+    const today = (timeZone: string) => graphql(t.app, token, `{ boxes(hiveId: "h") { today(timeZone: "${timeZone}") { date } } }`);
+    for (const timeZone of ['Pacific/Kiritimati', 'Pacific/Pago_Pago']) {
+      const local = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date());
+      expect((await today(timeZone)).data?.boxes).toEqual([{ today: { date: local } }]);
+    }
+  });
+
   it('lists hives with their boxes', async () => {
     const result = await graphql(t.app, token, `{ hive(id: "h") { id boxes { id hiveId } lastReading { temperatureCelsius } } boxes(hiveId: "h") { id } }`);
     expect(result.data).toEqual({ hive: { id: 'h', boxes: [{ id: 'b', hiveId: 'h' }], lastReading: { temperatureCelsius: 31 } }, boxes: [{ id: 'b' }] });
@@ -58,5 +73,9 @@ describe('telemetry reads', () => {
     expect(badDate.errors?.[0]?.message).toMatch(/ISO-8601/);
     const badDay = await graphql(t.app, token, `{ entranceTotals(date: "2026-02-30") { boxId } }`);
     expect(badDay.errors?.[0]?.message).toBe('date must be a calendar date YYYY-MM-DD');
+    const badZone = await graphql(t.app, token, `{ entranceTotals(timeZone: "Mars/Olympus") { boxId } }`);
+    expect(badZone.errors?.[0]).toMatchObject({ message: 'timeZone must be an IANA time zone such as "Europe/Vienna", got "Mars/Olympus"', extensions: { code: 'BAD_USER_INPUT' } });
+    const badTodayZone = await graphql(t.app, token, `{ boxes { today(timeZone: "") { beesIn } } }`);
+    expect(badTodayZone.errors?.[0]?.message).toMatch(/^timeZone must be an IANA time zone/);
   });
 });

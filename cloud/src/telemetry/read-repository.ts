@@ -106,7 +106,8 @@ export class TelemetryReadRepository {
   }
 
   /** Totals for one UTC day per box; boxes without data that day are listed with zeros. */
-  async entranceTotals(ownerId: number, date: string, boxIds?: string[]): Promise<EntranceTotals[]> {
+  /** Totals per box over one calendar day: `date` as it is named, [`from`, `to`) the instants it spans where the user is. */
+  async entranceTotals(ownerId: number, day: { date: string; from: Date; to: Date }, boxIds?: string[]): Promise<EntranceTotals[]> {
     const { rows } = await this.db.query<EntranceTotals>(
       `SELECT b.box_id AS "boxId", b.hive_id AS "hiveId", $2::text AS date,
               coalesce(sum(m.bees_in), 0)::float8 AS "beesIn", coalesce(sum(m.bees_out), 0)::float8 AS "beesOut",
@@ -114,10 +115,10 @@ export class TelemetryReadRepository {
               max(m.ts) AS "lastSampleAt"
        FROM boxes b
        LEFT JOIN movements m ON m.owner_id = b.owner_id AND m.box_id = b.box_id
-         AND m.ts >= ($2::date::timestamp AT TIME ZONE 'UTC') AND m.ts < (($2::date + 1)::timestamp AT TIME ZONE 'UTC')
+         AND m.ts >= $4 AND m.ts < $5
        WHERE b.owner_id = $1 AND ($3::text[] IS NULL OR b.box_id = ANY($3))
        GROUP BY b.box_id, b.hive_id ORDER BY b.box_id`,
-      [ownerId, date, boxIds ?? null],
+      [ownerId, day.date, boxIds ?? null, day.from, day.to],
     );
     return rows;
   }

@@ -1,5 +1,6 @@
 import { clientError, requireUser, type GraphQLContext, type Resolvers } from '../graphql/context.ts';
-import { chooseBucket, isIsoDate, utcDate } from './buckets.ts';
+import { chooseBucket, isIsoDate } from './buckets.ts';
+import { dateIn, dayBounds, isTimeZone } from './local-day.ts';
 import type { BoxRow, HiveRow } from './read-repository.ts';
 
 interface RangeArgs {
@@ -28,12 +29,10 @@ export const telemetryResolvers: Resolvers = {
       const user = requireUser(ctx);
       return ctx.services.telemetryReads.movementSeries(user.userId, String(args.boxId), args.from, args.to, bucketOrThrow(args));
     },
-    entranceTotals: (_root: unknown, args: { boxIds?: (string | null)[] | null; date?: string | null }, ctx: GraphQLContext) => {
+    entranceTotals: (_root: unknown, args: { boxIds?: (string | null)[] | null; date?: string | null; timeZone?: string | null }, ctx: GraphQLContext) => {
       const user = requireUser(ctx);
-      const date = args.date ?? utcDate();
-      if (!isIsoDate(date)) throw clientError('date must be a calendar date YYYY-MM-DD');
       const boxIds = args.boxIds?.filter((id): id is string => id != null).map(String);
-      return ctx.services.telemetryReads.entranceTotals(user.userId, date, boxIds);
+      return ctx.services.telemetryReads.entranceTotals(user.userId, calendarDay(args), boxIds);
     },
   },
   Hive: {
@@ -41,9 +40,18 @@ export const telemetryResolvers: Resolvers = {
     boxes: (hive: HiveRow, _args: unknown, ctx: GraphQLContext) => ctx.services.telemetryReads.boxes(requireUser(ctx).userId, hive.id),
   },
   Box: {
-    today: async (box: BoxRow, _args: unknown, ctx: GraphQLContext) => {
-      const [totals] = await ctx.services.telemetryReads.entranceTotals(requireUser(ctx).userId, utcDate(), [box.id]);
+    today: async (box: BoxRow, args: { timeZone?: string | null }, ctx: GraphQLContext) => {
+      const [totals] = await ctx.services.telemetryReads.entranceTotals(requireUser(ctx).userId, calendarDay(args), [box.id]);
       return totals;
     },
   },
 };
+
+/** The day the arguments name, `date` (default today) in `timeZone` (default UTC), with the instants it spans. */
+function calendarDay(args: { date?: string | null; timeZone?: string | null }): { date: string; from: Date; to: Date } {
+  const timeZone = args.timeZone ?? 'UTC';
+  if (!isTimeZone(timeZone)) throw clientError(`timeZone must be an IANA time zone such as "Europe/Vienna", got "${timeZone}"`);
+  const date = args.date ?? dateIn(timeZone);
+  if (!isIsoDate(date)) throw clientError('date must be a calendar date YYYY-MM-DD');
+  return { date, ...dayBounds(date, timeZone) };
+}

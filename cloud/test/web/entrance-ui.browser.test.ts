@@ -43,8 +43,8 @@ function makeMedia(dir: string) {
   ffmpeg(['-f', 'lavfi', '-i', 'testsrc=size=160x120:rate=10', '-t', '3', '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', path.join(dir, 'upload.mp4')]);
 }
 
-async function openEntrance(viewport = DESKTOP, options: { clock?: boolean; allowed?: RegExp[] } = {}) {
-  const context = await browser.newContext({ viewport, baseURL: gateway.url, locale: 'en-GB', timezoneId: 'UTC' });
+async function openEntrance(viewport = DESKTOP, options: { clock?: boolean; allowed?: RegExp[]; timezoneId?: string } = {}) {
+  const context = await browser.newContext({ viewport, baseURL: gateway.url, locale: 'en-GB', timezoneId: options.timezoneId ?? 'UTC' });
   const page = await context.newPage();
   // This server has no subscription endpoint, so the live view falls back to re-reading (what is tested here).
   const problems = recordProblems(page, [/WebSocket connection to .*\/graphql' failed/, ...(options.allowed ?? [])]);
@@ -310,6 +310,21 @@ describe('entrance page media (scripted gateway)', () => {
       state.devices = {};
       await page.reload();
       await row.getByText('No live video link').waitFor();
+      expect(problems.list).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  // "Today" was the UTC day: in Los Angeles the counts started again at 4 or 5 in the afternoon.
+  it('asks for today\'s counts in the browser\'s time zone, on the box page and the overview', async () => {
+    const { context, page, problems } = await openEntrance(DESKTOP, { timezoneId: 'America/Los_Angeles' });
+    try {
+      await page.getByText('In today').waitFor();
+      expect(callsOf('BoxToday').at(-1)?.variables).toEqual({ boxId: state.boxId, timeZone: 'America/Los_Angeles' });
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Apiary' }).click();
+      await page.getByRole('link', { name: `Box ${state.boxId}` }).waitFor();
+      expect(callsOf('Apiary').at(-1)?.variables).toEqual({ timeZone: 'America/Los_Angeles' });
       expect(problems.list).toEqual([]);
     } finally {
       await context.close();

@@ -64,15 +64,24 @@ export interface BoxTotals extends DayTotals {
 }
 
 const READING = 'time temperatureCelsius humidityPercent weightKg';
-const TODAY = 'today { beesIn beesOut netFlow lastSampleAt }';
+// "Today" ends at the user's midnight, not UTC's: each query that asks for it names the browser's time zone.
+const TODAY = 'today(timeZone: $timeZone) { beesIn beesOut netFlow lastSampleAt }';
+
+/** The time zone the browser shows times in (an IANA name), which "today" is counted in. */
+export function browserTimeZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone;
+}
+type InTimeZone = { timeZone: string };
 const HIVE = `id firstSeenAt lastReading { ${READING} } boxes { id hiveId ${TODAY} }`;
 
 /** The overview: every hive, each box's traffic today and whether its camera is online. */
-export const ApiaryQuery = defineOperation<{ hives: OverviewHive[] }>(
-  `query Apiary { hives { id firstSeenAt lastReading { ${READING} } boxes { id hiveId ${TODAY} device { online lastSeenAt } } } }`,
+export const ApiaryQuery = defineOperation<{ hives: OverviewHive[] }, InTimeZone>(
+  `query Apiary($timeZone: String) { hives { id firstSeenAt lastReading { ${READING} } boxes { id hiveId ${TODAY} device { online lastSeenAt } } } }`,
 );
 
-export const HiveQuery = defineOperation<{ hive: ApiaryHive | null }, { hiveId: string }>(`query Hive($hiveId: ID!) { hive(id: $hiveId) { ${HIVE} } }`);
+export const HiveQuery = defineOperation<{ hive: ApiaryHive | null }, { hiveId: string } & InTimeZone>(
+  `query Hive($hiveId: ID!, $timeZone: String) { hive(id: $hiveId) { ${HIVE} } }`,
+);
 
 type Range = { from: string; to: string; bucketSeconds: number | null };
 
@@ -91,6 +100,6 @@ export const EntranceMovementQuery = defineOperation<{ entranceMovement: Movemen
 );
 
 /** One box's totals for today; an empty list means the user has no such box. */
-export const BoxTodayQuery = defineOperation<{ entranceTotals: BoxTotals[] }, { boxId: string }>(
-  `query BoxToday($boxId: ID!) { entranceTotals(boxIds: [$boxId]) { boxId hiveId date beesIn beesOut netFlow lastSampleAt } }`,
+export const BoxTodayQuery = defineOperation<{ entranceTotals: BoxTotals[] }, { boxId: string } & InTimeZone>(
+  `query BoxToday($boxId: ID!, $timeZone: String) { entranceTotals(boxIds: [$boxId], timeZone: $timeZone) { boxId hiveId date beesIn beesOut netFlow lastSampleAt } }`,
 );

@@ -1,4 +1,4 @@
-import { BoxTodayQuery } from '../api/telemetry.ts';
+import { BoxTodayQuery, browserTimeZone } from '../api/telemetry.ts';
 import { ClipsSection } from '../components/entrance/ClipsSection.tsx';
 import { HeatmapGallery } from '../components/entrance/HeatmapGallery.tsx';
 import { LiveView } from '../components/entrance/LiveView.tsx';
@@ -14,7 +14,7 @@ const REFRESH_MS = 30_000;
 /** One entrance box: today's counts, the live view, daily heatmaps and stored clips. */
 export function EntrancePage({ boxId }: { boxId: string }) {
   useDocumentTitle(`Box ${boxId}`);
-  const today = useQuery(BoxTodayQuery, { boxId }, { pollMs: REFRESH_MS });
+  const today = useQuery(BoxTodayQuery, { boxId, timeZone: browserTimeZone() }, { pollMs: REFRESH_MS });
   const totals = today.data?.entranceTotals[0];
   const hiveId = totals?.hiveId ?? undefined;
 

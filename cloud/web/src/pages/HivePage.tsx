@@ -1,5 +1,5 @@
 import { useMemo, useState } from 'preact/hooks';
-import { EntranceMovementQuery, HiveMetricsQuery, HiveQuery } from '../api/telemetry.ts';
+import { browserTimeZone, EntranceMovementQuery, HiveMetricsQuery, HiveQuery } from '../api/telemetry.ts';
 import { LineChart } from '../components/charts/LineChart.tsx';
 import { TrafficChart } from '../components/charts/TrafficChart.tsx';
 import { Breadcrumbs, PageTitle } from '../components/Layout.tsx';
@@ -97,7 +97,7 @@ export function HivePage({ hiveId }: { hiveId: string }) {
   const [now, setNow] = useState(() => Date.now());
   const range = useMemo(() => rangeFromQuery(search, new Date(now)), [search, now]);
   useInterval(() => setNow(Date.now()), PRESET_REFRESH_MS, range.preset !== 'custom');
-  const hive = useQuery(HiveQuery, { hiveId });
+  const hive = useQuery(HiveQuery, { hiveId, timeZone: browserTimeZone() });
 
   if (hive.data && !hive.data.hive) {
     return (

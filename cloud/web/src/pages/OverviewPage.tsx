@@ -1,4 +1,4 @@
-import { ApiaryQuery, type DeviceState, type OverviewBox, type OverviewHive } from '../api/telemetry.ts';
+import { ApiaryQuery, browserTimeZone, type DeviceState, type OverviewBox, type OverviewHive } from '../api/telemetry.ts';
 import { PageTitle } from '../components/Layout.tsx';
 import { Loading, Notice } from '../components/Notice.tsx';
 import { useDocumentTitle, useQuery } from '../hooks.ts';
@@ -126,7 +126,7 @@ function EmptyApiary() {
 /** Every hive with its last readings and each entrance box's traffic today, re-read every 30 s. */
 export function OverviewPage() {
   useDocumentTitle('Apiary');
-  const apiary = useQuery(ApiaryQuery, {}, { pollMs: REFRESH_MS });
+  const apiary = useQuery(ApiaryQuery, { timeZone: browserTimeZone() }, { pollMs: REFRESH_MS });
   const hives = apiary.data?.hives;
 
   return (
