@@ -226,6 +226,8 @@ describe('entrance page media (scripted gateway)', () => {
       await video.waitFor({ timeout: 10_000 });
       await waitForPlayback(video, 0.5);
       expect(await video.getAttribute('aria-label')).toBe(`Live video of box ${state.boxId}`);
+      // The player showed a seek bar of "0:01 / 0:02", as if the live stream were a two-second clip.
+      expect(await video.evaluate((element: HTMLVideoElement) => element.duration)).toBe(Infinity);
       await screenshot(page, 'entrance-live-desktop');
 
       // Every read re-signs the playback URL. A renewed one is not a new stream: the same player plays on and

@@ -1,8 +1,12 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { HlsConfig } from 'hls.js';
 
-/** Live: stay about two one-second segments behind the edge, and catch up by playing faster after a stall. */
+/**
+ * Live: stay about two one-second segments behind the edge, and catch up by playing faster after a stall. The
+ * duration is endless, so the browser's controls show a live stream, not a seek bar over the few seconds buffered.
+ */
 const LIVE_CONFIG: Partial<HlsConfig> = {
+  liveDurationInfinity: true,
   liveSyncDurationCount: 2,
   liveMaxLatencyDurationCount: 6,
   maxLiveSyncPlaybackRate: 1.5,
