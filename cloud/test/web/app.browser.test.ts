@@ -75,14 +75,18 @@ describe('web app in Chromium', () => {
       expect(new URL(page.url()).pathname).toBe('/sign-in');
       await screenshot(page, 'sign-in-desktop');
 
-      // Server-side validation messages are shown as they come.
+      // The password's length is checked before sending; the server's own messages are shown as they come.
       await page.getByRole('link', { name: 'Create an account' }).click();
       await page.getByLabel('Login').fill(alice.login);
       await page.getByLabel('Password').fill('short');
       await page.getByRole('button', { name: 'Create account' }).click();
-      await expect.poll(() => page.getByRole('alert').textContent()).toContain('password must be at least 10 characters');
-
+      await expect.poll(() => page.getByRole('alert').textContent()).toBe('The password needs at least 10 characters.');
+      await page.getByLabel('Login').fill('x');
       await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Create account' }).click();
+      await expect.poll(() => page.getByRole('alert').textContent()).toContain('login must be 3-100 letters');
+
+      await page.getByLabel('Login').fill(alice.login);
       await page.getByRole('button', { name: 'Create account' }).click();
       await page.getByRole('heading', { level: 1, name: 'Apiary' }).waitFor();
       await page.getByRole('heading', { name: 'No hives yet' }).waitFor();
@@ -280,6 +284,55 @@ describe('web app in Chromium', () => {
       expect(await page.evaluate(() => getComputedStyle(document.activeElement!).top)).toBe('8px');
       await page.keyboard.press('Enter');
       expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
+      expect(problems.list).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  // After a pressed button gave way (disabled while busy, or replaced by the next step's), focus fell to the page.
+  it('keeps the keyboard focus where the work goes on: empty fields, a refused sign-in, a new token, a revoke', async () => {
+    const { context, page, problems } = await openPage(env);
+    const focused = () => page.evaluate(() => ({ name: document.activeElement?.getAttribute('name') ?? null, text: document.activeElement?.textContent?.trim() ?? '' }));
+    try {
+      await page.goto('/sign-in');
+      const submit = page.getByRole('button', { name: 'Sign in', exact: true });
+      await submit.focus();
+      await page.keyboard.press('Enter');
+      await expect.poll(() => page.getByRole('alert').textContent()).toBe('Enter your login.');
+      expect((await focused()).name).toBe('login');
+      await page.keyboard.type(alice.login);
+      await page.keyboard.press('Enter');
+      await expect.poll(() => page.getByRole('alert').textContent()).toBe('Enter your password.');
+      expect((await focused()).name).toBe('password');
+      await page.keyboard.type('wrong password!');
+      await submit.focus();
+      await page.keyboard.press('Enter');
+      await expect.poll(() => page.getByRole('alert').textContent()).toContain('login or password is wrong');
+      expect(await focused()).toEqual({ name: null, text: 'Sign in' });
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.keyboard.press('Enter');
+      await page.getByRole('heading', { level: 1, name: 'Apiary' }).waitFor();
+
+      await page.goto('/profile');
+      // One long word: it stretched the table far past its card, and Revoke out of sight.
+      const name = `focus-check-${'x'.repeat(80)}`;
+      await page.getByLabel('Name').fill(name);
+      await page.getByRole('button', { name: 'Create token' }).focus();
+      await page.keyboard.press('Enter');
+      await page.getByRole('textbox', { name: 'New API token' }).waitFor();
+      await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.className)).toBe('token-value');
+      const row = page.getByRole('row', { name: /focus-check/ });
+      const table = page.locator('.tokens-table');
+      expect(await table.evaluate((element) => element.scrollWidth <= element.parentElement!.clientWidth)).toBe(true);
+      await row.getByRole('button', { name: `Revoke ${name}` }).focus();
+      await page.keyboard.press('Enter');
+      await expect.poll(async () => (await focused()).text).toBe('Keep');
+      await page.keyboard.press('Shift+Tab');
+      expect((await focused()).text).toBe(`Revoke now ${name}`);
+      await page.keyboard.press('Enter');
+      await expect.poll(() => row.textContent()).toContain('Revoked');
+      await expect.poll(async () => (await focused()).text).toBe(name);
       expect(problems.list).toEqual([]);
     } finally {
       await context.close();

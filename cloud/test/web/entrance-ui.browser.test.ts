@@ -206,6 +206,8 @@ describe('entrance page media (scripted gateway)', () => {
       const readsBeforeStart = callsOf('LiveSession').length;
       await page.getByRole('button', { name: 'Start live view' }).click();
       await status.getByText('The entrance camera is offline.').waitFor();
+      // The pressed Start gives way to Stop, which takes the focus (it fell to the page before).
+      await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Stop');
       expect(await status.innerText()).toMatch(/starts as soon as the camera reconnects/);
       expect(callsOf('StartLive').at(-1)?.variables).toEqual({ boxId: state.boxId, qualityProfile: null, recordingMode: null });
       // From here on the status is pushed over the subscription: no re-reads, and changes show at once.

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { messageOf } from '../api/graphql.ts';
 
 /**
@@ -9,7 +9,20 @@ export function ConfirmedAction({ action, busyLabel, subject, onConfirm }: { act
   const [confirming, setConfirming] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | undefined>();
+  // The pressed button gives way to the next step's; focus follows it: "Keep" (the safe one) when asked, the action
+  // itself when kept. Only after a press, so that nothing takes the focus when the page first draws.
+  const keep = useRef<HTMLButtonElement>(null);
+  const ask = useRef<HTMLButtonElement>(null);
+  const pressed = useRef(false);
+  useEffect(() => {
+    if (pressed.current) (confirming ? keep : ask).current?.focus();
+  }, [confirming]);
+  const setAsking = (value: boolean) => {
+    pressed.current = true;
+    setConfirming(value);
+  };
   const confirm = async () => {
+    if (busy) return;
     setBusy(true);
     setError(undefined);
     try {
@@ -23,15 +36,15 @@ export function ConfirmedAction({ action, busyLabel, subject, onConfirm }: { act
     <>
       {confirming ? (
         <span class="confirm">
-          <button type="button" class="button danger small" onClick={confirm} disabled={busy}>
+          <button type="button" class="button danger small" onClick={confirm} aria-disabled={busy}>
             {busy ? busyLabel : `${action} now`} <span class="visually-hidden">{subject}</span>
           </button>
-          <button type="button" class="button small" onClick={() => setConfirming(false)} disabled={busy}>
+          <button type="button" class="button small" ref={keep} onClick={() => !busy && setAsking(false)} aria-disabled={busy}>
             Keep
           </button>
         </span>
       ) : (
-        <button type="button" class="button small" onClick={() => setConfirming(true)}>
+        <button type="button" class="button small" ref={ask} onClick={() => setAsking(true)}>
           {action} <span class="visually-hidden">{subject}</span>
         </button>
       )}

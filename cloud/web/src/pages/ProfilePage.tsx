@@ -1,5 +1,5 @@
 import { SCOPES, type Scope } from '@hivegate/shared/auth';
-import { useId, useRef, useState } from 'preact/hooks';
+import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { ApiTokensQuery, CreateApiTokenMutation, RevokeApiTokenMutation, type ApiToken, type User } from '../api/accounts.ts';
 import { messageOf, request } from '../api/graphql.ts';
 import { ConfirmedAction } from '../components/ConfirmedAction.tsx';
@@ -21,6 +21,8 @@ function TokenReveal({ token, name, onDone }: { token: string; name: string; onD
   const [copied, setCopied] = useState<string | undefined>();
   const input = useRef<HTMLInputElement>(null);
   const id = useId();
+  // Keyboard and screen-reader users land on the token (selected, ready to copy), not back at the top of the page.
+  useEffect(() => input.current?.focus(), []);
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(token);
@@ -67,6 +69,7 @@ function CreateTokenForm({ onCreated }: { onCreated: (token: string, apiToken: A
 
   const submit = async (event: Event) => {
     event.preventDefault();
+    if (busy) return;
     setError(undefined);
     if (name.trim() === '') return setError('Give the token a name, such as the device that will use it.');
     if (scopes.length === 0) return setError('Choose at least one permission.');
@@ -124,7 +127,7 @@ function CreateTokenForm({ onCreated }: { onCreated: (token: string, apiToken: A
       </div>
       {error && <Notice tone="error">{error}</Notice>}
       <div class="actions">
-        <button type="submit" class="button primary" disabled={busy}>
+        <button type="submit" class="button primary" aria-disabled={busy}>
           {busy ? 'Creating…' : 'Create token'}
         </button>
       </div>
@@ -133,11 +136,19 @@ function CreateTokenForm({ onCreated }: { onCreated: (token: string, apiToken: A
 }
 
 function TokenRow({ token, onRevoked }: { token: ApiToken; onRevoked: () => void }) {
+  const nameCell = useRef<HTMLTableCellElement>(null);
+  const [revokedHere, setRevokedHere] = useState(false);
+  // Once revoked, the row has no button left to hold the focus: it goes to the row's name, which reads the new status.
+  useEffect(() => {
+    if (revokedHere && token.revokedAt) nameCell.current?.focus();
+  }, [revokedHere, token.revokedAt]);
   const expired = token.expiresAt !== null && Date.parse(token.expiresAt) < Date.now();
   const status = token.revokedAt ? `Revoked ${formatDate(token.revokedAt)}` : expired ? 'Expired' : 'Active';
   return (
     <tr class={token.revokedAt || expired ? 'inactive' : undefined}>
-      <th scope="row">{token.name}</th>
+      <th scope="row" ref={nameCell} tabIndex={-1}>
+        {token.name}
+      </th>
       <td>{token.scopes.join(', ')}</td>
       <td>{token.boxIds && token.boxIds.length > 0 ? token.boxIds.join(', ') : 'all'}</td>
       <td>{formatDate(token.createdAt)}</td>
@@ -151,6 +162,7 @@ function TokenRow({ token, onRevoked }: { token: ApiToken; onRevoked: () => void
             subject={token.name}
             onConfirm={async () => {
               await request(RevokeApiTokenMutation, { id: token.id });
+              setRevokedHere(true);
               onRevoked();
             }}
           />

@@ -1,4 +1,4 @@
-import { useId, useState } from 'preact/hooks';
+import { useId, useRef, useState } from 'preact/hooks';
 import { SignInMutation, SignUpMutation, type User } from '../api/accounts.ts';
 import { messageOf, request } from '../api/graphql.ts';
 import { PageTitle } from '../components/Layout.tsx';
@@ -19,11 +19,25 @@ export function SignInPage({ mode, next, onSignedIn }: { mode: 'sign-in' | 'sign
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
   const id = useId();
+  const loginInput = useRef<HTMLInputElement>(null);
+  const passwordInput = useRef<HTMLInputElement>(null);
   const otherHref = `${signUp ? paths.signIn() : paths.signUp()}${next !== paths.overview() ? `?next=${encodeURIComponent(next)}` : ''}`;
 
   const submit = async (event: Event) => {
     event.preventDefault();
+    if (busy) return;
     setError(undefined);
+    // Checked here first, so that an empty field is named, not answered with "login or password is wrong".
+    const missing =
+      login.trim() === '' ? { field: loginInput, message: 'Enter your login.' }
+      : password === '' ? { field: passwordInput, message: 'Enter your password.' }
+      : signUp && password.length < MIN_PASSWORD_LENGTH ? { field: passwordInput, message: `The password needs at least ${MIN_PASSWORD_LENGTH} characters.` }
+      : undefined;
+    if (missing) {
+      setError(missing.message);
+      missing.field.current?.focus();
+      return;
+    }
     setBusy(true);
     try {
       const user = signUp ? (await request(SignUpMutation, { login, password })).signUp.user : (await request(SignInMutation, { login, password })).signIn.user;
@@ -44,6 +58,7 @@ export function SignInPage({ mode, next, onSignedIn }: { mode: 'sign-in' | 'sign
             <label for={`${id}-login`}>Login</label>
             <input
               id={`${id}-login`}
+              ref={loginInput}
               name="login"
               autocomplete="username"
               autocapitalize="none"
@@ -64,6 +79,7 @@ export function SignInPage({ mode, next, onSignedIn }: { mode: 'sign-in' | 'sign
             <label for={`${id}-password`}>Password</label>
             <input
               id={`${id}-password`}
+              ref={passwordInput}
               name="password"
               type="password"
               autocomplete={signUp ? 'new-password' : 'current-password'}
@@ -81,7 +97,7 @@ export function SignInPage({ mode, next, onSignedIn }: { mode: 'sign-in' | 'sign
             )}
           </div>
           {error && <Notice tone="error">{error}</Notice>}
-          <button type="submit" class="button primary wide" disabled={busy}>
+          <button type="submit" class="button primary wide" aria-disabled={busy}>
             {busy ? (signUp ? 'Creating account…' : 'Signing in…') : signUp ? 'Create account' : 'Sign in'}
           </button>
         </form>

@@ -62,6 +62,15 @@ export function LiveView({ boxId }: { boxId: string }) {
   const [loaded, setLoaded] = useState(false);
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState<'start' | 'stop' | undefined>();
+  // Start gives way to Stop and back: after a press, the focus moves to whichever button is there once it is done,
+  // instead of falling back to the top of the page.
+  const actions = useRef<HTMLDivElement>(null);
+  const pressed = useRef(false);
+  useEffect(() => {
+    if (busy !== undefined || !pressed.current) return;
+    pressed.current = false;
+    actions.current?.querySelector<HTMLButtonElement>('button')?.focus();
+  }, [busy]);
   const [subscribed, setSubscribed] = useState(false);
   const sessionRef = useRef(session);
   sessionRef.current = session;
@@ -151,6 +160,8 @@ export function LiveView({ boxId }: { boxId: string }) {
   const playlistReady = usePlaylistReady(sessionId, session?.playbackUrl, view.wantsPlayer && !mjpeg);
 
   const start = async () => {
+    if (busy) return;
+    pressed.current = true;
     setBusy('start');
     setError(undefined);
     try {
@@ -164,7 +175,8 @@ export function LiveView({ boxId }: { boxId: string }) {
   };
 
   const stop = async () => {
-    if (!sessionId) return;
+    if (!sessionId || busy) return;
+    pressed.current = true;
     setBusy('stop');
     setError(undefined);
     try {
@@ -203,14 +215,14 @@ export function LiveView({ boxId }: { boxId: string }) {
             ) : (
               <Loading label="Waiting for the first video segment…" />
             ))}
-          <div class="actions">
+          <div class="actions" ref={actions}>
             {view.canStart && (
-              <button type="button" class="button primary" onClick={start} disabled={busy !== undefined}>
+              <button type="button" class="button primary" onClick={start} aria-disabled={busy !== undefined}>
                 {busy === 'start' ? 'Starting…' : session || ended ? 'Start again' : 'Start live view'}
               </button>
             )}
             {view.canStop && (
-              <button type="button" class="button" onClick={stop} disabled={busy !== undefined}>
+              <button type="button" class="button" onClick={stop} aria-disabled={busy !== undefined}>
                 {busy === 'stop' ? 'Stopping…' : 'Stop'}
               </button>
             )}
