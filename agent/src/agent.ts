@@ -62,6 +62,17 @@ function noteLastUpload(outbox: Outbox, kind: string, count: number): void {
  * exit code: 0 when done (and, with `once`, everything was delivered), 1 when records remain queued.
  */
 export async function runAgent(config: AgentConfig, options: RunOptions = {}): Promise<number> {
+  // First of all, before the models load or the camera opens: a second agent on this outbox stops at once.
+  const outboxLock = new OutboxLock(config.outbox.path);
+  outboxLock.start();
+  try {
+    return await runWithOutbox(config, options);
+  } finally {
+    outboxLock.stop();
+  }
+}
+
+async function runWithOutbox(config: AgentConfig, options: RunOptions): Promise<number> {
   const log = options.log ?? ((message: string) => console.error(message));
   const liveSource = isLive(parseSource(config.source.url, config.source));
   if (config.detector.kind === 'onnx' && config.source.pixelFormat === 'gray') {
@@ -223,10 +234,8 @@ export async function runAgent(config: AgentConfig, options: RunOptions = {}): P
   // counts move between minutes, and the log says why.
   const clockSteps = liveSource ? new ClockStepLog({ log }) : undefined;
 
-  const outboxLock = new OutboxLock(config.outbox.path);
   const controller = new Controller(
     [
-      { name: 'outbox lock', start: () => outboxLock.start(), stop: () => outboxLock.stop() },
       { name: 'outbox', start: () => outbox.start(), stop: () => outbox.stop() },
       {
         name: 'uplink',

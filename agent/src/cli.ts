@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { runAgent, statusFilePath, type AgentControls } from './agent.ts';
 import { ConfigError, parseZone, readConfigFile, resolveConfig, type PartialAgentConfig } from './config/config.ts';
 import { Outbox } from './outbox/outbox.ts';
+import { OutboxLock } from './outbox/outbox-lock.ts';
 import { cameraVerdict, measureDecode, measurePipeline } from './throughput.ts';
 
 const USAGE = `hivegate-agent — entrance observer agent
@@ -177,7 +178,8 @@ function status(args: string[]): number {
     return 1;
   }
   const pipeline = existsSync(statusPath) ? (JSON.parse(readFileSync(statusPath, 'utf8')) as Record<string, unknown>) : undefined;
-  const lines = [`outbox:        ${outboxPath}`, ...outboxLines(outboxPath)];
+  const running = new OutboxLock(outboxPath).heldByAnother();
+  const lines = [`agent:         ${running ? 'running (it holds the outbox)' : 'not running'}`, `outbox:        ${outboxPath}`, ...outboxLines(outboxPath)];
   if (pipeline) {
     lines.push(
       `pipeline:      updated ${String(pipeline.updatedAt)}, capture ${String(pipeline.captureState)}, ${String(pipeline.fps)} fps${pipeline.readFps === undefined ? '' : ` (the source read at ${String(pipeline.readFps)})`}, ${String(pipeline.framesProcessed)} frames, ${String(pipeline.framesDropped)} dropped, ${String(pipeline.framesRepeated ?? 0)} repeats skipped${pipeline.memoryRssMb === undefined ? '' : `, ${String(pipeline.memoryRssMb)} MB resident`}`,

@@ -69,6 +69,7 @@ describe('hivegate-agent CLI', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/queued:\s+movement 0, trajectories 0, metrics 0/);
     expect(result.stdout).toMatch(/last upload:\s+\d{4}-/);
+    expect(result.stdout).toContain('agent:         not running'); // the run above has ended
     expect(result.stdout).toMatch(/capture ended, [\d.]+ fps, 152 frames, 0 dropped, 28 repeats skipped, \d{2,4} MB resident/);
   }, 30_000);
 
@@ -111,6 +112,9 @@ describe('hivegate-agent CLI', () => {
       const status = await cli(['status', '--state-dir', stateDir]);
       expect(status.code).toBe(0);
       expect(status.stdout).toMatch(/queued:\s+movement 0, trajectories 0, metrics 0/);
+      expect(status.stdout).toContain('agent:         running (it holds the outbox)');
+      // Said once, by the CLI, not also by the module that failed to start.
+      expect(result.stderr.match(/another agent is running/g)).toHaveLength(1);
     } finally {
       holder.kill('SIGKILL');
     }

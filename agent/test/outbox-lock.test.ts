@@ -19,11 +19,13 @@ describe('outbox lock', () => {
     const first = await holdOutboxLockElsewhere(outboxPath);
     children.push(first);
     const second = new OutboxLock(outboxPath);
+    expect(second.heldByAnother()).toBe(true);
     expect(() => second.start()).toThrow(`another agent is running on the outbox at ${outboxPath}: stop it first`);
 
     first.kill('SIGKILL');
     await once(first, 'exit');
-    second.start(); // no stale lock left behind by the killed process
+    expect(second.heldByAnother()).toBe(false); // no stale lock left behind by the killed process
+    second.start();
     second.stop();
   }, 30_000);
 

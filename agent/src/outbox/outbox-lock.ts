@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 
@@ -24,7 +24,8 @@ export class OutboxLock {
     mkdirSync(dirname(this.path), { recursive: true });
     // An empty file is an empty database to SQLite; creating it first needs no room on a full disk but an inode.
     closeSync(openSync(this.path, 'a'));
-    const db = new Database(this.path, { timeout: 0 });
+    // A `status` looking at the lock holds it for a moment: waiting up to a second never refuses a start for that.
+    const db = new Database(this.path, { timeout: 1000 });
     try {
       db.pragma('locking_mode = EXCLUSIVE');
       // In exclusive locking mode the lock a transaction takes is kept after it ends, until the connection closes.
@@ -45,5 +46,20 @@ export class OutboxLock {
   stop(): void {
     this.db?.close();
     this.db = undefined;
+  }
+
+  /** Whether an agent (another process, or another lock in this one) holds the lock now; for `status`. */
+  heldByAnother(): boolean {
+    if (!existsSync(this.path)) return false;
+    const probe = new Database(this.path, { timeout: 0, readonly: true });
+    try {
+      probe.prepare('SELECT count(*) FROM sqlite_master').get();
+      return false;
+    } catch (error) {
+      if (error instanceof Database.SqliteError && error.code.startsWith('SQLITE_BUSY')) return true;
+      throw error;
+    } finally {
+      probe.close();
+    }
   }
 }
