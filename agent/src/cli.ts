@@ -115,17 +115,28 @@ async function run(args: string[]): Promise<number> {
   // Started by another program with an IPC channel (the demo starts one so): stop when that program is gone, however
   // it ended, rather than count on with nobody to stop it.
   if (process.channel) process.once('disconnect', () => onSignal('the program that started this agent has ended'));
-  // SIGHUP re-reads the config file and environment for new cloud credentials (after a 401, no restart needed).
-  const onReady = (controls: AgentControls) => {
-    process.on('SIGHUP', () => {
-      try {
-        const fresh = load();
-        controls.updateCredentials(fresh.cloud.url, fresh.cloud.token);
-        console.error('SIGHUP: cloud credentials reloaded');
-      } catch (error) {
-        console.error(`SIGHUP: config not reloaded: ${(error as Error).message}`);
-      }
-    });
+  // SIGHUP re-reads the config file and environment for new cloud credentials (after a 401, no restart needed). The
+  // handler is there from the first moment: Node's default for SIGHUP ends the process, and `systemctl reload` while
+  // the models load would have stopped the service for good (systemd does not restart after that signal). One that
+  // comes before the agent is ready is applied once it is.
+  let controls: AgentControls | undefined;
+  let reloadPending = false;
+  const reload = (agent: AgentControls) => {
+    try {
+      const fresh = load();
+      agent.updateCredentials(fresh.cloud.url, fresh.cloud.token);
+      console.error('SIGHUP: cloud credentials reloaded');
+    } catch (error) {
+      console.error(`SIGHUP: config not reloaded: ${(error as Error).message}`);
+    }
+  };
+  process.on('SIGHUP', () => {
+    if (controls) reload(controls);
+    else reloadPending = true;
+  });
+  const onReady = (ready: AgentControls) => {
+    controls = ready;
+    if (reloadPending) reload(ready);
   };
   return runAgent(config, { once: values.once ?? false, stopSignal, onReady, ...(flushTimeout !== undefined ? { flushTimeoutMs: flushTimeout * 1000 } : {}) });
 }

@@ -1,4 +1,5 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -119,6 +120,28 @@ describe('hivegate-agent CLI', () => {
       holder.kill('SIGKILL');
     }
   }, 30_000);
+
+  // SIGHUP (systemctl reload) before the agent was ready ended it, and systemd does not restart after that signal.
+  it('takes a SIGHUP while it starts, reloads once ready, and stops cleanly later', async () => {
+    const args = ['run', '--source', 'http://127.0.0.1:9/no-camera', '--cloud', cloud.url, '--token', 'good-token', '--hive', 'h', '--box', 'b', '--state-dir', join(dir.path, 'hup-state'), '--once'];
+    const agent = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: agentRoot, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    agent.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    try {
+      // Printed as the run begins, before the models load: the agent is not ready yet.
+      await expect.poll(() => stderr, { timeout: 20_000, interval: 20 }).toContain('--once with a live source');
+      expect(stderr).not.toContain('agent running');
+      agent.kill('SIGHUP');
+      await expect.poll(() => stderr, { timeout: 20_000 }).toContain('agent running');
+      await expect.poll(() => stderr, { timeout: 5000 }).toContain('SIGHUP: cloud credentials reloaded');
+      const exited = once(agent, 'exit');
+      agent.kill('SIGTERM');
+      const [code, signal] = (await exited) as [number | null, string | null];
+      expect({ code, signal }).toEqual({ code: 0, signal: null });
+    } finally {
+      agent.kill('SIGKILL');
+    }
+  }, 60_000);
 
   it('rejects bad input with a message naming the field and exit code 2', async () => {
     const missingHive = await cli(['run', '--source', clip, '--cloud', cloud.url, '--token', 't', '--box', 'b', '--state-dir', stateDir]);
