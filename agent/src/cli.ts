@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runAgent, statusFilePath, type AgentControls } from './agent.ts';
+import { createDetector } from './detect/factory.ts';
 import { ConfigError, parseZone, readConfigFile, resolveConfig, type PartialAgentConfig } from './config/config.ts';
 import { Outbox } from './outbox/outbox.ts';
 import { OutboxLock } from './outbox/outbox-lock.ts';
@@ -39,7 +40,7 @@ export async function main(argv: string[]): Promise<number> {
     if (command === 'run') return await run(rest);
     if (command === 'status') return status(rest);
     if (command === 'bench') return await bench(rest);
-    if (command === 'check-config') return checkConfig(rest);
+    if (command === 'check-config') return await checkConfig(rest);
     console.error(`unknown command "${command}"\n\n${USAGE}`);
     return 2;
   } catch (error) {
@@ -229,11 +230,13 @@ function outboxLines(outboxPath: string): string[] {
   }
 }
 
-/** Validates a config file (with the environment's secrets) the way `run` would, and says what it will do. */
-function checkConfig(args: string[]): number {
+/** Validates a config file (with the environment's secrets) the way `run` would, models loaded, and says what it will do. */
+async function checkConfig(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, strict: true, options: { config: { type: 'string' } } });
   if (!values.config) throw new ConfigError('check-config needs --config FILE');
   const config = resolveConfig({ file: readConfigFile(values.config) });
+  // The models are loaded as `run` loads them: a path that is wrong, or a file that is not a model, fails here.
+  const detector = await createDetector(config);
   const sensors = config.sensors ? (config.sensors.command ? `command every ${config.sensors.intervalSeconds} s` : `file ${config.sensors.file} every ${config.sensors.intervalSeconds} s`) : 'none';
   console.log(
     [
@@ -241,7 +244,7 @@ function checkConfig(args: string[]): number {
       `identity:      hive ${String(config.hiveId)}, box ${String(config.boxId)}, device ${config.deviceId}`,
       `source:        ${config.source.url} (${config.source.width}x${config.source.height} @ ${config.source.fps} fps, ${config.source.pixelFormat})`,
       `cloud:         ${config.cloud.url}`,
-      `detector:      ${config.detector.kind}${config.detector.model ? ` (${config.detector.model})` : ''}${config.detector.slot ? `, slot pass ×${config.detector.slot.zoom} (${config.detector.slot.model})` : ''}`,
+      `detector:      ${detector.describe()}`,
       `live:          ${config.live.enabled ? `on (status every ${config.live.statusIntervalSeconds} s)` : 'off'}`,
       `sensors:       ${sensors}`,
       `state:         ${config.stateDir}`,

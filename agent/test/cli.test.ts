@@ -1,6 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { promisify } from 'node:util';
@@ -151,6 +151,23 @@ describe('hivegate-agent CLI', () => {
     expect(badZone.code).toBe(2);
     expect(badZone.stderr).toContain('--zone point 2 ("3") must be x,y');
   }, 30_000);
+
+  // check-config (which the installer runs) passed a model path with a typo; the service then failed at every start.
+  it('check-config loads the models: a missing or broken one is named by its field, exit code 2', async () => {
+    const config = (detector: string) => {
+      const file = join(dir.path, `check-${Math.random().toString(36).slice(2)}.json`);
+      writeFileSync(file, JSON.stringify({ hiveId: 'h', boxId: 'b', source: { url: clip }, cloud: { url: cloud.url, token: 't' }, detector: JSON.parse(detector) as object }));
+      return file;
+    };
+    const ok = await cli(['check-config', '--config', config('{}')]);
+    expect(ok).toMatchObject({ code: 0, stdout: expect.stringMatching(/detector:\s+onnx centernet \(.*bee-centernet-int8\.onnx\), slot pass ×2/) });
+    const missing = await cli(['check-config', '--config', config(`{"model": "${join(dir.path, 'no-such-model.onnx')}"}`)]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(`hivegate-agent: detector.model: cannot load ONNX model ${join(dir.path, 'no-such-model.onnx')}: ENOENT`);
+    const notAModel = await cli(['check-config', '--config', config(`{"slot": {"model": "${clip}"}}`)]);
+    expect(notAModel.code).toBe(2);
+    expect(notAModel.stderr).toContain(`hivegate-agent: detector.slot.model: cannot load ONNX model ${clip}:`);
+  }, 60_000);
 
   it('bench times the pipeline on a clip against decoding it, counts, says whether it keeps up, and sends nothing', async () => {
     const before = cloud.requests.length;
