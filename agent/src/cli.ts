@@ -25,8 +25,9 @@ Usage:
 Sources: a video file, rtsp:// or http:// URL, /dev/videoN, or rpicam[:extra rpicam-vid args].
 The detector is the shipped pair of 8-bit bee models (onnx, models/bee-centernet-int8.onnx over the frame and
 models/bee-centernet-slot-int8.onnx over the entrance slot) unless --detector motion or --model.
-Secrets may come from HIVEGATE_TOKEN and HIVEGATE_CLOUD_URL instead of flags; SIGHUP reloads them.
-With --once a file is processed as fast as possible, every record is delivered, and the exit code is 0.
+Secrets may come from HIVEGATE_TOKEN and HIVEGATE_CLOUD_URL instead of flags (a flag wins); SIGHUP reloads them.
+With --once a file is processed as fast as possible and every record is delivered: exit code 0, or 1 when records
+are still queued at the end or the source failed. Bad usage or configuration exits with 2.
 bench runs the configured pipeline over a recorded clip as fast as it can, sending nothing, and says whether this
 machine keeps up with a camera at source.fps; it compares with ffmpeg decoding the same clip alone.`;
 

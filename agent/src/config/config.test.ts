@@ -31,15 +31,29 @@ describe('resolveConfig', () => {
     expect(resolveConfig({ file: { ...minimal, source: { url: 'a.mp4', pixelFormat: 'gray' } }, env: {} }).source.pixelFormat).toBe('gray');
   });
 
-  it('lets flags override the file and the environment override both for secrets', () => {
-    const config = resolveConfig({
-      file: { ...minimal, source: { url: 'a.mp4', fps: 10 } },
-      flags: { source: { url: 'b.mp4' } },
-      env: { HIVEGATE_TOKEN: 'from-env', HIVEGATE_CLOUD_URL: 'https://cloud.example' },
-    });
+  it('lets the environment override the file for secrets, and flags override both', () => {
+    const env = { HIVEGATE_TOKEN: 'from-env', HIVEGATE_CLOUD_URL: 'https://cloud.example' };
+    const config = resolveConfig({ file: { ...minimal, source: { url: 'a.mp4', fps: 10 } }, flags: { source: { url: 'b.mp4' } }, env });
     expect(config.source.url).toBe('b.mp4');
     expect(config.source.fps).toBe(10);
     expect(config.cloud).toMatchObject({ token: 'from-env', url: 'https://cloud.example' });
+    // A stale HIVEGATE_TOKEN in the shell beat an explicit --token, and the run failed with 401.
+    expect(resolveConfig({ file: minimal, flags: { cloud: { token: 'from-flag' } }, env }).cloud).toMatchObject({ token: 'from-flag', url: 'https://cloud.example' });
+  });
+
+  // Each of these zones passed, and the agent counted 0 for good without a word.
+  it('refuses a zone that could never count: no area, crossing edges, outside the frame', () => {
+    const withZone = (zone: number[][], source = { url: 'a.mp4' }) => () => resolveConfig({ file: { ...minimal, source, counting: { zone } } as never, env: {} });
+    expect(withZone([[0, 0], [0, 0], [0, 0]])).toThrow('invalid configuration: counting.zone encloses no area: its points lie on one line or repeat');
+    expect(withZone([[0, 0], [100, 100], [200, 200]])).toThrow('counting.zone encloses no area');
+    expect(withZone([[0, 0], [100, 0], [0, 100], [100, 100]])).toThrow('invalid configuration: counting.zone has edges that cross (point 2 to 3 and point 4 to 1): list the points in order around the zone');
+    expect(withZone([[5000, 5000], [5100, 5000], [5100, 5100]])).toThrow('invalid configuration: counting.zone lies wholly outside the 640x480 frame (source.width and source.height)');
+    // The 640x480 example's zone kept after the picture was made smaller.
+    expect(withZone([[400, 300], [600, 300], [600, 400], [400, 400]], { url: 'a.mp4', width: 320, height: 240 } as never)).toThrow('lies wholly outside the 320x240 frame');
+    // Usable: a zone reaching past the frame's edges, a concave one, and either winding.
+    expect(withZone([[-10, 200], [650, 200], [650, 500], [-10, 500]])).not.toThrow();
+    expect(withZone([[0, 300], [300, 300], [320, 350], [340, 300], [640, 300], [640, 480], [0, 480]])).not.toThrow();
+    expect(withZone([[0, 480], [640, 480], [640, 300], [0, 300]])).not.toThrow();
   });
 
   it('names the path of a bad field', () => {

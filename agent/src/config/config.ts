@@ -262,8 +262,9 @@ export function frameCountsAt(config: AgentConfig, fps: number): FrameCounts {
 const check = compileValidator(AgentConfigSchema);
 
 /**
- * Builds the effective config: defaults, then the file, then command-line values, then secrets from the
- * environment (`HIVEGATE_TOKEN`, `HIVEGATE_CLOUD_URL`). Validation errors name the field's path.
+ * Builds the effective config: defaults, then the file, then secrets from the environment (`HIVEGATE_TOKEN`,
+ * `HIVEGATE_CLOUD_URL`), then command-line values: what is typed on the command line wins, as the usage says, over
+ * a variable left in the shell. Validation errors name the field's path.
  */
 export function resolveConfig(layers: { file?: PartialAgentConfig; flags?: PartialAgentConfig; env?: NodeJS.ProcessEnv }): AgentConfig {
   const env = layers.env ?? process.env;
@@ -271,7 +272,7 @@ export function resolveConfig(layers: { file?: PartialAgentConfig; flags?: Parti
   if (env.HIVEGATE_TOKEN) secrets.cloud!.token = env.HIVEGATE_TOKEN;
   if (env.HIVEGATE_CLOUD_URL) secrets.cloud!.url = env.HIVEGATE_CLOUD_URL;
   const fps = layers.flags?.source?.fps ?? layers.file?.source?.fps;
-  const merged = [layers.file ?? {}, layers.flags ?? {}, secrets].reduce<Record<string, unknown>>((acc, layer) => merge(acc, layer as Record<string, unknown>), merge({}, defaults(typeof fps === 'number' ? fps : TUNED_FPS) as Record<string, unknown>));
+  const merged = [layers.file ?? {}, secrets, layers.flags ?? {}].reduce<Record<string, unknown>>((acc, layer) => merge(acc, layer as Record<string, unknown>), merge({}, defaults(typeof fps === 'number' ? fps : TUNED_FPS) as Record<string, unknown>));
   const source = merged.source as Record<string, unknown> | undefined;
   const counting = merged.counting as Record<string, unknown> | undefined;
   if (counting && counting.zone === undefined && source && typeof source.width === 'number' && typeof source.height === 'number') {
@@ -310,7 +311,43 @@ export function resolveConfig(layers: { file?: PartialAgentConfig; flags?: Parti
   if (config.detector.slot && config.detector.kind !== 'onnx') throw new ConfigError('invalid configuration: detector.slot needs detector.kind onnx');
   if (config.tracker.lowScore > config.tracker.highScore) throw new ConfigError('invalid configuration: tracker.lowScore must not exceed tracker.highScore');
   if (config.sensors && !config.sensors.command === !config.sensors.file) throw new ConfigError('invalid configuration: sensors needs exactly one of sensors.command or sensors.file');
+  const zoneError = zoneProblem(config.counting.zone, config.source.width, config.source.height);
+  if (zoneError) throw new ConfigError(`invalid configuration: counting.zone ${zoneError}`);
   return config;
+}
+
+/**
+ * What makes a zone count nothing, or undefined when it is usable. Each of these passed the checks before and the
+ * agent then counted 0 for good without a word: a polygon without area (repeated or collinear points), one whose
+ * edges cross (a bow-tie: inside and outside are not what was meant), or one wholly outside the frame (a zone drawn for
+ * a larger picture, kept after source.width and height were lowered). A zone may reach past the frame's edges.
+ */
+export function zoneProblem(zone: readonly (readonly number[])[], width: number, height: number): string | undefined {
+  const points = zone.map(([x, y]) => [x!, y!] as const);
+  const n = points.length;
+  const cross = (o: readonly [number, number], a: readonly [number, number], b: readonly [number, number]) => (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 2; j < n; j++) {
+      if (i === 0 && j === n - 1) continue; // the two edges that meet at the first point
+      const a = points[i]!, b = points[(i + 1) % n]!, c = points[j]!, d = points[(j + 1) % n]!;
+      if (cross(a, b, c) * cross(a, b, d) < 0 && cross(c, d, a) * cross(c, d, b) < 0) {
+        return `has edges that cross (point ${i + 1} to ${((i + 1) % n) + 1} and point ${j + 1} to ${((j + 1) % n) + 1}): list the points in order around the zone`;
+      }
+    }
+  }
+  let twiceArea = 0;
+  for (let i = 0; i < n; i++) {
+    const [x1, y1] = points[i]!;
+    const [x2, y2] = points[(i + 1) % n]!;
+    twiceArea += x1 * y2 - x2 * y1;
+  }
+  if (Math.abs(twiceArea) / 2 < 1) return 'encloses no area: its points lie on one line or repeat';
+  const xs = points.map(([x]) => x);
+  const ys = points.map(([, y]) => y);
+  if (Math.max(...xs) <= 0 || Math.min(...xs) >= width || Math.max(...ys) <= 0 || Math.min(...ys) >= height) {
+    return `lies wholly outside the ${width}x${height} frame (source.width and source.height)`;
+  }
+  return undefined;
 }
 
 /**
