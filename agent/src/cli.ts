@@ -105,11 +105,15 @@ async function run(args: string[]): Promise<number> {
   };
   const config = load();
   const flushTimeout = numberFlag('--flush-timeout', values['flush-timeout']);
+  if (flushTimeout !== undefined && flushTimeout < 0) throw new ConfigError(`--flush-timeout must be 0 or more seconds, got "${values['flush-timeout']}"`);
+  // As runAgent bounds it: a one-shot run promised delivery and waits longer than a daemon, which keeps what is left.
+  const flushSeconds = values.once ? (flushTimeout ?? 30) : Math.min(flushTimeout ?? 30, 5);
 
   let signalled: () => void = () => {};
   const stopSignal = new Promise<void>((resolve) => (signalled = resolve));
   const onSignal = (name: string) => {
-    console.error(`${name}: stopping (flushing queued records)…`);
+    // A second SIGINT or SIGTERM takes the default action: the agent ends at once, and what is queued stays queued.
+    console.error(`${name}: stopping (flushing queued records for at most ${flushSeconds} s; a second Ctrl-C stops at once)…`);
     signalled();
   };
   process.once('SIGINT', () => onSignal('SIGINT'));
@@ -190,7 +194,7 @@ function status(args: string[]): number {
     console.error(`no outbox at ${outboxPath}: the agent has not run with this state directory`);
     return 1;
   }
-  const pipeline = existsSync(statusPath) ? (JSON.parse(readFileSync(statusPath, 'utf8')) as Record<string, unknown>) : undefined;
+  const pipeline = existsSync(statusPath) ? readStatusFile(statusPath) : undefined;
   const running = new OutboxLock(outboxPath).heldByAnother();
   const lines = [`agent:         ${running ? 'running (it holds the outbox)' : 'not running'}`, `outbox:        ${outboxPath}`, ...outboxLines(outboxPath)];
   if (pipeline) {
@@ -207,6 +211,15 @@ function status(args: string[]): number {
   }
   console.log(lines.join('\n'));
   return 0;
+}
+
+/** The pipeline's last status as the running agent wrote it; a damaged file is said to be one, not a JSON error. */
+function readStatusFile(path: string): Record<string, unknown> {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+  } catch (error) {
+    throw new Error(`the status file ${path} cannot be read (${(error as Error).message}); the running agent rewrites it every few seconds, or delete it`);
+  }
 }
 
 /** What the outbox holds, for `status`; an agent that started on a full disk keeps it to itself. */

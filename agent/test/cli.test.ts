@@ -138,10 +138,24 @@ describe('hivegate-agent CLI', () => {
       agent.kill('SIGTERM');
       const [code, signal] = (await exited) as [number | null, string | null];
       expect({ code, signal }).toEqual({ code: 0, signal: null });
+      // How long the stop may take is said (a --once run waited 30 s in silence for a cloud that was down).
+      expect(stderr).toContain('SIGTERM: stopping (flushing queued records for at most 30 s; a second Ctrl-C stops at once)…');
     } finally {
       agent.kill('SIGKILL');
     }
   }, 60_000);
+
+  // A damaged status file gave "Expected double-quoted property name in JSON at position 20" and nothing else.
+  it('status names a damaged status file', async () => {
+    const damaged = join(dir.path, 'damaged-state');
+    mkdirSync(damaged, { recursive: true });
+    const outbox = new Database(join(damaged, 'outbox.db'));
+    outbox.close();
+    writeFileSync(join(damaged, 'status.json'), '{ broken');
+    const result = await cli(['status', '--state-dir', damaged]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`hivegate-agent: the status file ${join(damaged, 'status.json')} cannot be read (`);
+  }, 30_000);
 
   it('rejects bad input with a message naming the field and exit code 2', async () => {
     const missingHive = await cli(['run', '--source', clip, '--cloud', cloud.url, '--token', 't', '--box', 'b', '--state-dir', stateDir]);
@@ -150,6 +164,8 @@ describe('hivegate-agent CLI', () => {
     const badZone = await cli([...runArgs(), '--zone', '1,2 3']);
     expect(badZone.code).toBe(2);
     expect(badZone.stderr).toContain('--zone point 2 ("3") must be x,y');
+    const negativeFlush = await cli([...runArgs(), '--flush-timeout=-5']);
+    expect(negativeFlush).toMatchObject({ code: 2, stderr: expect.stringContaining('--flush-timeout must be 0 or more seconds, got "-5"') });
   }, 30_000);
 
   // check-config (which the installer runs) passed a model path with a typo; the service then failed at every start.

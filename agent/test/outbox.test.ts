@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -46,6 +46,13 @@ const canMountTmpfs = (() => {
 const movement = (i: number) => ({ hiveId: 'h', boxId: 'b', beesIn: i, beesOut: 0, timestamp: 1_767_225_600 + 60 * i });
 
 describe('Outbox', () => {
+  // A damaged outbox file said only "file is not a database", with no path.
+  it('names the file when what is at the outbox path is not a database', () => {
+    const path = freshPath();
+    writeFileSync(path, 'not a database, but long enough to fill a SQLite header: '.repeat(4));
+    expect(() => new Outbox({ path }).start()).toThrow(`the outbox at ${path} is not a SQLite database (overwritten or damaged): move it aside and start again`);
+  });
+
   it('stores a record once per identity, also after it was sent', () => {
     const outbox = new Outbox({ path: freshPath() });
     outbox.start();

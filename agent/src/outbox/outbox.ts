@@ -150,6 +150,9 @@ export class Outbox {
       db?.close();
       // Records are held in memory only beside a database; on a first start without room there is none to fall back on.
       if (isStorageFull(error)) throw new Error(`no room on the disk to create the outbox at ${this.options.path}: free some space there and start again`);
+      if (error instanceof Database.SqliteError && error.code === 'SQLITE_NOTADB') {
+        throw new Error(`the outbox at ${this.options.path} is not a SQLite database (overwritten or damaged): move it aside and start again`);
+      }
       throw error;
     }
     this.db = db;
