@@ -220,10 +220,10 @@ describe('stored video', () => {
       detectionsPart(),
     ]);
     expect(result.body.data?.uploadGateVideo).toBeNull();
-    expect(result.body.errors?.[0]).toMatchObject({ message: expect.stringContaining('file is not a video'), extensions: { code: 'BAD_USER_INPUT' } });
+    expect(result.body.errors?.[0]).toMatchObject({ message: 'file is not a video: no video format was recognised in it', extensions: { code: 'BAD_USER_INPUT' } });
     const png = (await pngjs.PNG.sync.write(new pngjs.PNG({ width: 4, height: 4 }))) as Buffer;
     const still = await upload(base, { authorization: `Bearer ${user.token}` }, { boxId: 'x' }, [videoPart(png, 'still.png')]);
-    expect(still.body.errors?.[0]?.message).toContain('file is not a video');
+    expect(still.body.errors?.[0]?.message).toBe('file is not a video: it is a still image (png)');
     expect(await videosOf(base, user.token, 'x')).toEqual([]);
     expect(await blobKeys(t.app)).toEqual(before);
     expect(tempLeftovers(t.app)).toEqual([]);

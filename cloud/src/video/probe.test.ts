@@ -12,10 +12,10 @@ describe('assessProbe', () => {
   });
 
   it.each([
-    [null, 'ffprobe cannot read it'],
-    [{ format: { format_name: 'png_pipe' }, streams: [video] }, 'it is png data'],
-    [{ format: { format_name: 'image2', duration: '0.04' }, streams: [video] }, 'it is image2 data'],
-    [{ format: { format_name: 'tty', duration: '3' }, streams: [video] }, 'it is tty data'],
+    [null, 'file is not a video: no video format was recognised in it'],
+    [{ format: { format_name: 'png_pipe' }, streams: [video] }, 'file is not a video: it is a still image (png)'],
+    [{ format: { format_name: 'image2', duration: '0.04' }, streams: [video] }, 'it is a still image (image2)'],
+    [{ format: { format_name: 'tty', duration: '3' }, streams: [video] }, 'file is not a video: it is text'],
     [{ format: { format_name: 'mp3', duration: '3' }, streams: [{ codec_type: 'audio' }, { ...video, disposition: { attached_pic: 1 } }] }, 'no video stream'],
     [{ format: { format_name: 'matroska,webm', duration: 'N/A' }, streams: [video] }, 'no duration'],
     [{ format: { format_name: 'matroska,webm', duration: '2' }, streams: [{ codec_type: 'video' }] }, 'no picture size'],

@@ -29,9 +29,11 @@ const NOT_VIDEO_FORMATS = /^(image2|tty|.*_pipe|apng|gif|lavfi)$/;
 
 export function assessProbe(output: ProbeOutput | null): ProbeVerdict {
   const formatName = output?.format?.format_name;
-  if (!output || !formatName) return { ok: false, reason: 'file is not a video: ffprobe cannot read it' };
+  // Said in a beekeeper's words, not the prober's ("ffprobe cannot read it", "it is tty data" before).
+  if (!output || !formatName) return { ok: false, reason: 'file is not a video: no video format was recognised in it' };
+  if (formatName === 'tty') return { ok: false, reason: 'file is not a video: it is text' };
   if (formatName.split(',').some((name) => NOT_VIDEO_FORMATS.test(name))) {
-    return { ok: false, reason: `file is not a video: it is ${formatName.replace(/_pipe$/, '')} data` };
+    return { ok: false, reason: `file is not a video: it is a still image (${formatName.replace(/_pipe$/, '')})` };
   }
   const video = (output.streams ?? []).find((s) => s.codec_type === 'video' && s.disposition?.attached_pic !== 1);
   if (!video) return { ok: false, reason: 'file is not a video: it has no video stream' };
