@@ -59,6 +59,23 @@ describe('telemetry reads', () => {
     }
   });
 
+  // The page of a box id the user had nothing of (a typo, another user's box) offered a live view that blamed the camera.
+  it('reads one box the user has anything of, and nothing for any other id', async () => {
+    const read = (id: string, as = token) => graphql(t.app, as, `{ box(id: "${id}") { id hiveId today(timeZone: "UTC") { date beesIn } } }`);
+    expect((await read('b')).data?.box).toEqual({ id: 'b', hiveId: 'h', today: { date: new Date().toISOString().slice(0, 10), beesIn: 0 } });
+    expect((await read('no-such-box')).data).toEqual({ box: null });
+    // Known only by the token made for its camera, before the camera has sent anything: a box with nothing counted.
+    const { token: cameraToken } = await graphql(t.app, token, `mutation { createApiToken(name: "new camera", scopes: ["device"], boxIds: ["new-box"]) { token } }`).then(
+      (r) => r.data?.createApiToken as { token: string },
+    );
+    expect(cameraToken).toBeTruthy();
+    expect((await read('new-box')).data?.box).toEqual({ id: 'new-box', hiveId: null, today: { date: expect.any(String), beesIn: 0 } });
+    // Another user has none of these.
+    const other = await createUser(t.app);
+    expect((await read('b', other.token)).data).toEqual({ box: null });
+    expect((await read('new-box', other.token)).data).toEqual({ box: null });
+  });
+
   it('lists hives with their boxes', async () => {
     const result = await graphql(t.app, token, `{ hive(id: "h") { id boxes { id hiveId } lastReading { temperatureCelsius } } boxes(hiveId: "h") { id } }`);
     expect(result.data).toEqual({ hive: { id: 'h', boxes: [{ id: 'b', hiveId: 'h' }], lastReading: { temperatureCelsius: 31 } }, boxes: [{ id: 'b' }] });

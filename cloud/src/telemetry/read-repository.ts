@@ -69,6 +69,26 @@ export class TelemetryReadRepository {
     return rows;
   }
 
+  /**
+   * A box the user has anything of: counts, a camera that reported, clips, heatmaps, or a token made for it (a camera
+   * set up but not heard from yet). Null for an id the user has nothing of: a typo, or someone else's box.
+   */
+  async box(ownerId: number, boxId: string): Promise<BoxRow | null> {
+    const { rows } = await this.db.query<BoxRow>(
+      `SELECT $2::text AS id, b.hive_id AS "hiveId",
+              least(b.first_seen_at, d.first, v.first, h.first, t.first) AS "firstSeenAt"
+       FROM (SELECT 1) AS one
+       LEFT JOIN boxes b ON b.owner_id = $1 AND b.box_id = $2
+       LEFT JOIN LATERAL (SELECT min(status_updated_at) AS first FROM live_devices WHERE owner_id = $1 AND box_id = $2) d ON true
+       LEFT JOIN LATERAL (SELECT min(created_at) AS first FROM gate_videos WHERE owner_id = $1 AND box_id = $2) v ON true
+       LEFT JOIN LATERAL (SELECT min(updated_at) AS first FROM heatmap_days WHERE owner_id = $1 AND box_id = $2) h ON true
+       LEFT JOIN LATERAL (SELECT min(created_at) AS first FROM api_tokens WHERE user_id = $1 AND revoked_at IS NULL AND $2 = ANY (box_ids)) t ON true`,
+      [ownerId, boxId],
+    );
+    const [row] = rows;
+    return row?.firstSeenAt ? row : null;
+  }
+
   async lastReading(ownerId: number, hiveId: string): Promise<MetricReading | undefined> {
     const { rows } = await this.db.query<MetricReading>(
       `SELECT ts AS time, temperature_celsius AS "temperatureCelsius", humidity_percent AS "humidityPercent", weight_kg AS "weightKg"

@@ -19,6 +19,7 @@ export const telemetryResolvers: Resolvers = {
   Query: {
     hives: (_root: unknown, _args: unknown, ctx: GraphQLContext) => ctx.services.telemetryReads.hives(requireUser(ctx).userId),
     hive: (_root: unknown, args: { id: string }, ctx: GraphQLContext) => ctx.services.telemetryReads.hive(requireUser(ctx).userId, String(args.id)),
+    box: (_root: unknown, args: { id: string }, ctx: GraphQLContext) => ctx.services.telemetryReads.box(requireUser(ctx).userId, String(args.id)),
     boxes: (_root: unknown, args: { hiveId?: string | null }, ctx: GraphQLContext) =>
       ctx.services.telemetryReads.boxes(requireUser(ctx).userId, args.hiveId == null ? undefined : String(args.hiveId)),
     hiveMetrics: (_root: unknown, args: RangeArgs & { hiveId: string }, ctx: GraphQLContext) => {
@@ -41,8 +42,10 @@ export const telemetryResolvers: Resolvers = {
   },
   Box: {
     today: async (box: BoxRow, args: { timeZone?: string | null }, ctx: GraphQLContext) => {
-      const [totals] = await ctx.services.telemetryReads.entranceTotals(requireUser(ctx).userId, calendarDay(args), [box.id]);
-      return totals;
+      const day = calendarDay(args);
+      const [totals] = await ctx.services.telemetryReads.entranceTotals(requireUser(ctx).userId, day, [box.id]);
+      // A box known by its camera, clips or token but not yet by counts has counted nothing today.
+      return totals ?? { boxId: box.id, hiveId: box.hiveId, date: day.date, beesIn: 0, beesOut: 0, netFlow: 0, lastSampleAt: null };
     },
   },
 };

@@ -353,11 +353,13 @@ describe('web app in Chromium', () => {
       expect(hivePage).not.toContain('35.2');
       expect(await page.locator('svg path.line').count()).toBe(0);
 
+      // Before, another user's box (or a mistyped one) got the whole page, with a live view that blamed the camera.
       await page.goto(`/boxes/${alice.box}`);
-      await page.getByText('This box has not reported entrance traffic yet.').waitFor();
+      await page.getByText('There is no such box in your apiary.').waitFor();
       await page.waitForLoadState('networkidle');
       const boxPage = await page.locator('main').innerText();
       expect(boxPage).not.toMatch(/\b120\b|\b95\b/);
+      expect(await page.getByRole('button', { name: 'Start live view' }).count()).toBe(0);
 
       await page.goto('/profile');
       await page.getByText('No tokens yet.').waitFor();

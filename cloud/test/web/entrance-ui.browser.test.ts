@@ -325,7 +325,7 @@ describe('entrance page media (scripted gateway)', () => {
     const { context, page, problems } = await openEntrance(DESKTOP, { timezoneId: 'America/Los_Angeles' });
     try {
       await page.getByText('In today').waitFor();
-      expect(callsOf('BoxToday').at(-1)?.variables).toEqual({ boxId: state.boxId, timeZone: 'America/Los_Angeles' });
+      expect(callsOf('EntranceBox').at(-1)?.variables).toEqual({ boxId: state.boxId, timeZone: 'America/Los_Angeles' });
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Apiary' }).click();
       await page.getByRole('link', { name: `Box ${state.boxId}` }).waitFor();
       expect(callsOf('Apiary').at(-1)?.variables).toEqual({ timeZone: 'America/Los_Angeles' });

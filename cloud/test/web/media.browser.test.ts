@@ -232,7 +232,9 @@ describe('entrance page on the real gateways', () => {
   });
 
   it('says the camera is offline when a live view starts without it', async () => {
+    // A camera set up (its token made) that has not come online yet.
     const offlineBox = `offline-${suffix}`;
+    await graphqlInPage(`mutation { createApiToken(name: "not yet online", scopes: ["device"], boxIds: ["${offlineBox}"]) { token } }`);
     await page.goto(`/boxes/${offlineBox}`);
     await page.getByRole('button', { name: 'Start live view' }).click();
     const status = page.locator('.live-card [role="status"]');

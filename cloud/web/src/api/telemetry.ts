@@ -57,11 +57,6 @@ export interface MovementBucket {
   samples: number;
 }
 
-export interface BoxTotals extends DayTotals {
-  boxId: string;
-  hiveId: string | null;
-  date: string;
-}
 
 const READING = 'time temperatureCelsius humidityPercent weightKg';
 // "Today" ends at the user's midnight, not UTC's: each query that asks for it names the browser's time zone.
@@ -99,7 +94,7 @@ export const EntranceMovementQuery = defineOperation<{ entranceMovement: Movemen
   }`,
 );
 
-/** One box's totals for today; an empty list means the user has no such box. */
-export const BoxTodayQuery = defineOperation<{ entranceTotals: BoxTotals[] }, { boxId: string } & InTimeZone>(
-  `query BoxToday($boxId: ID!, $timeZone: String) { entranceTotals(boxIds: [$boxId], timeZone: $timeZone) { boxId hiveId date beesIn beesOut netFlow lastSampleAt } }`,
+/** One box with its totals for today; null when the user has nothing of that box (a mistyped id, another's box). */
+export const EntranceBoxQuery = defineOperation<{ box: ApiaryBox | null }, { boxId: string } & InTimeZone>(
+  `query EntranceBox($boxId: ID!, $timeZone: String) { box(id: $boxId) { id hiveId ${TODAY} } }`,
 );

@@ -1,4 +1,4 @@
-import { BoxTodayQuery, browserTimeZone } from '../api/telemetry.ts';
+import { browserTimeZone, EntranceBoxQuery } from '../api/telemetry.ts';
 import { ClipsSection } from '../components/entrance/ClipsSection.tsx';
 import { HeatmapGallery } from '../components/entrance/HeatmapGallery.tsx';
 import { LiveView } from '../components/entrance/LiveView.tsx';
@@ -14,9 +14,26 @@ const REFRESH_MS = 30_000;
 /** One entrance box: today's counts, the live view, daily heatmaps and stored clips. */
 export function EntrancePage({ boxId }: { boxId: string }) {
   useDocumentTitle(`Box ${boxId}`);
-  const today = useQuery(BoxTodayQuery, { boxId, timeZone: browserTimeZone() }, { pollMs: REFRESH_MS });
-  const totals = today.data?.entranceTotals[0];
-  const hiveId = totals?.hiveId ?? undefined;
+  const entrance = useQuery(EntranceBoxQuery, { boxId, timeZone: browserTimeZone() }, { pollMs: REFRESH_MS });
+  const box = entrance.data?.box;
+  const totals = box?.today;
+  const hiveId = box?.hiveId ?? undefined;
+
+  // Without this the page of an unknown id offered a live view, which then blamed the (nonexistent) camera.
+  if (entrance.data && !box) {
+    return (
+      <>
+        <Breadcrumbs items={[{ href: paths.overview(), label: 'Apiary' }, { label: `Box ${boxId}` }]} />
+        <PageTitle>Entrance · box {boxId}</PageTitle>
+        <Notice tone="warn" title="There is no such box in your apiary.">
+          <p>
+            A box appears once its camera reports, or once you make an API token for it on your profile.{' '}
+            <Link href={paths.overview()}>Back to the apiary</Link>
+          </p>
+        </Notice>
+      </>
+    );
+  }
 
   return (
     <>
@@ -27,8 +44,8 @@ export function EntrancePage({ boxId }: { boxId: string }) {
         <PageTitle>Entrance · box {boxId}</PageTitle>
         {hiveId && <Link href={paths.hive(hiveId)}>Traffic and climate charts</Link>}
       </div>
-      {today.error && <Notice tone="error">{today.error.message}</Notice>}
-      {totals ? (
+      {entrance.error && <Notice tone="error">{entrance.error.message}</Notice>}
+      {totals && (
         <section class="card today-strip" aria-label="Entrance traffic today">
           <dl class="traffic-today large">
             <div>
@@ -46,8 +63,6 @@ export function EntrancePage({ boxId }: { boxId: string }) {
           </dl>
           <p class="muted small">{totals.lastSampleAt ? `Last count ${formatRelative(totals.lastSampleAt)}` : 'No counts yet today'}</p>
         </section>
-      ) : (
-        today.data && <p class="muted">This box has not reported entrance traffic yet.</p>
       )}
       <div class="entrance-grid">
         <LiveView boxId={boxId} />
