@@ -19,6 +19,7 @@ import { OutboxLock } from './outbox/outbox-lock.ts';
 import { Pipeline } from './pipeline.ts';
 import { SensorReader } from './sensors/sensor-reader.ts';
 import { BeeTracker } from './track/tracker.ts';
+import { OutageLog } from './uplink/outage-log.ts';
 import { Uplink } from './uplink/uplink.ts';
 
 export interface RunOptions {
@@ -88,6 +89,7 @@ async function runWithOutbox(config: AgentConfig, options: RunOptions): Promise<
     maxAgeSeconds: config.outbox.maxAgeDays * 86_400,
     log,
   });
+  const outage = new OutageLog(log);
   const uplink = new Uplink({
     outbox,
     cloudUrl: config.cloud.url,
@@ -97,8 +99,11 @@ async function runWithOutbox(config: AgentConfig, options: RunOptions): Promise<
     onEvent: (event) => {
       if (event.type === 'blocked') log(`UPLINK STOPPED: ${event.reason} (next try ${new Date(event.retryAt).toISOString()})`);
       else if (event.type === 'quarantined') log(`uplink quarantined a ${event.kind} record (${event.dedupeKey}): ${event.reason}`);
-      else if (event.type === 'retrying') log(`uplink retry ${event.attempt} for ${event.kind} in ${event.delayMs} ms: ${event.reason}`);
-      else if (event.type === 'sent') noteLastUpload(outbox, event.kind, event.count);
+      else if (event.type === 'retrying') outage.failed(event.kind, event.attempt, event.reason, `uplink retry ${event.attempt} for ${event.kind} in ${event.delayMs} ms: ${event.reason}`);
+      else if (event.type === 'sent') {
+        noteLastUpload(outbox, event.kind, event.count);
+        outage.succeeded(event.kind, (failures) => `uplink: ${event.kind} delivered again after ${failures} failed attempts`);
+      }
     },
   });
   let captureMessage: string | undefined;
@@ -195,8 +200,8 @@ async function runWithOutbox(config: AgentConfig, options: RunOptions): Promise<
     };
   };
   if (streamer) {
-    // Network trouble repeats every retry: say each new kind of it once.
-    let lastDeviceError: string | undefined;
+    // Failed requests of the device loop in a row, for the outage log.
+    let liveFailures = 0;
     device = new DeviceLoop({
       client: new DeviceClient(config.cloud.url, config.cloud.token, config.cloud.requestTimeoutMs),
       boxId: config.boxId,
@@ -211,8 +216,15 @@ async function runWithOutbox(config: AgentConfig, options: RunOptions): Promise<
         if (event.type === 'blocked') log(`LIVE CONTROL STOPPED: ${event.reason} (next try ${new Date(event.retryAt).toISOString()})`);
         else if (event.type === 'unsupported') log(`live: the cloud has no live gateway (${event.status} from ${event.path}); asking again at ${new Date(event.retryAt).toISOString()}`);
         else if (event.type === 'command') log(`live: ${event.repeated ? 'redelivered ' : ''}${event.commandType} ${event.commandId} → ${event.ack.status}`);
-        else if (event.type === 'error' && event.reason !== lastDeviceError) log(`live: ${event.reason} (will retry)`);
-        if (event.type === 'error') lastDeviceError = event.reason;
+        else if (event.type === 'error') {
+          liveFailures++;
+          // The same refusal from each of the three endpoints in turn is one outage, said once.
+          const cause = event.reason.startsWith(event.path) ? event.reason.slice(event.path.length).replace(/^:\s*/, '') : event.reason;
+          outage.failed('live', liveFailures, cause, `live: ${event.reason} (will retry)`);
+        } else if (event.type === 'reconnected') {
+          outage.succeeded('live', (failures) => `live: the cloud answers again, after ${failures} failed requests`);
+          liveFailures = 0;
+        }
       },
     });
   }

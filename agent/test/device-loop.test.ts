@@ -128,6 +128,10 @@ describe('device loop against a loopback gateway', () => {
     await gateway.waitFor(() => loopEvents.filter((e) => e.type === 'error').length >= 3, 5000, 'retries');
     gateway.deviceAnswer = undefined;
     await gateway.waitFor(() => gateway.events.some((e) => e.eventType === 'DEVICE_ONLINE'), 5000, 'recovery');
+    // The recovery is an event of its own (the agent says it once; it said nothing before).
+    await gateway.waitFor(() => loopEvents.some((e) => e.type === 'reconnected'), 5000, 'reconnected');
+    const errorsBefore = loopEvents.findIndex((e) => e.type === 'reconnected');
+    expect(loopEvents.slice(0, errorsBefore).every((e) => e.type === 'error')).toBe(true);
     gateway.deviceAnswer = 404;
     await gateway.waitFor(() => loopEvents.some((e) => e.type === 'unsupported'), 5000, 'unsupported');
     expect(loopEvents.filter((e) => e.type === 'unsupported')).toHaveLength(1);

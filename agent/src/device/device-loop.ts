@@ -26,7 +26,9 @@ export type DeviceLoopEvent =
   | { type: 'blocked'; path: DevicePath; status: number; reason: string; retryAt: number }
   | { type: 'unsupported'; path: DevicePath; status: number; retryAt: number }
   | { type: 'command'; commandId: string; commandType: string; ack: Ack; repeated: boolean }
-  | { type: 'error'; path: DevicePath; reason: string };
+  | { type: 'error'; path: DevicePath; reason: string }
+  /** The cloud answered again after errors. */
+  | { type: 'reconnected'; path: DevicePath };
 
 export interface DeviceLoopOptions {
   client: DeviceClient;
@@ -278,6 +280,8 @@ export class DeviceLoop {
       case 'ok':
         this.lastContactAt = Date.now();
         if (this.unsupportedUntil > 0) this.unsupportedUntil = 0;
+        if (this.lastError !== undefined) this.options.onEvent?.({ type: 'reconnected', path });
+        this.lastError = undefined;
         return 'ok';
       case 'retry':
         this.lastError = reason;
