@@ -33,7 +33,7 @@ export class OutboxLock {
       db.exec('COMMIT');
     } catch (error) {
       db.close();
-      if (error instanceof Database.SqliteError && error.code.startsWith('SQLITE_BUSY')) {
+      if (isHeld(error)) {
         throw new Error(
           `another agent is running on the outbox at ${this.outboxPath}: stop it first (a second one would send its records again and count the same bees), or give this one a stateDir of its own`,
         );
@@ -56,10 +56,15 @@ export class OutboxLock {
       probe.prepare('SELECT count(*) FROM sqlite_master').get();
       return false;
     } catch (error) {
-      if (error instanceof Database.SqliteError && error.code.startsWith('SQLITE_BUSY')) return true;
+      if (isHeld(error)) return true;
       throw error;
     } finally {
       probe.close();
     }
   }
+}
+
+/** SQLite's answer when another connection holds the lock file. */
+function isHeld(error: unknown): boolean {
+  return error instanceof Database.SqliteError && error.code.startsWith('SQLITE_BUSY');
 }
