@@ -2,40 +2,90 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { runAgent, statusFilePath, type AgentControls } from './agent.ts';
+import { appVersion, runAgent, statusFilePath, type AgentControls } from './agent.ts';
 import { createDetector } from './detect/factory.ts';
 import { ConfigError, parseZone, readConfigFile, resolveConfig, type PartialAgentConfig } from './config/config.ts';
 import { Outbox } from './outbox/outbox.ts';
 import { OutboxLock } from './outbox/outbox-lock.ts';
 import { cameraVerdict, measureDecode, measurePipeline } from './throughput.ts';
 
-const USAGE = `hivegate-agent — entrance observer agent
-
-Usage:
-  hivegate-agent run --config FILE [--once]
+/** Each command's usage and what it does; `hivegate-agent COMMAND --help` prints its own, `--help` all of them. */
+const COMMANDS = {
+  run: {
+    usage: `hivegate-agent run --config FILE [--once]
   hivegate-agent run --source FILE_OR_URL --cloud URL --token TOKEN --hive H --box B
                      [--zone "x,y x,y …"] [--detector motion|onnx] [--model PATH] [--once]
                      [--width W --height H --fps F] [--realtime] [--start-time ISO] [--state-dir DIR]
-                     [--flush-timeout SECONDS]
-  hivegate-agent status [--config FILE | --state-dir DIR]
-  hivegate-agent bench --source FILE [--config FILE] [--seconds S] [--threads N]
-                     [--zone "x,y x,y …"] [--detector motion|onnx] [--model PATH] [--width W --height H --fps F]
-  hivegate-agent check-config --config FILE
+                     [--flush-timeout SECONDS]`,
+    about: `Counts the bees going in and out, sends the counts, trajectories and sensor readings to the cloud, and streams
+live video when the cloud asks. Flags win over the config file. With --once a file is processed as fast as possible and
+every record is delivered: exit code 0, or 1 when records are still queued at the end or the source failed.`,
+    pipeline: true,
+  },
+  status: {
+    usage: 'hivegate-agent status [--config FILE | --state-dir DIR]',
+    about: 'Says whether an agent is running on that state directory, what its outbox holds, and what its pipeline last did.',
+    pipeline: false,
+  },
+  bench: {
+    usage: `hivegate-agent bench --source FILE [--config FILE] [--seconds S] [--threads N]
+                     [--zone "x,y x,y …"] [--detector motion|onnx] [--model PATH] [--width W --height H --fps F]`,
+    about: `Runs the configured pipeline over a recorded clip as fast as it can, sending nothing, and says whether this
+machine keeps up with a camera at source.fps; it compares with ffmpeg decoding the same clip alone.`,
+    pipeline: true,
+  },
+  'check-config': {
+    usage: 'hivegate-agent check-config --config FILE',
+    about: 'Checks a config file as run would, with the secrets from the environment, loads its models, and says what the agent will do.',
+    pipeline: false,
+  },
+} as const;
+type Command = keyof typeof COMMANDS;
 
-Sources: a video file, rtsp:// or http:// URL, /dev/videoN, or rpicam[:extra rpicam-vid args].
+const PIPELINE_NOTES = `Sources: a video file, rtsp:// or http:// URL, /dev/videoN, or rpicam[:extra rpicam-vid args].
 The detector is the shipped pair of 8-bit bee models (onnx, models/bee-centernet-int8.onnx over the frame and
 models/bee-centernet-slot-int8.onnx over the entrance slot) unless --detector motion or --model.
-Secrets may come from HIVEGATE_TOKEN and HIVEGATE_CLOUD_URL instead of flags (a flag wins); SIGHUP reloads them.
-With --once a file is processed as fast as possible and every record is delivered: exit code 0, or 1 when records
-are still queued at the end or the source failed. Bad usage or configuration exits with 2.
-bench runs the configured pipeline over a recorded clip as fast as it can, sending nothing, and says whether this
-machine keeps up with a camera at source.fps; it compares with ffmpeg decoding the same clip alone.`;
+Secrets may come from HIVEGATE_TOKEN and HIVEGATE_CLOUD_URL instead of flags (a flag wins); SIGHUP reloads them.`;
+
+const EXIT_CODES = 'Exit codes: 0 done, 1 failed (a source, the cloud, records left queued), 2 bad usage or configuration.';
+
+const USAGE = `hivegate-agent — entrance observer agent
+
+Usage:
+${Object.values(COMMANDS).map((c) => `  ${c.usage}`).join('\n')}
+  hivegate-agent COMMAND --help
+  hivegate-agent --version
+
+${Object.entries(COMMANDS).map(([name, c]) => `${name}: ${c.about}`).join('\n')}
+
+${PIPELINE_NOTES}
+${EXIT_CODES}`;
+
+function commandHelp(name: Command): string {
+  const command = COMMANDS[name];
+  return `Usage:\n  ${command.usage}\n\n${command.about}\n\n${command.pipeline ? `${PIPELINE_NOTES}\n` : ''}${EXIT_CODES}`;
+}
+
+const isCommand = (name: string): name is Command => Object.hasOwn(COMMANDS, name);
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (!command || command === '--help' || command === '-h' || command === 'help') {
+    const topic = rest[0];
+    if (command === 'help' && topic !== undefined && isCommand(topic)) {
+      console.log(commandHelp(topic));
+      return 0;
+    }
     console.log(USAGE);
     return command ? 0 : 2;
+  }
+  if (command === '--version' || command === '-V' || command === 'version') {
+    console.log(appVersion().replace('/', ' '));
+    return 0;
+  }
+  if (isCommand(command) && (rest.includes('--help') || rest.includes('-h'))) {
+    console.log(commandHelp(command));
+    return 0;
   }
   try {
     if (command === 'run') return await run(rest);
@@ -45,8 +95,12 @@ export async function main(argv: string[]): Promise<number> {
     console.error(`unknown command "${command}"\n\n${USAGE}`);
     return 2;
   } catch (error) {
-    if (error instanceof ConfigError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      console.error(`hivegate-agent: ${(error as Error).message}`);
+    if (error instanceof ConfigError) {
+      console.error(`hivegate-agent: ${error.message}`);
+      return 2;
+    }
+    if ((error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      console.error(`hivegate-agent: ${(error as Error).message}\n(hivegate-agent ${command} --help shows its usage)`);
       return 2;
     }
     throw error;

@@ -1,6 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { promisify } from 'node:util';
@@ -183,6 +183,41 @@ describe('hivegate-agent CLI', () => {
     const notAModel = await cli(['check-config', '--config', config(`{"slot": {"model": "${clip}"}}`)]);
     expect(notAModel.code).toBe(2);
     expect(notAModel.stderr).toContain(`hivegate-agent: detector.slot.model: cannot load ONNX model ${clip}:`);
+  }, 60_000);
+
+  // Only the first mistake in a config file was named, so fixing one took a run per mistake.
+  it('check-config names every problem of a file at once', async () => {
+    const file = join(dir.path, 'three-mistakes.yaml');
+    writeFileSync(file, ['hiveId: h', 'boxId: b', 'source: { url: clip.mp4, fps: 0 }', 'cloud: { url: "http://", token: t }', 'detector: { kind: yolo }', ''].join('\n'));
+    const result = await cli(['check-config', '--config', file]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      [
+        'hivegate-agent: invalid configuration, 3 problems:',
+        '  - source.fps must be > 0',
+        '  - cloud.url must be an http:// or https:// address with a host name',
+        '  - detector.kind must be one of "motion", "onnx"',
+        '',
+      ].join('\n'),
+    );
+  }, 30_000);
+
+  // "run --help" was refused as an unknown option, and there was no way to ask the agent's version.
+  it('gives each command its own help, and its version', async () => {
+    const usageLines = { run: 'hivegate-agent run --config FILE [--once]', status: 'hivegate-agent status [--config FILE | --state-dir DIR]', bench: 'hivegate-agent bench --source FILE', 'check-config': 'hivegate-agent check-config --config FILE' };
+    const asks = [...Object.keys(usageLines).map((command) => [command, '--help']), ['run', '-h'], ['help', 'bench']];
+    const answers = await Promise.all(asks.map((args) => cli(args)));
+    answers.forEach((help, i) => {
+      const command = asks[i]![0] === 'help' ? asks[i]![1]! : asks[i]![0]!;
+      expect(help).toMatchObject({ code: 0, stderr: '' });
+      expect(help.stdout.startsWith(`Usage:\n  ${usageLines[command as keyof typeof usageLines]}`)).toBe(true);
+      expect(help.stdout).toContain('Exit codes: 0 done');
+      for (const other of Object.keys(usageLines).filter((name) => name !== command)) expect(help.stdout).not.toContain(`hivegate-agent ${other} `);
+    });
+    const { version } = JSON.parse(readFileSync(join(agentRoot, 'package.json'), 'utf8')) as { version: string };
+    expect(await cli(['--version'])).toMatchObject({ code: 0, stdout: `hivegate-agent ${version}\n` });
+    const unknownFlag = await cli(['status', '--verbose']);
+    expect(unknownFlag).toMatchObject({ code: 2, stderr: "hivegate-agent: Unknown option '--verbose'\n(hivegate-agent status --help shows its usage)\n" });
   }, 60_000);
 
   it('bench times the pipeline on a clip against decoding it, counts, says whether it keeps up, and sends nothing', async () => {

@@ -46,8 +46,23 @@ describe('loadConfig', () => {
     [{ VIDEO_MAX_BYTES: '12kB' }, 'VIDEO_MAX_BYTES must be an integer'],
     [{ JOB_WORKERS: '-1' }, 'JOB_WORKERS must be >= 0'],
     [{ HEATMAP_GRID_COLS: '5000' }, 'HEATMAP_GRID_COLS must be <= 4096'],
+    // "https://" alone passed the prefix check, and every link the cloud made had no host.
+    [{ PUBLIC_URL: 'https://' }, 'PUBLIC_URL must be an http:// or https:// address with a host name'],
+    [{ S3_ENDPOINT: 'minio:9000' }, 'S3_ENDPOINT must be an http:// or https:// address with a host name'],
   ])('names the variable in error %#', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  // Only the first bad variable was named: an environment with three mistakes took three restarts to fix.
+  it('names every bad variable at once', () => {
+    expect(() => loadConfig({ PORT: 'eighty', LOG_LEVEL: 'loud', PUBLIC_URL: 'http://' })).toThrow(
+      [
+        'invalid configuration, 3 problems:',
+        '  - PORT must be an integer',
+        '  - PUBLIC_URL must be an http:// or https:// address with a host name',
+        '  - LOG_LEVEL must be one of "fatal", "error", "warn", "info", "debug", "trace", "silent"',
+      ].join('\n'),
+    );
   });
 });

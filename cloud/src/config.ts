@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { compileValidator } from '@hivegate/shared';
+import { createAjv, describeEachError, HTTP_URL, invalidConfigMessage } from '@hivegate/shared';
 import path from 'node:path';
 import type { BlobStoreConfig } from './storage/index.ts';
 import type { JobQueueConfig } from './jobs/job-queue.ts';
@@ -15,7 +15,7 @@ const Env = Type.Object({
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
   DATA_DIR: Type.String({ minLength: 1, default: '.data' }),
   JWT_SECRET: Type.Optional(Type.String({ minLength: 32 })),
-  PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  PUBLIC_URL: Type.Optional(Type.String({ format: HTTP_URL })),
   BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 4 * 1024 * 1024 }),
   DB_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 500, default: 10 }),
   HEALTH_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 2000 }),
@@ -25,7 +25,7 @@ const Env = Type.Object({
   DEDUPE_RETENTION_DAYS: Type.Integer({ minimum: 1, default: 30 }),
   CORS_ORIGINS: Type.String({ default: '' }),
   STORAGE: Type.Union([Type.Literal('fs'), Type.Literal('s3')], { default: 'fs' }),
-  S3_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://' })),
+  S3_ENDPOINT: Type.Optional(Type.String({ format: HTTP_URL })),
   S3_REGION: Type.String({ minLength: 1, default: 'us-east-1' }),
   S3_BUCKET: Type.Optional(Type.String({ minLength: 3, maxLength: 63 })),
   S3_ACCESS_KEY_ID: Type.Optional(Type.String({ minLength: 1 })),
@@ -132,7 +132,8 @@ export interface LiveConfig {
 
 export class ConfigError extends Error {}
 
-const checkEnv = compileValidator(Env);
+// Every problem at once: an operator fixes the environment in one go rather than one restart per mistake.
+const validateEnv = createAjv({ allErrors: true }).compile<Env>(Env);
 /** Variables whose schema is a number are parsed from their text; the schema then checks the number. */
 const isNumeric = (schema: unknown): boolean => ['integer', 'number'].includes(String((schema as { type?: unknown }).type));
 
@@ -147,9 +148,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }
     raw[name] = isNumeric(schema) ? parseNumber(value) : value;
   }
-  const result = checkEnv(raw);
-  if (!result.ok) throw new ConfigError(`invalid configuration: ${result.error}`);
-  const e = result.value;
+  if (!validateEnv(raw)) throw new ConfigError(invalidConfigMessage(describeEachError(validateEnv.errors ?? [])));
+  const e = raw;
   const dataDir = path.resolve(e.DATA_DIR);
   return {
     port: e.PORT,

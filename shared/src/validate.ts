@@ -10,9 +10,16 @@ import { ONE_OR_BATCH } from './common.ts';
 export type ValidationResult<T> = { ok: true; value: T } | { ok: false; error: string };
 export type Validator<T> = (data: unknown) => ValidationResult<T>;
 
-export function createAjv(): Ajv {
+/** The format of a server address given in config: `http://` or `https://` and a host (`http://` alone passed a prefix pattern). */
+export const HTTP_URL = 'http-url';
+
+/**
+ * `allErrors` reports every failure instead of the first: for a config file, which a person fixes in one go; request
+ * bodies stop at the first, as a client fixes one field at a time and a huge batch should not cost a huge answer.
+ */
+export function createAjv(options: { allErrors?: boolean } = {}): Ajv {
   const ajv = new Ajv({
-    allErrors: false,
+    allErrors: options.allErrors ?? false,
     coerceTypes: false,
     useDefaults: false,
     removeAdditional: false,
@@ -23,7 +30,18 @@ export function createAjv(): Ajv {
   ajv.addKeyword(ONE_OR_BATCH);
   ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isSafeInteger(n) });
   ajv.addFormat('date-time', { type: 'string', validate: (s: string) => !Number.isNaN(Date.parse(s)) });
+  ajv.addFormat(HTTP_URL, { type: 'string', validate: isHttpUrl });
   return ajv;
+}
+
+function isHttpUrl(text: string): boolean {
+  // WHATWG URL parsing forgives "http:host" and "https:///host"; an address typed in config should not need that.
+  if (!/^https?:\/\/[^/?#\s]/i.test(text)) return false;
+  try {
+    return new URL(text).hostname !== '';
+  } catch {
+    return false;
+  }
 }
 
 const sharedAjv = createAjv();
@@ -100,6 +118,27 @@ export function describeErrors(errors: ErrorObject[]): string {
   return first ? describeError(first) : 'body is invalid';
 }
 
+/** A configuration's problems as one message: one on the line, several each on a line of their own. */
+export function invalidConfigMessage(problems: readonly string[]): string {
+  if (problems.length === 1) return `invalid configuration: ${problems[0]}`;
+  return `invalid configuration, ${problems.length} problems:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`;
+}
+
+/**
+ * One sentence per failure, for a validator built with `allErrors`: the errors of an anyOf's branches are said once,
+ * as the anyOf, and a failure reported twice is said once.
+ */
+export function describeEachError(errors: ErrorObject[]): string[] {
+  const anyOfs = errors.filter((e) => e.keyword === 'anyOf');
+  const insideAnyOf = (e: ErrorObject, anyOf: ErrorObject) => e !== anyOf && e.schemaPath.startsWith(`${anyOf.schemaPath}/`);
+  const sentences = new Set<string>();
+  for (const e of errors) {
+    if (anyOfs.some((anyOf) => insideAnyOf(e, anyOf))) continue;
+    sentences.add(e.keyword === 'anyOf' ? describeErrors([...errors.filter((b) => insideAnyOf(b, e)), e]) : describeError(e));
+  }
+  return [...sentences];
+}
+
 function subject(instancePath: string): string {
   return formatPath(instancePath) || 'body';
 }
@@ -138,7 +177,7 @@ function describeError(e: ErrorObject): string {
     case 'const':
       return `${at} must be ${JSON.stringify(p.allowedValue)}`;
     case 'format':
-      return `${at} must be a valid ${String(p.format)}`;
+      return p.format === HTTP_URL ? `${at} must be an http:// or https:// address with a host name` : `${at} must be a valid ${String(p.format)}`;
     case 'pattern':
       return `${at} has an invalid format`;
     default:

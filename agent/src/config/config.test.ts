@@ -67,6 +67,33 @@ describe('resolveConfig', () => {
     expect(() => resolveConfig({ file: { ...minimal, cloud: undefined } as never, env: {} })).toThrow(/cloud\.(url|token) is required/);
   });
 
+  // Only the first problem was reported: a file with three mistakes took three runs to fix.
+  it('reports every problem of a file at once, each on its own line', () => {
+    const bad = { ...minimal, source: { url: 'a.mp4', fps: 0 }, cloud: { url: 'http://', token: 't' }, detector: { kind: 'yolo' }, sensor: {} };
+    expect(() => resolveConfig({ file: bad as never, env: {} })).toThrow(
+      [
+        'invalid configuration, 4 problems:',
+        '  - sensor is not an allowed property',
+        '  - source.fps must be > 0',
+        '  - cloud.url must be an http:// or https:// address with a host name',
+        '  - detector.kind must be one of "motion", "onnx"',
+      ].join('\n'),
+    );
+    const crossed = { ...minimal, tracker: { lowScore: 0.9, highScore: 0.5 }, counting: { zone: [[0, 0], [0, 0], [0, 0]] } };
+    expect(() => resolveConfig({ file: crossed, env: {} })).toThrow(
+      'invalid configuration, 2 problems:\n  - tracker.lowScore must not exceed tracker.highScore\n  - counting.zone encloses no area: its points lie on one line or repeat',
+    );
+  });
+
+  // "http://" passed the prefix check, and every upload then failed on a URL with no host.
+  it('wants a cloud address with a host', () => {
+    const withUrl = (url: string) => () => resolveConfig({ file: { ...minimal, cloud: { url, token: 't' } }, env: {} });
+    for (const url of ['http://', 'https:///path', 'http:cloud.example', 'ftp://cloud.example', 'cloud.example:8600', 'http//cloud.example', 'http:// cloud.example']) {
+      expect(withUrl(url)).toThrow('invalid configuration: cloud.url must be an http:// or https:// address with a host name');
+    }
+    for (const url of ['http://127.0.0.1:8600', 'https://cloud.example/hivegate/', 'http://[::1]:8600', 'http://hive-7.local']) expect(withUrl(url)).not.toThrow();
+  });
+
   it('defaults the live settings and the device id, and checks the sensor source', () => {
     const config = resolveConfig({ file: minimal, env: {} });
     expect(config.live).toEqual({ enabled: true, statusIntervalSeconds: 30, pollWaitSeconds: 20, jpegFps: 4, startTimeoutSeconds: 30 });

@@ -4,7 +4,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Type, type Static } from 'typebox';
 import { parse as parseYaml } from 'yaml';
-import { compileValidator, Identifier } from '@hivegate/shared';
+import { createAjv, describeEachError, HTTP_URL, Identifier, invalidConfigMessage } from '@hivegate/shared';
 import { TRACKER_DEFAULTS } from '../track/tracker.ts';
 
 const PositiveInt = (options: { maximum?: number } = {}) => Type.Integer({ minimum: 1, ...options });
@@ -30,7 +30,7 @@ export const AgentConfigSchema = Type.Object(
     ),
     cloud: Type.Object(
       {
-        url: Type.String({ pattern: '^https?://' }),
+        url: Type.String({ format: HTTP_URL }),
         token: Type.String({ minLength: 1 }),
         requestTimeoutMs: PositiveInt(),
         batchSize: PositiveInt({ maximum: 1000 }),
@@ -259,7 +259,8 @@ export function frameCountsAt(config: AgentConfig, fps: number): FrameCounts {
   };
 }
 
-const check = compileValidator(AgentConfigSchema);
+// Every problem at once: a config file is fixed by a person, who should not have to run the agent once per mistake.
+const validateConfig = createAjv({ allErrors: true }).compile<AgentConfig>(AgentConfigSchema);
 
 /**
  * Builds the effective config: defaults, then the file, then secrets from the environment (`HIVEGATE_TOKEN`,
@@ -296,23 +297,25 @@ export function resolveConfig(layers: { file?: PartialAgentConfig; flags?: Parti
   if (merged.deviceId === undefined) merged.deviceId = hostname().replace(/:/g, '-') || 'hivegate-agent';
   if (detector?.slot) detector.slot = { ...SLOT_DEFAULTS, ...(detector.slot as Record<string, unknown>) };
   const tracker = merged.tracker as Record<string, unknown> | undefined;
-  // Settings that depend on the detector; an unknown kind is left for the schema to refuse.
-  const kind = detector?.kind === 'onnx' || detector?.kind === 'motion' ? detector.kind : undefined;
-  if (tracker && kind) merged.tracker = { ...TRACKER_BY_DETECTOR[kind], ...tracker };
-  if (counting && kind) merged.counting = { ...COUNTING_BY_DETECTOR[kind], ...counting };
+  // Settings that depend on the detector. An unknown kind is left for the schema to refuse; it gets the model's, so
+  // that the refusal is not joined by settings said to be missing.
+  const kind = detector?.kind === 'motion' ? 'motion' : 'onnx';
+  if (tracker) merged.tracker = { ...TRACKER_BY_DETECTOR[kind], ...tracker };
+  if (counting) merged.counting = { ...COUNTING_BY_DETECTOR[kind], ...counting };
   const sensors = merged.sensors as Record<string, unknown> | undefined;
   if (sensors) merged.sensors = { intervalSeconds: 60, timeoutSeconds: 10, ...sensors };
   const outbox = merged.outbox as Record<string, unknown> | undefined;
   if (outbox && outbox.path === undefined && typeof merged.stateDir === 'string') outbox.path = resolve(merged.stateDir, 'outbox.db');
-  const result = check(merged);
-  if (!result.ok) throw new ConfigError(`invalid configuration: ${result.error}`);
-  const config = result.value;
-  if (config.detector.kind === 'onnx' && !config.detector.model) throw new ConfigError('invalid configuration: detector.model is required when detector.kind is onnx');
-  if (config.detector.slot && config.detector.kind !== 'onnx') throw new ConfigError('invalid configuration: detector.slot needs detector.kind onnx');
-  if (config.tracker.lowScore > config.tracker.highScore) throw new ConfigError('invalid configuration: tracker.lowScore must not exceed tracker.highScore');
-  if (config.sensors && !config.sensors.command === !config.sensors.file) throw new ConfigError('invalid configuration: sensors needs exactly one of sensors.command or sensors.file');
+  if (!validateConfig(merged)) throw new ConfigError(invalidConfigMessage(describeEachError(validateConfig.errors ?? [])));
+  const config = merged;
+  const problems: string[] = [];
+  if (config.detector.kind === 'onnx' && !config.detector.model) problems.push('detector.model is required when detector.kind is onnx');
+  if (config.detector.slot && config.detector.kind !== 'onnx') problems.push('detector.slot needs detector.kind onnx');
+  if (config.tracker.lowScore > config.tracker.highScore) problems.push('tracker.lowScore must not exceed tracker.highScore');
+  if (config.sensors && !config.sensors.command === !config.sensors.file) problems.push('sensors needs exactly one of sensors.command or sensors.file');
   const zoneError = zoneProblem(config.counting.zone, config.source.width, config.source.height);
-  if (zoneError) throw new ConfigError(`invalid configuration: counting.zone ${zoneError}`);
+  if (zoneError) problems.push(`counting.zone ${zoneError}`);
+  if (problems.length > 0) throw new ConfigError(invalidConfigMessage(problems));
   return config;
 }
 
