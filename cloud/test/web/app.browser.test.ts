@@ -411,6 +411,44 @@ describe('web app in Chromium', () => {
     }
   });
 
+  // Three empty "No readings" charts led the page of a hive with only an entrance camera, or with no scale.
+  it('charts only the readings a hive sends, and leads with the entrances of a hive without sensors', async () => {
+    const { context, page, problems } = await openPage(env);
+    try {
+      const now = Math.floor(Date.now() / 1000);
+      const cameraOnly = { hive: `shed-${suffix}`, box: `door-${suffix}` };
+      const noScale = `meadow-${suffix}`;
+      const movement = recentMovement(now).map((m) => ({ ...m, hiveId: cameraOnly.hive, boxId: cameraOnly.box }));
+      expect((await postJson(`${env.url}/entrance/v1/movement`, token, movement)).status).toBe(200);
+      const climate = [1, 2].map((k) => ({ hiveId: noScale, timestamp: now - k * HOUR, fields: { temperatureCelsius: 34 + k, humidityPercent: 60 } }));
+      expect((await postJson(`${env.url}/iot/v1/metrics`, token, climate)).status).toBe(200);
+      await signIn(page, alice.login, PASSWORD);
+
+      await page.goto(`/hives/${cameraOnly.hive}`);
+      await page.getByRole('figure', { name: /Traffic per/ }).waitFor();
+      const climateSection = page.getByRole('region', { name: 'Climate and weight' });
+      await expect.poll(() => climateSection.innerText()).toContain('This hive has sent no temperature, humidity or weight readings.');
+      expect(await page.getByRole('figure', { name: /Temperature|Humidity|Weight/ }).count()).toBe(0);
+      const headings = await page.locator('main h2').allInnerTexts();
+      expect(headings).toEqual([`Entrance · box ${cameraOnly.box}`, 'Climate and weight']);
+
+      await page.goto(`/hives/${noScale}`);
+      await page.getByRole('figure', { name: /Temperature/ }).locator('svg path.line').waitFor();
+      expect(await page.getByRole('figure', { name: /Humidity/ }).count()).toBe(1);
+      expect(await page.getByRole('figure', { name: /Weight/ }).count()).toBe(0);
+      expect(await page.getByRole('region', { name: 'Climate and weight' }).innerText()).toContain('No weight readings in this range.');
+      expect(await page.locator('main h2').first().innerText()).toBe('Climate and weight');
+
+      // A range before the hive's first reading says when the last one came.
+      await page.goto(`/hives/${noScale}?from=2026-01-01T00:00:00.000Z&to=2026-01-02T00:00:00.000Z`);
+      await expect.poll(() => page.getByRole('region', { name: 'Climate and weight' }).innerText()).toMatch(/No temperature, humidity or weight readings in this range; the last came (1 hour ago|\d+ minutes ago)\./);
+      await screenshot(page, 'hive-without-readings-desktop');
+      expect(problems.list).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('signs out, and then every page asks to sign in again', async () => {
     const { context, page, problems } = await openPage(env);
     try {

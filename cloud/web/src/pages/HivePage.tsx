@@ -1,12 +1,12 @@
 import { useMemo, useState } from 'preact/hooks';
-import { browserTimeZone, EntranceMovementQuery, HiveMetricsQuery, HiveQuery } from '../api/telemetry.ts';
+import { browserTimeZone, EntranceMovementQuery, HiveMetricsQuery, HiveQuery, type ApiaryHive, type Reading } from '../api/telemetry.ts';
 import { LineChart } from '../components/charts/LineChart.tsx';
 import { TrafficChart } from '../components/charts/TrafficChart.tsx';
 import { Breadcrumbs, PageTitle } from '../components/Layout.tsx';
 import { Loading, Notice } from '../components/Notice.tsx';
 import { RangePicker } from '../components/RangePicker.tsx';
 import { useDocumentTitle, useInterval, useQuery } from '../hooks.ts';
-import { formatDateTime } from '../lib/format.ts';
+import { formatDateTime, formatRelative } from '../lib/format.ts';
 import { paths } from '../lib/routes.ts';
 import { rangeFromQuery, rangeToQuery, trafficBucketSeconds, type TimeRange } from '../lib/time-range.ts';
 import { Link, navigate, useLocation } from '../router.tsx';
@@ -21,27 +21,62 @@ function gapThreshold(times: number[]): number {
   return Number.isFinite(smallest) ? smallest * 3 : Infinity;
 }
 
-function ClimateCharts({ hiveId, range }: { hiveId: string; range: TimeRange }) {
+/** The three readings a hive's sensors send, in the order they are charted. */
+const CLIMATE_SERIES = [
+  { key: 'temperatureCelsius', title: 'Temperature', unit: '°C', decimals: 1, className: 'series-temp' },
+  { key: 'humidityPercent', title: 'Humidity', unit: '%', decimals: 0, className: 'series-humidity' },
+  { key: 'weightKg', title: 'Weight', unit: 'kg', decimals: 2, className: 'series-weight' },
+] as const;
+
+/**
+ * The hive's readings over the range: a chart for each kind it sent, and one line for what it did not send, where
+ * three empty charts used to lead the page of a hive that has no sensor, or no scale.
+ */
+function ClimateCharts({ hiveId, range, lastReading }: { hiveId: string; range: TimeRange; lastReading: Reading | null }) {
   const metrics = useQuery(HiveMetricsQuery, { hiveId, from: range.from.toISOString(), to: range.to.toISOString(), bucketSeconds: null });
   const buckets = metrics.data?.hiveMetrics ?? [];
   const times = buckets.map((b) => Date.parse(b.time));
   const gap = gapThreshold(times);
   const common = { times, from: range.from.getTime(), to: range.to.getTime(), maxGapMs: gap };
+  const sent = CLIMATE_SERIES.filter((series) => buckets.some((b) => b[series.key] !== null));
+  const missing = CLIMATE_SERIES.filter((series) => !sent.includes(series)).map((series) => series.title.toLowerCase());
   return (
     <section aria-labelledby="climate-heading" class="section" aria-busy={metrics.loading}>
       <h2 id="climate-heading">Climate and weight</h2>
       {metrics.error && <Notice tone="error">{metrics.error.message}</Notice>}
       {metrics.loading && !metrics.data ? (
         <Loading label="Loading readings…" />
+      ) : sent.length === 0 ? (
+        <p class="muted">
+          {lastReading
+            ? `No temperature, humidity or weight readings in this range; the last came ${formatRelative(lastReading.time)}.`
+            : 'This hive has sent no temperature, humidity or weight readings. They appear here once a scale or sensor reports for it.'}
+        </p>
       ) : (
-        <div class="chart-grid">
-          <LineChart title="Temperature" unit="°C" series={[{ key: 't', label: 'Temperature', className: 'series-temp' }]} values={{ t: buckets.map((b) => b.temperatureCelsius) }} {...common} />
-          <LineChart title="Humidity" unit="%" decimals={0} series={[{ key: 'h', label: 'Humidity', className: 'series-humidity' }]} values={{ h: buckets.map((b) => b.humidityPercent) }} {...common} />
-          <LineChart title="Weight" unit="kg" decimals={2} series={[{ key: 'w', label: 'Weight', className: 'series-weight' }]} values={{ w: buckets.map((b) => b.weightKg) }} {...common} />
-        </div>
+        <>
+          <div class="chart-grid">
+            {sent.map((series) => (
+              <LineChart
+                key={series.key}
+                title={series.title}
+                unit={series.unit}
+                decimals={series.decimals}
+                series={[{ key: series.key, label: series.title, className: series.className }]}
+                values={{ [series.key]: buckets.map((b) => b[series.key]) }}
+                {...common}
+              />
+            ))}
+          </div>
+          {missing.length > 0 && <p class="muted small">No {listInWords(missing)} readings in this range.</p>}
+        </>
       )}
     </section>
   );
+}
+
+/** ["humidity", "weight"] → "humidity or weight". */
+function listInWords(words: string[]): string {
+  return words.length <= 1 ? (words[0] ?? '') : `${words.slice(0, -1).join(', ')} or ${words.at(-1)!}`;
 }
 
 function BoxTraffic({ boxId, range }: { boxId: string; range: TimeRange }) {
@@ -90,6 +125,23 @@ function BoxTraffic({ boxId, range }: { boxId: string; range: TimeRange }) {
   );
 }
 
+/** A hive that never sent a reading (an entrance camera alone) leads with its entrances, not with a note on its sensors. */
+function HiveSections({ hive, range }: { hive: ApiaryHive; range: TimeRange }) {
+  const climate = <ClimateCharts hiveId={hive.id} range={range} lastReading={hive.lastReading} />;
+  const traffic = hive.boxes.map((box) => <BoxTraffic key={box.id} boxId={box.id} range={range} />);
+  return hive.lastReading ? (
+    <>
+      {climate}
+      {traffic}
+    </>
+  ) : (
+    <>
+      {traffic}
+      {climate}
+    </>
+  );
+}
+
 /** One hive over a chosen range: temperature, humidity and weight, and each entrance box's traffic and speed. */
 export function HivePage({ hiveId }: { hiveId: string }) {
   useDocumentTitle(`Hive ${hiveId}`);
@@ -124,8 +176,11 @@ export function HivePage({ hiveId }: { hiveId: string }) {
       </div>
       <RangePicker range={range} onChange={(next) => navigate(`${pathname}${rangeToQuery(next)}`, { replace: true })} />
       {hive.error && <Notice tone="error">{hive.error.message}</Notice>}
-      <ClimateCharts hiveId={hiveId} range={range} />
-      {hive.loading && !hive.data ? <Loading /> : hive.data?.hive?.boxes.map((box) => <BoxTraffic key={box.id} boxId={box.id} range={range} />)}
+      {hive.loading && !hive.data ? (
+        <Loading />
+      ) : (
+        hive.data?.hive && <HiveSections hive={hive.data.hive} range={range} />
+      )}
     </>
   );
 }
