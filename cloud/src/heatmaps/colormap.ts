@@ -2,8 +2,9 @@
  * Inferno (matplotlib's perceptually uniform map, dark purple → yellow), rebuilt as 256 sRGB entries
  * by linear interpolation between 33 samples of the published table (every 8th entry, plus the last).
  * The curve is smooth at that spacing: spot checks against published colours stay within 2 steps.
+ * The web app draws its colour scale from the same samples.
  */
-const INFERNO_ANCHORS: readonly (readonly [index: number, rgbHex: string])[] = [
+export const INFERNO_ANCHORS: readonly (readonly [index: number, rgbHex: string])[] = [
   [0, '000004'], [8, '040312'], [16, '0b0724'], [24, '150b37'], [32, '210c4a'], [40, '2f0a5b'],
   [48, '3d0965'], [56, '4a0c6b'], [64, '57106e'], [72, '64156e'], [80, '71196e'], [88, '7d1e6d'],
   [96, '8a226a'], [104, '972766'], [112, 'a32c61'], [120, 'b0315b'], [128, 'bc3754'], [136, 'c73e4c'],

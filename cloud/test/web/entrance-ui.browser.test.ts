@@ -96,6 +96,12 @@ describe('entrance page media (scripted gateway)', () => {
       await expect.poll(() => image.getAttribute('alt')).toMatch(/^Heatmap of bee movement at box b1 on .*, 1,234 bee trajectories$/);
       await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(320);
       expect(await main.innerText()).toMatch(/1,234 trajectories · 56,789 points · busiest spot 17 passes/);
+      // The picture had no key to its colours.
+      const scale = main.getByRole('img', { name: /^Colour scale: dark purple for a spot one bee passed, to pale yellow for the busiest spot, 17 passes$/ });
+      expect(await scale.evaluate((bar) => getComputedStyle(bar).backgroundImage)).toMatch(/^linear-gradient\(to right, rgb\(0, 0, 4\) 0%,.*rgb\(252, 255, 164\) 100%\)$/);
+      expect(await main.locator('.heatmap-scale-ticks').innerText()).toMatch(/^1\s+10\s+17$/);
+      const tickAt = (label: string) => main.locator('.heatmap-scale-ticks span', { hasText: new RegExp(`^${label}$`) }).evaluate((tick) => tick.style.left);
+      expect(await tickAt('10')).toBe(`${((Math.log(11) / Math.log(18)) * 100).toFixed(2)}%`);
       // The first request asks for the recent list: the box ids as given and no date.
       expect(callsOf('EntranceHeatmaps')[0]?.variables).toEqual({ boxIds: [state.boxId], date: null, limit: 30 });
 
@@ -104,6 +110,7 @@ describe('entrance page media (scripted gateway)', () => {
       await thumbs.nth(1).click();
       expect(await thumbs.nth(1).getAttribute('aria-pressed')).toBe('true');
       await expect.poll(() => image.getAttribute('src')).toContain('heat-before.png');
+      await expect.poll(() => main.locator('.heatmap-scale-ticks').innerText()).toMatch(/^1\s+3$/);
 
       await page.getByLabel('Day', { exact: true }).fill(new Date(Date.now() - DAY_MS).toISOString().slice(0, 10));
       await page.getByText(/^No heatmap for /).waitFor();

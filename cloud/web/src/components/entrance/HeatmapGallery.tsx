@@ -2,6 +2,7 @@ import { useId, useState } from 'preact/hooks';
 import { EntranceHeatmapsQuery, HEATMAP_LIST_LIMIT, heatmapPollMs, type EntranceHeatmap } from '../../api/heatmaps.ts';
 import { useQuery } from '../../hooks.ts';
 import { formatCount, formatRelative, formatUtcDay } from '../../lib/format.ts';
+import { HEATMAP_GRADIENT, heatmapScaleTicks } from '../../lib/heatmap-scale.ts';
 import { utcDateString } from '../../lib/time-range.ts';
 import { Loading, Notice } from '../Notice.tsx';
 
@@ -24,6 +25,31 @@ function HeatmapImage({ heatmap, thumbnail = false }: { heatmap: EntranceHeatmap
   return <img src={heatmap.imageURL} alt={thumbnail ? '' : altText(heatmap)} loading={thumbnail ? 'lazy' : undefined} width={heatmap.width} height={heatmap.height} />;
 }
 
+/** What the colours of a day's picture mean: passes through a spot, from one to the busiest spot's count, on a log scale. */
+function HeatmapScale({ maxCount }: { maxCount: number }) {
+  const ticks = heatmapScaleTicks(maxCount);
+  if (ticks.length === 0) return null;
+  const top = formatCount(maxCount);
+  return (
+    <div class="heatmap-scale">
+      <div
+        class="heatmap-scale-bar"
+        style={{ backgroundImage: HEATMAP_GRADIENT }}
+        role="img"
+        aria-label={`Colour scale: dark purple for a spot one bee passed, to pale yellow for the busiest spot, ${top} passes`}
+      />
+      <div class="heatmap-scale-ticks" aria-hidden="true">
+        {ticks.map((tick) => (
+          <span key={tick.count} style={{ left: `${(tick.position * 100).toFixed(2)}%` }}>
+            {formatCount(tick.count)}
+          </span>
+        ))}
+      </div>
+      <p class="muted small">Bee passes through each spot, on a log scale (each label is ten times the one before); no colour, no bee.</p>
+    </div>
+  );
+}
+
 /** The recent days' heatmaps as a gallery, one shown large; a date picker jumps to a given (UTC) day. */
 export function HeatmapGallery({ boxId }: { boxId: string }) {
   const [day, setDay] = useState('');
@@ -40,7 +66,7 @@ export function HeatmapGallery({ boxId }: { boxId: string }) {
   return (
     <section class="card heatmap-card" aria-labelledby={`${id}-heading`}>
       <h2 id={`${id}-heading`}>Daily heatmaps</h2>
-      <p class="muted">Where bees moved at the entrance, one picture per day (UTC). Brighter means more bees passed.</p>
+      <p class="muted">Where bees moved at the entrance, one picture per day (UTC).</p>
       <div class="inline-form">
         <label>
           Day
@@ -69,6 +95,7 @@ export function HeatmapGallery({ boxId }: { boxId: string }) {
                 <span> · busiest spot {formatCount(selected.maxCount)} passes</span>
                 <span class="muted"> · updated {formatRelative(selected.updatedAt)}</span>
               </figcaption>
+              <HeatmapScale maxCount={selected.maxCount} />
             </figure>
           )}
           {list.length > 1 && (
