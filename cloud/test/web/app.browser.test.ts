@@ -162,6 +162,8 @@ describe('web app in Chromium', () => {
       await expect.poll(() => trafficChart.locator('svg .hover').textContent()).toMatch(/In: \d+Out: \d+Net: [+−-]?\d+$/);
       const speed = page.getByRole('figure', { name: /Bee speed/ });
       expect(await speed.locator('svg desc').textContent()).toMatch(/Average: latest [\d.]+ px\/frame/);
+      // Its axis started near the slowest speed, so 3.8 against 4.1 px/frame looked like a halving.
+      expect(await speed.locator('svg .axes text.tick-label').first().textContent()).toBe('0');
       await screenshot(page, 'hive-desktop');
 
       // Another range: 7 days, kept in the URL.

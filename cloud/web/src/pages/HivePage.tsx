@@ -118,6 +118,7 @@ function BoxTraffic({ boxId, range }: { boxId: string; range: TimeRange }) {
             from={range.from.getTime()}
             to={range.to.getTime()}
             maxGapMs={bucketSeconds * 1000 * 1.5}
+            fromZero
           />
         </div>
       )}

@@ -24,6 +24,8 @@ export interface LineChartProps {
   /** Lines break across gaps longer than this (a silent sensor is not interpolated). */
   maxGapMs: number;
   decimals?: number;
+  /** The value axis starts at 0: for quantities read against none (a speed), where a cut axis makes a small change look large. */
+  fromZero?: boolean;
 }
 
 function describe(props: LineChartProps): string {
@@ -40,7 +42,7 @@ function describe(props: LineChartProps): string {
 }
 
 export function LineChart(props: LineChartProps) {
-  const { title, unit, series, times, values, from, to, maxGapMs, decimals = 1 } = props;
+  const { title, unit, series, times, values, from, to, maxGapMs, decimals = 1, fromZero = false } = props;
   const [hover, setHover] = useState<number | undefined>();
   const all = series.flatMap((s) => values[s.key] ?? []).filter((v): v is number => v !== null && Number.isFinite(v));
   const empty = all.length === 0;
@@ -55,7 +57,7 @@ export function LineChart(props: LineChartProps) {
       empty={empty}
     >
       {(width, ids) => {
-        const { height, x, y, xAxis, yAxis } = timePlot(width, from, to, Math.min(...all), Math.max(...all));
+        const { height, x, y, xAxis, yAxis } = timePlot(width, from, to, fromZero ? Math.min(0, ...all) : Math.min(...all), Math.max(...all));
         const seriesPoints = series.map((s) => ({ s, points: times.map((t, i): Point => ({ t, v: values[s.key]?.[i] ?? null })) }));
         const hoverT = hover === undefined ? undefined : times[hover];
         return (
