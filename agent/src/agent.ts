@@ -112,9 +112,16 @@ async function runWithOutbox(config: AgentConfig, options: RunOptions): Promise<
   let appliedCounts = '';
   const capture = createCapture(config, (status) => {
     captureMessage = status.message;
-    if (status.state === 'reconnecting' || status.state === 'failed') log(`capture ${status.state}: ${status.message ?? ''}${status.retryInMs ? ` (retry in ${status.retryInMs} ms)` : ''}`);
-    // The rate new pictures come at is known once the source runs, before its first frame is handed on.
-    if (status.state === 'running') followStartRate();
+    if (status.state === 'failed') log(`capture failed: ${status.message ?? ''}`);
+    // A camera that stays away is retried for as long as it takes: said as an outage, not at every attempt.
+    if (status.state === 'reconnecting') {
+      outage.failed('capture', status.attempt ?? 1, status.message ?? '', `capture reconnecting (attempt ${status.attempt ?? 1}): ${status.message ?? ''}${status.retryInMs ? ` (retry in ${status.retryInMs} ms)` : ''}`);
+    }
+    if (status.state === 'running') {
+      outage.succeeded('capture', (failures) => `capture: the source is back, after ${failures} failed attempt${failures === 1 ? '' : 's'}`);
+      // The rate new pictures come at is known once the source runs, before its first frame is handed on.
+      followStartRate();
+    }
   });
   const { detector, tracker, counter } = await createVision(config);
   /**

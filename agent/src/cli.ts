@@ -254,6 +254,7 @@ function status(args: string[]): number {
   if (pipeline) {
     lines.push(
       `pipeline:      updated ${String(pipeline.updatedAt)}, capture ${String(pipeline.captureState)}, ${String(pipeline.fps)} fps${pipeline.readFps === undefined ? '' : ` (the source read at ${String(pipeline.readFps)})`}, ${String(pipeline.framesProcessed)} frames, ${String(pipeline.framesDropped)} dropped, ${String(pipeline.framesRepeated ?? 0)} repeats skipped${pipeline.memoryRssMb === undefined ? '' : `, ${String(pipeline.memoryRssMb)} MB resident`}`,
+      ...(typeof pipeline.captureProblem === 'string' ? [`capture:       ${captureTrouble(pipeline)}`] : []),
       `counts:        in ${String(pipeline.beesIn)}, out ${String(pipeline.beesOut)}, unknown direction ${String(pipeline.unknownDirection)}, inference skipped ${String(pipeline.inferenceSkipped)}`,
     );
     // Held records are in the running agent's memory, not in the outbox file read above.
@@ -265,6 +266,15 @@ function status(args: string[]): number {
   }
   console.log(lines.join('\n'));
   return 0;
+}
+
+/** Why the source is not delivering, as the status file says. */
+function captureTrouble(pipeline: Record<string, unknown>): string {
+  const problem = String(pipeline.captureProblem);
+  // Between two attempts the source is 'starting' again; the problem stands until it runs.
+  if (pipeline.captureState === 'failed') return `failed: ${problem}`;
+  const reconnects = Number(pipeline.captureReconnects ?? 0);
+  return `reconnecting (${reconnects} reconnect${reconnects === 1 ? '' : 's'} since the agent started): ${problem}`;
 }
 
 /** The pipeline's last status as the running agent wrote it; a damaged file is said to be one, not a JSON error. */

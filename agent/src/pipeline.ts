@@ -14,6 +14,10 @@ export interface FrameSource extends AsyncIterable<Frame> {
   stop(): Promise<void>;
   readonly framesDropped: number;
   readonly state: string;
+  /** Why a live source is reconnecting, or why it failed. */
+  readonly problem?: string | undefined;
+  /** How often a live source has reconnected. */
+  readonly reconnects?: number;
 }
 
 export interface PipelineStats {
@@ -26,6 +30,9 @@ export interface PipelineStats {
   /** The rate a live source is read at (`source.fps`, or the camera's own where that is lower), once known. */
   readFps?: number;
   captureState: string;
+  /** Why the source is reconnecting or failed, as the status file says it. */
+  captureProblem?: string;
+  captureReconnects: number;
   lastFrameAt: number | null;
   beesIn: number;
   beesOut: number;
@@ -74,6 +81,8 @@ export interface PipelineOptions {
 }
 
 const checkMovement = compileValidator(EntranceMovementInput);
+/** How often the status file is rewritten. */
+const STATUS_INTERVAL_MS = 2000;
 
 /** Frames → detections → tracks → counts → outbox. Runs until the source ends or `stop()`. */
 export class Pipeline {
@@ -91,6 +100,7 @@ export class Pipeline {
     framesRepeated: 0,
     fps: 0,
     captureState: 'starting',
+    captureReconnects: 0,
     lastFrameAt: null,
     beesIn: 0,
     beesOut: 0,
@@ -120,6 +130,10 @@ export class Pipeline {
 
   private async run(): Promise<void> {
     const { source, detector, tracker, counter } = this.options;
+    // Written between frames as well: while a camera is away no frame comes, and `status` showed the last one's
+    // "capture running" for as long as the outage lasted.
+    const statusTimer = setInterval(() => this.writeStatus(false), STATUS_INTERVAL_MS / 2);
+    statusTimer.unref();
     try {
       for await (const frame of source) {
         this.tap(frame);
@@ -137,6 +151,7 @@ export class Pipeline {
     } catch (error) {
       this.options.log?.(`pipeline stopped on an error: ${(error as Error).message}`);
     } finally {
+      clearInterval(statusTimer);
       this.queue(counter.flush(tracker.flush()));
       this.writeStatus(true);
     }
@@ -215,10 +230,13 @@ export class Pipeline {
     const { statusFile, source, detector } = this.options;
     this.stats.framesDropped = source.framesDropped;
     this.stats.captureState = source.state;
+    if (source.problem) this.stats.captureProblem = source.problem;
+    else delete this.stats.captureProblem;
+    this.stats.captureReconnects = source.reconnects ?? 0;
     this.stats.inferenceSkipped = detector.skippedFrames ?? 0;
     if (!statusFile) return;
     const now = Date.now();
-    if (!force && now - this.lastStatusWrite < 2000) return;
+    if (!force && now - this.lastStatusWrite < STATUS_INTERVAL_MS) return;
     this.lastStatusWrite = now;
     try {
       mkdirSync(dirname(statusFile), { recursive: true });
@@ -226,7 +244,9 @@ export class Pipeline {
       // The process's resident memory beside the counts: a slow leak shows as this growing over days.
       const memoryRssMb = Math.round(process.memoryUsage.rss() / 1024 / 1024);
       const outboxHeldInMemory = this.options.outbox.heldRecords;
-      writeFileSync(temp, JSON.stringify({ updatedAt: new Date(now).toISOString(), pid: process.pid, ...this.stats, fps: Math.round(this.stats.fps * 10) / 10, memoryRssMb, outboxHeldInMemory }, null, 2));
+      // The smoothed rate holds the last frames' value; with none for a while the rate is none.
+      const fps = this.lastTick !== undefined && performance.now() - this.lastTick < 2 * STATUS_INTERVAL_MS ? Math.round(this.stats.fps * 10) / 10 : 0;
+      writeFileSync(temp, JSON.stringify({ updatedAt: new Date(now).toISOString(), pid: process.pid, ...this.stats, fps, memoryRssMb, outboxHeldInMemory }, null, 2));
       renameSync(temp, statusFile);
       if (this.statusWriteError) this.options.log?.(`${statusFile} is written again`);
       this.statusWriteError = undefined;

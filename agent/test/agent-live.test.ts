@@ -1,5 +1,7 @@
 import { execFile, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { FileCamera } from '@hivegate/simulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -64,6 +66,38 @@ describe('agent on a live source', () => {
     expect(Math.abs(movement.at(-1)!.timestamp - Date.now() / 1000)).toBeLessThan(120);
     expect(cloud.requests.some((r) => r.path === '/api/entrance-heatmaps/trajectories')).toBe(true);
   }, 40_000);
+
+  // A camera that stayed away was a log line at every attempt, each with a new ffmpeg address ("[tcp @ 0x55…]"), and
+  // nothing said when it came back.
+  it('says a camera outage on a doubling scale of attempts, in plain words, and when the camera is back', async () => {
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const agent = startAgent(`http://127.0.0.1:${port}/stream.ts`, 'away');
+    const statusFile = join(agent.stateDir, 'status.json');
+    const status = () => (existsSync(statusFile) ? (JSON.parse(readFileSync(statusFile, 'utf8')) as { captureReconnects: number; captureProblem?: string }) : undefined);
+    const deadline = Date.now() + 30_000;
+    while ((status()?.captureReconnects ?? 0) < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+    // Written while no frame comes: it used to hold the last frame's state for as long as the camera was away.
+    expect(status()?.captureProblem).toMatch(/^source lost: /);
+    const attempts = status()!.captureReconnects;
+    expect(attempts).toBeGreaterThanOrEqual(4);
+    const back = await startNetworkCamera(join(dir.path, 'two-bees.ts'), { loop: true, port });
+    try {
+      await agent.until('capture: the source is back');
+      expect(await agent.stop()).toBe(0);
+    } finally {
+      await back.close();
+    }
+    const failures = Number(/capture: the source is back, after (\d+) failed attempts\n/.exec(agent.stderr)?.[1]);
+    expect(failures).toBeGreaterThanOrEqual(attempts);
+    const said = [...agent.stderr.matchAll(/capture reconnecting \(attempt (\d+)\): (.*) \(retry in \d+ ms\)/g)];
+    expect(said.map((line) => Number(line[1]))).toEqual([1, 2, 4, 8, 16].filter((n) => n <= failures));
+    expect(said[0]![2]).toBe(`source lost: tcp: Connection to tcp://127.0.0.1:${port} failed: Connection refused; http://127.0.0.1:${port}/stream.ts: Connection refused`);
+    expect(agent.stderr).not.toMatch(/@ 0x/);
+    expect(status()?.captureProblem).toBeUndefined();
+  }, 60_000);
 
   it('reads a camera slower than source.fps at its own rate, with nothing repeated, and sets the frame counts for it', async () => {
     // A 15 fps camera with sensor noise (no two of its pictures alike), read at up to the default 30.

@@ -99,6 +99,8 @@ export class FfmpegCapture implements AsyncIterable<Frame> {
   readFps: number | undefined;
   reconnects = 0;
   state: CaptureState = 'starting';
+  /** Why the source is reconnecting or has failed; undefined while it runs. */
+  problem: string | undefined;
 
   constructor(private readonly options: CaptureOptions) {}
 
@@ -301,7 +303,7 @@ export class FfmpegCapture implements AsyncIterable<Frame> {
 
   private onExit(code: number | null, partialBytes: number): void {
     if (this.stopping) return;
-    const reason = this.stderrTail.join(' ').trim() || (code === null ? 'ffmpeg could not start' : `ffmpeg exited with code ${code}`);
+    const reason = this.stderrTail.join('; ').trim() || (code === null ? 'ffmpeg could not start' : `ffmpeg exited with code ${code}`);
     if (!isLive(this.spec!)) {
       if (code === 0) this.finish('ended');
       else this.finish('failed', reason);
@@ -364,6 +366,8 @@ export class FfmpegCapture implements AsyncIterable<Frame> {
 
   private emit(state: CaptureState, extra: Partial<CaptureStatus> = {}): void {
     this.state = state;
+    if (state === 'reconnecting' || state === 'failed') this.problem = extra.message;
+    else if (state === 'running') this.problem = undefined;
     this.options.onStatus?.({ state, framesRead: this.framesRead, framesDropped: this.framesDropped, ...extra });
   }
 }

@@ -13,11 +13,13 @@ export class FfmpegLog {
   /** Takes one line; returns the text a failure message may quote, if the line is such. */
   read(line: string): string | undefined {
     // "[error] text", or with the part of ffmpeg that speaks first: "[tcp @ 0x55d0…] [error] text".
-    const match = /^(\[[^\]]* @ [^\]]*\] )?\[(trace|debug|verbose|info|warning|error|fatal|panic)\] ?(.*)$/.exec(line);
+    const match = /^(?:\[([^\]@]*?) @ [^\]]*\] )?\[(trace|debug|verbose|info|warning|error|fatal|panic)\] ?(.*)$/.exec(line);
     if (!match) return line.trim() || undefined;
-    const [, speaker = '', level, text = ''] = match;
-    if (level === 'info' && !speaker) this.readHeader(text);
-    return level === 'error' || level === 'fatal' || level === 'panic' ? `${speaker}${text}`.trim() || undefined : undefined;
+    const [, speaker, level, text = ''] = match;
+    if (level === 'info' && speaker === undefined) this.readHeader(text);
+    if (level !== 'error' && level !== 'fatal' && level !== 'panic') return undefined;
+    // The speaker by name only: its address ("tcp @ 0x55d0…") differs at every run, so the same failure read as a new one.
+    return (speaker ? `${speaker}: ${text}` : text).trim() || undefined;
   }
 
   private readHeader(text: string): void {

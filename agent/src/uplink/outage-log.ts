@@ -1,8 +1,9 @@
 /**
- * What the log says while the cloud cannot be reached. Every retry was a line, and each of the device loop's three
- * endpoints (status, poll, event) logged the same refused connection in turn: hundreds of lines an hour into the
- * journal of an SD card while a hive's link was down, and not one when it came back. This says a failure when it is
- * new or changes, retries on a doubling scale (attempts 1, 2, 4, 8 …), and once when delivery works again.
+ * What the log says while the cloud or the camera cannot be reached. Every retry was a line, and each of the device
+ * loop's three endpoints (status, poll, event) logged the same refused connection in turn: hundreds of lines an hour
+ * into the journal of an SD card while a hive's link (or its network camera) was down, and not one when it came back.
+ * This says a failure when it is new or changes, retries on a doubling scale (attempts 1, 2, 4, 8 …), and once when
+ * delivery works again.
  */
 export class OutageLog {
   private lastReason = new Map<string, string>();

@@ -63,9 +63,10 @@ export interface NetworkCamera {
 
 /**
  * A network camera on loopback (the Pi camera cannot run here): serves an MPEG-TS clip at about real time, over
- * and over, or once and then hangs up (`loop: false`, to make the agent reconnect).
+ * and over, or once and then hangs up (`loop: false`, to make the agent reconnect); on `port` when given (a camera that
+ * comes back where it was).
  */
-export async function startNetworkCamera(clip: string, options: { loop: boolean }): Promise<NetworkCamera> {
+export async function startNetworkCamera(clip: string, options: { loop: boolean; port?: number }): Promise<NetworkCamera> {
   const bytes = readFileSync(clip);
   const server = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'video/mp2t' });
@@ -85,7 +86,7 @@ export async function startNetworkCamera(clip: string, options: { loop: boolean 
       offset += chunk;
     }, 100);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/stream.ts`,
     close: async () => {
