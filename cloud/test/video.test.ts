@@ -133,6 +133,11 @@ describe('stored video', () => {
     expect(readyVideo.durationSeconds as number).toBeCloseTo(CLIP_SECONDS, 1);
     expect(Date.parse(readyVideo.endTime as string) - Date.parse('2026-05-01T10:00:00Z')).toBeCloseTo(CLIP_SECONDS * 1000, -2);
     expect(readyVideo.playlistURL).toMatch(new RegExp(`^${base}/media/\\d+\\.[\\w-]+/videos/${readyVideo.id}/index\\.m3u8$`));
+    // Its segments are fetched under the playlist's grant while it plays: the grant lasts the clip's length longer
+    // than the links' lifetime (a 3-hour clip started near the expiry stalled half-way).
+    const expires = Number(/\/media\/(\d+)\./.exec(readyVideo.playlistURL!)![1]) * 1000;
+    expect(expires - Date.now()).toBeGreaterThan((t.app.ctx.config.mediaUrlTtlSeconds + CLIP_SECONDS - 5) * 1000);
+    expect(expires - Date.now()).toBeLessThanOrEqual((t.app.ctx.config.mediaUrlTtlSeconds + Math.ceil(CLIP_SECONDS) + 1) * 1000);
 
     // The playlist: VOD, real durations adding up to the clip, target = ceil(longest).
     const playlistResponse = await fetch(readyVideo.playlistURL!);

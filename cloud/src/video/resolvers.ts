@@ -31,8 +31,9 @@ function playable(video: GateVideo): boolean {
   return video.state === 'READY';
 }
 
+/** A clip's signed URL; it lasts its playing time longer (a 3-hour clip stalled when the link expired mid-way). */
 function url(ctx: GraphQLContext, video: GateVideo, file: string): string | null {
-  return playable(video) ? signedMediaUrl(ctx.services, ctx.request, 'videos', video.id, file) : null;
+  return playable(video) ? signedMediaUrl(ctx.services, ctx.request, 'videos', video.id, file, video.durationSeconds ?? 0) : null;
 }
 
 export const videoResolvers: Resolvers = {

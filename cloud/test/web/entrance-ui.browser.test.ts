@@ -150,7 +150,7 @@ describe('entrance page media (scripted gateway)', () => {
   it('plays a stored clip, uploads one with progress, and follows it through processing', async () => {
     const created = new Date(Date.now() - 3600_000).toISOString();
     state.videos = [
-      { id: 'v1', boxId: state.boxId, state: 'READY', progress: 100, failureReason: null, startTime: created, endTime: null, durationSeconds: 8, width: 320, height: 240, sizeBytes: 161_000, posterURL: gateway.mediaUrl('poster.jpg'), playlistURL: gateway.mediaUrl('clip/index.m3u8'), createdAt: created },
+      { id: 'v1', boxId: state.boxId, state: 'READY', progress: 100, failureReason: null, startTime: created, endTime: null, durationSeconds: 8, width: 320, height: 240, sizeBytes: 161_000, posterURL: gateway.mediaUrl('poster.jpg'), playlistURL: gateway.signedClipUrl('v1', 'index.m3u8', Date.now() + 10_000), createdAt: created },
       { id: 'v0', boxId: state.boxId, state: 'FAILED', progress: 0, failureReason: 'the file is not a video ffmpeg can read', startTime: new Date(Date.now() - 7200_000).toISOString(), endTime: null, durationSeconds: null, width: null, height: null, sizeBytes: 1200, posterURL: null, playlistURL: null, createdAt: new Date(Date.now() - 7200_000).toISOString() },
     ];
     const { context, page, problems } = await openEntrance();
@@ -166,6 +166,15 @@ describe('entrance page media (scripted gateway)', () => {
       const video = page.locator('.clip-player video');
       await waitForPlayback(video, 1);
       expect(await clips.getByRole('button', { name: /^Playing/ }).getAttribute('aria-pressed')).toBe('true');
+
+      // The links are re-read before they expire, and the player goes on under the new ones: a page left open used
+      // to keep its first links, and a long clip stalled on 403s once they expired.
+      const reads = callsOf('GateVideos').length;
+      const renewedAt = Date.now() + 3600_000;
+      state.videos[0] = { ...state.videos[0]!, playlistURL: gateway.signedClipUrl('v1', 'index.m3u8', renewedAt) };
+      await expect.poll(() => callsOf('GateVideos').length, { timeout: 15_000 }).toBeGreaterThan(reads);
+      expect(await video.evaluate((element: HTMLVideoElement) => element.error)).toBeNull();
+      expect(await page.getByRole('alert').count()).toBe(0);
 
       // Upload: the server receives a GraphQL multipart request and lists the clip as processing.
       const file = path.join(mediaDir, 'upload.mp4');

@@ -5,7 +5,7 @@
  * checks, subscriptions over graphql-transport-ws), the real built web app and real HLS media made with ffmpeg; only
  * the answers are scripted by the test, and they must fit the real schema.
  */
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import mercurius, { type IResolvers } from 'mercurius';
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -45,6 +45,8 @@ export interface ScriptedState {
   videos: Record<string, unknown>[];
   heatmaps: Record<string, unknown>[];
   uploads: ReceivedUpload[];
+  /** Paths of the requests for expiring clip links, in order. */
+  mediaRequests: string[];
   devices: Record<string, { online: boolean; lastSeenAt: string }>;
   /** What uploadGateVideo does with a received clip (the test decides). */
   onUpload?: (upload: ReceivedUpload) => void;
@@ -90,6 +92,8 @@ export interface ScriptedGateway {
   url: string;
   state: ScriptedState;
   mediaUrl: (file: string) => string;
+  /** A link to a file of the stored clip that expires at `expiresAt` (Unix ms), as the server's signed links do. */
+  signedClipUrl: (id: string, file: string, expiresAt: number) => string;
   /** Replaces the live session and pushes it to subscribers, as the live gateway does on every change. */
   setLive: (session: LiveSession | null) => void;
   close: () => Promise<void>;
@@ -97,7 +101,7 @@ export interface ScriptedGateway {
 
 export async function startScriptedGateway(mediaDir: string): Promise<ScriptedGateway> {
   let base = '';
-  const state: ScriptedState = { boxId: 'b1', hiveId: 'h1', live: null, subscriptions: true, subscribed: 0, calls: [], videos: [], heatmaps: [], uploads: [], devices: {} };
+  const state: ScriptedState = { boxId: 'b1', hiveId: 'h1', live: null, subscriptions: true, subscribed: 0, calls: [], videos: [], heatmaps: [], uploads: [], mediaRequests: [], devices: {} };
   const now = () => new Date().toISOString();
   const today = () => ({ boxId: state.boxId, hiveId: state.hiveId, date: now().slice(0, 10), beesIn: 311, beesOut: 287, netFlow: 24, lastSampleAt: now() });
   const box = () => ({ id: state.boxId, hiveId: state.hiveId, firstSeenAt: now(), today: today(), device: state.devices[state.boxId] ?? null });
@@ -193,8 +197,7 @@ export async function startScriptedGateway(mediaDir: string): Promise<ScriptedGa
     graphiql: false,
     subscription: { onConnect: () => state.subscriptions },
   });
-  app.get('/media/scripted/*', async (request, reply) => {
-    const relative = (request.params as { '*': string })['*'];
+  const serveMedia = async (relative: string, reply: FastifyReply) => {
     if (relative.includes('..')) return reply.status(400).send({ error: 'bad path' });
     try {
       const data = await readFile(path.join(mediaDir, relative));
@@ -202,8 +205,23 @@ export async function startScriptedGateway(mediaDir: string): Promise<ScriptedGa
     } catch {
       return reply.status(404).send({ error: 'no such media' });
     }
+  };
+  app.get('/media/scripted/*', async (request, reply) => serveMedia((request.params as { '*': string })['*'], reply));
+  // Links that expire as the server's signed ones do (`/media/{expires}.{signature}/…`), over the files of `clip/`.
+  app.get('/media/:grant/videos/:id/*', async (request, reply) => {
+    const { grant, '*': file } = request.params as { grant: string; '*': string };
+    state.mediaRequests.push(request.url);
+    if (Number(grant.split('.')[0]) * 1000 <= Date.now()) return reply.status(403).send({ error: 'media link has expired' });
+    return serveMedia(path.join('clip', file), reply);
   });
   await app.register(webAppRoutes, {});
   base = await app.listen({ port: 0, host: '127.0.0.1' });
-  return { url: base, state, mediaUrl: (file: string) => `${base}/media/scripted/${file}`, setLive, close: () => app.close() };
+  return {
+    url: base,
+    state,
+    mediaUrl: (file: string) => `${base}/media/scripted/${file}`,
+    signedClipUrl: (id: string, file: string, expiresAt: number) => `${base}/media/${Math.floor(expiresAt / 1000)}.sig/videos/${id}/${file}`,
+    setLive,
+    close: () => app.close(),
+  };
 }

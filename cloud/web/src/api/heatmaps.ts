@@ -1,4 +1,5 @@
 /** Daily heatmaps of bee trajectories per box, rendered by the video gateway. */
+import { refreshBeforeExpiry } from '../lib/media-links.ts';
 import { defineOperation } from './graphql.ts';
 
 export interface EntranceHeatmap {
@@ -26,8 +27,10 @@ export const HEATMAP_PENDING_POLL_MS = 5_000;
 export const HEATMAP_REFRESH_MS = 60_000;
 
 /** How soon to re-read a heatmap list: soon while a picture is missing, so it shows up without a reload. */
-export function heatmapPollMs(heatmaps: readonly (Pick<EntranceHeatmap, 'imageURL'> | null)[] | null): number {
-  return heatmaps?.some((h) => h !== null && h.imageURL === null) ? HEATMAP_PENDING_POLL_MS : HEATMAP_REFRESH_MS;
+export function heatmapPollMs(heatmaps: readonly (Pick<EntranceHeatmap, 'imageURL'> | null)[] | null, now = Date.now()): number {
+  if (heatmaps?.some((h) => h !== null && h.imageURL === null)) return HEATMAP_PENDING_POLL_MS;
+  // Sooner when the pictures' links expire first (short link lifetimes).
+  return Math.min(HEATMAP_REFRESH_MS, refreshBeforeExpiry(heatmaps?.map((h) => h?.imageURL) ?? [], now) ?? HEATMAP_REFRESH_MS);
 }
 
 export const EntranceHeatmapsQuery = defineOperation<{ entranceHeatmaps: (EntranceHeatmap | null)[] | null }, { boxIds: string[]; date: string | null; limit: number }>(

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { underNewestLink } from '../lib/media-links.ts';
 import type { HlsConfig } from 'hls.js';
 
 /**
@@ -21,9 +22,9 @@ const MAX_NETWORK_RETRIES = 4;
  * browser's own HLS (Safari on iPhone) otherwise. The URL is signed, so no headers are needed.
  *
  * The server signs a fresh URL on every read, so `src` changes while the same stream plays: a new one renews the
- * grant, it is not a new stream. The player keeps playing and hls.js fetches the playlist from the newest URL from
- * then on (its segments resolve under that grant too), so a long live view outlives the first URL's expiry without
- * a restart (Safari's own player keeps its first URL). Give each stream its own `key`: a new key starts a new player.
+ * grant, it is not a new stream. The player keeps playing and hls.js fetches the playlist and segments under the
+ * newest URL from then on, so a long live view, or a long stored clip, outlives the first URL's expiry without a
+ * restart (Safari's own player keeps its first URL). Give each stream its own `key`: a new key starts a new player.
  */
 export function HlsPlayer({ src, live = false, label, poster, autoPlay = false }: { src: string; live?: boolean; label: string; poster?: string | null; autoPlay?: boolean }) {
   const video = useRef<HTMLVideoElement>(null);
@@ -42,10 +43,14 @@ export function HlsPlayer({ src, live = false, label, poster, autoPlay = false }
     const start = () => {
       if (autoPlay) element.play().catch(() => undefined);
     };
-    /** Playlist requests made with an older URL of this stream go to the newest one instead. */
+    /**
+     * Requests made under an older URL of this stream go under the newest one instead: the playlist itself, and the
+     * segments, which resolve under the grant of the playlist they were listed in (a stored clip's playlist is read
+     * once, so its segments would otherwise outlive their grant in a long or paused playback).
+     */
     const xhrSetup = (xhr: XMLHttpRequest, url: string) => {
-      const newest = latestSrc.current;
-      if (url !== newest && knownSources.current.has(url)) xhr.open('GET', newest, true);
+      const renewed = underNewestLink(url, latestSrc.current, knownSources.current);
+      if (renewed) xhr.open('GET', renewed, true);
     };
     import('hls.js/light')
       .then(({ default: Hls }) => {

@@ -4,6 +4,7 @@ import type { UploadProgress } from '../../api/upload.ts';
 import { DeleteGateVideoMutation, GateVideosQuery, isInProgress, progressPercent, uploadGateVideo, VIDEO_LIST_LIMIT, type GateVideo } from '../../api/videos.ts';
 import { useQuery } from '../../hooks.ts';
 import { formatBytes, formatDateTime, formatDuration } from '../../lib/format.ts';
+import { refreshBeforeExpiry } from '../../lib/media-links.ts';
 import { fromLocalInput } from '../../lib/time-range.ts';
 import { ConfirmedAction } from '../ConfirmedAction.tsx';
 import { HlsPlayer } from '../HlsPlayer.tsx';
@@ -169,8 +170,13 @@ function UploadForm({ boxId, onUploaded }: { boxId: string; onUploaded: () => vo
 /** Stored clips of a box: the list (re-read while clips are processing), a player, and the upload form. */
 export function ClipsSection({ boxId }: { boxId: string }) {
   const id = useId();
-  // Re-read while a clip is being processed, to show its progress and then the player.
-  const videos = useQuery(GateVideosQuery, { boxId, from: null, to: null, limit: VIDEO_LIST_LIMIT }, { pollMs: (d) => (d.gateVideos.some(isInProgress) ? PROCESSING_POLL_MS : undefined) });
+  // Re-read while a clip is being processed, to show its progress and then the player; otherwise before the links
+  // expire, so a page left open still shows posters and plays (the player follows the renewed links).
+  const videos = useQuery(
+    GateVideosQuery,
+    { boxId, from: null, to: null, limit: VIDEO_LIST_LIMIT },
+    { pollMs: (d) => (d.gateVideos.some(isInProgress) ? PROCESSING_POLL_MS : refreshBeforeExpiry(d.gateVideos.flatMap((v) => [v.playlistURL, v.posterURL]))) },
+  );
   const [playingId, setPlayingId] = useState<string | undefined>();
   const list = [...(videos.data?.gateVideos ?? [])].sort((a, b) => Date.parse(b.startTime) - Date.parse(a.startTime));
   const playing = list.find((v) => v.id === playingId && v.playlistURL);
