@@ -8,7 +8,7 @@ import type { AppContext } from './context.ts';
 import type { Database } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
 import { openDatabase } from './db/open.ts';
-import { maintainPartitions } from './db/partitions.ts';
+import { maintainPartitions, MaintenancePostponedError } from './db/partitions.ts';
 import { loadSigningSecret, TokenService } from './auth/tokens.ts';
 import { TokensRepository } from './auth/tokens-repository.ts';
 import { UsersRepository } from './auth/users-repository.ts';
@@ -74,7 +74,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   try {
     await migrate(db);
     const maintenancePolicy = { retentionDays: config.retentionDays, dedupeRetentionDays: config.dedupeRetentionDays, partitions: config.partitionMaintenance };
-    await maintainPartitions(db, maintenancePolicy);
+    // What retention dropped is said at start as at every later run: a mistyped RETENTION_DAYS must leave a trace.
+    await maintainPartitions(db, maintenancePolicy).then(
+      (report) => app.log.info({ report }, 'partition maintenance'),
+      (err: unknown) => {
+        // A backup holding the tables must not keep the service from starting: the default partitions take the rows.
+        if (!(err instanceof MaintenancePostponedError)) throw err;
+        app.log.warn(err.message);
+      },
+    );
     const tokenRecords = new TokensRepository(db);
     const secret = await loadSigningSecret(db, config.jwtSecret);
     const tokens = new TokenService(db, tokenRecords, secret, config.tokenCacheSeconds);
@@ -114,7 +122,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       maintainPartitions(db, maintenancePolicy)
         .then(async (report) => (await ctx.accounts.pruneFailures(), report))
         .then((report) => app.log.info({ report }, 'partition maintenance'))
-        .catch((err: unknown) => app.log.error({ err }, 'partition maintenance failed'));
+        .catch((err: unknown) => (err instanceof MaintenancePostponedError ? app.log.warn(err.message) : app.log.error({ err }, 'partition maintenance failed')));
       ctx.videoService.sweepOrphanedFiles().catch((err: unknown) => app.log.error({ err }, 'sweep of orphaned video files failed'));
     }, PARTITION_MAINTENANCE_MS).unref();
     started.push(async () => clearInterval(maintenance));

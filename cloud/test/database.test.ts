@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { PostgresDatabase } from '../src/db/postgres.ts';
 import { migrate, loadMigrations } from '../src/db/migrate.ts';
-import { maintainPartitions, partitionName } from '../src/db/partitions.ts';
+import { MaintenancePostponedError, maintainPartitions, partitionName } from '../src/db/partitions.ts';
 import { createTestDatabase } from './helper.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -56,6 +56,31 @@ describe('partitions', () => {
     expect(report.dropped).toContain(partitionName('movements', new Date('2024-03-01T00:00:00Z')));
     expect(report.dedupeKeysPruned).toBe(1);
     expect((await db.query('SELECT * FROM movements')).rowCount).toBe(0);
+  });
+
+  // Dropping a partition waited for the lock a backup held, and every insert queued behind the waiting drop.
+  it('gives up when a backup holds a table it must lock, changing nothing, and ingest goes on meanwhile', async () => {
+    const { db, url } = await freshDatabase();
+    await migrate(db);
+    await maintainPartitions(db, { ...policy, now: new Date('2024-03-15T00:00:00Z') });
+    const backup = new PostgresDatabase({ url, poolSize: 1 });
+    cleanups.push(() => backup.close());
+    let releaseBackup!: () => void;
+    const backupHeld = new Promise<void>((held) => {
+      void backup.transaction(async (tx) => {
+        await tx.exec('LOCK TABLE metrics, movements IN ACCESS SHARE MODE'); // what pg_dump takes
+        held();
+        await new Promise<void>((resolve) => (releaseBackup = resolve));
+      });
+    });
+    await backupHeld;
+    const started = Date.now();
+    await expect(maintainPartitions(db, { ...policy, lockTimeoutMs: 500 })).rejects.toThrow(MaintenancePostponedError);
+    expect(Date.now() - started).toBeLessThan(5000);
+    await db.query(`INSERT INTO movements (owner_id, hive_id, box_id, ts, bees_in, bees_out) VALUES (1, 'h', 'b', '2026-05-15T00:00:00Z', 1, 1)`);
+    expect((await db.query(`SELECT 1 FROM pg_class WHERE relname = 'movements_p202403'`)).rowCount).toBe(1); // not dropped
+    releaseBackup();
+    expect((await maintainPartitions(db, policy)).dropped).toContain('movements_p202403');
   });
 
   it('lets two instances maintain partitions at the same time', async () => {

@@ -13,7 +13,15 @@ export interface PartitionPolicy {
   dedupeRetentionDays: number;
   /** False leaves the partitions to an external tool and only prunes dedupe keys. */
   partitions?: boolean;
+  /** How long to wait for a table lock before giving up until the next run (default 3 s). */
+  lockTimeoutMs?: number;
 }
+
+/**
+ * Maintenance could not get a table's lock in time: something holds it (a `pg_dump` holds every table it copies for
+ * the whole backup). Nothing was changed; the next run tries again.
+ */
+export class MaintenancePostponedError extends Error {}
 
 export interface MaintenanceReport {
   created: string[];
@@ -44,6 +52,9 @@ export async function maintainPartitions(db: Database, policy: PartitionPolicy):
 
   await db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [MAINTENANCE_LOCK_KEY]);
+    // Dropping or attaching a partition locks its parent table. Waiting for that lock behind a backup queued every
+    // insert behind the waiting drop: ingest stopped on every instance for as long as the backup ran.
+    await tx.exec(`SET LOCAL lock_timeout = '${Math.max(1, Math.round(policy.lockTimeoutMs ?? 3000))}ms'`);
     for (const table of policy.partitions === false ? [] : PARTITIONED_TABLES) {
       const existing = new Set(
         (
@@ -85,6 +96,14 @@ export async function maintainPartitions(db: Database, policy: PartitionPolicy):
     for (const table of DEDUPE_TABLES) {
       report.dedupeKeysPruned += (await tx.query(`DELETE FROM ${table} WHERE created_at < $1`, [dedupeCutoff])).rowCount;
     }
+  }).catch((error: unknown) => {
+    if ((error as { code?: string }).code === LOCK_NOT_AVAILABLE) {
+      throw new MaintenancePostponedError('partition maintenance postponed: a table it changes is locked by another session (a backup?); nothing was changed, it runs again later');
+    }
+    throw error;
   });
   return report;
 }
+
+/** SQLSTATE of a lock wait that ran out of `lock_timeout`. */
+const LOCK_NOT_AVAILABLE = '55P03';
