@@ -104,3 +104,31 @@ describe('partition maintenance switched off', () => {
     expect(report).toEqual({ created: [], dropped: [], movedFromDefault: 0, dedupeKeysPruned: 1 });
   });
 });
+
+// A listening connection that went silent (packets dropped, no reset) heard nothing again and said nothing.
+describe('the listening connection', () => {
+  it('is found dead when it stops answering, and listens again on a new one', async () => {
+    const database = await createTestDatabase();
+    const errors: string[] = [];
+    const db = new PostgresDatabase({ url: database.url, poolSize: 2, listenerCheckMs: 200, listenerCheckTimeoutMs: 300, onError: (err) => errors.push(err.message) });
+    cleanups.push(database.drop, () => db.close());
+    const heard: string[] = [];
+    await db.listen('hivegate_probe', (payload) => heard.push(payload));
+    const listening = await db.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE 'LISTEN%'`);
+    const pid = listening.rows[0]!.pid;
+    // The server process behind the listening connection stops answering: what a dropped connection looks like.
+    process.kill(pid, 'SIGSTOP');
+    try {
+      await expect.poll(() => errors.some((message) => message.includes('the listening connection did not answer')), { timeout: 5000 }).toBe(true);
+      await expect
+        .poll(async () => {
+          await db.notify('hivegate_probe', 'after');
+          return heard.includes('after');
+        }, { timeout: 10_000, interval: 300 })
+        .toBe(true);
+    } finally {
+      process.kill(pid, 'SIGCONT');
+      await db.query('SELECT pg_terminate_backend($1)', [pid]);
+    }
+  });
+});

@@ -166,6 +166,25 @@ describe('presence, start and command delivery', () => {
     expect(Date.now() - started).toBeLessThan(3000);
   });
 
+  // With its notification lost (a listening connection that died without a word), a queued command waited for the
+  // device's next poll.
+  it('long-poll reads the commands once more before it answers empty', async () => {
+    const { device, web, user } = await owner();
+    const box = newBox();
+    await device.status(box);
+    const session = await web.start(box);
+    const [start] = await device.poll(box);
+    expect((await device.ack(box, start!.id)).statusCode).toBe(200);
+    const polling = device.poll(box, { waitSeconds: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Queued behind the service's back: no notification wakes the poll.
+    await t.app.ctx.db.query(
+      `INSERT INTO live_commands (id, owner_id, box_id, session_id, command_type, payload) VALUES (gen_random_uuid(), $1, $2, $3, 'STOP_STREAM', '{}'::jsonb)`,
+      [user.id, box, session.id],
+    );
+    expect((await polling).map((c) => c.commandType)).toEqual(['STOP_STREAM']);
+  });
+
   it('long-poll with nothing queued answers an empty list in the last fifth of the wait, at spread-out times', async () => {
     const { device } = await owner();
     // Ten devices polling in the same instant do not all come back in the same instant.

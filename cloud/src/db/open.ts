@@ -11,10 +11,20 @@ export interface OpenedDatabase {
   close(): Promise<void>;
 }
 
+const MIN_CONNECT_TIMEOUT_MS = 2000;
+
+/**
+ * How long a request waits for a database connection: as long as /health waits for an answer, but never under 2 s.
+ * A tiny HEALTH_TIMEOUT_MS (100) failed starts and answered 503 under load against a healthy database.
+ */
+export function connectTimeoutMs(config: Pick<Config, 'healthTimeoutMs'>): number {
+  return Math.max(config.healthTimeoutMs, MIN_CONNECT_TIMEOUT_MS);
+}
+
 /** A Postgres server when DATABASE_URL is set, otherwise the embedded database under DATA_DIR. */
 export async function openDatabase(config: Config, onError?: (err: Error) => void): Promise<OpenedDatabase> {
   if (config.databaseUrl) {
-    const db = new PostgresDatabase({ url: config.databaseUrl, poolSize: config.dbPoolSize, connectTimeoutMs: config.healthTimeoutMs, onError });
+    const db = new PostgresDatabase({ url: config.databaseUrl, poolSize: config.dbPoolSize, connectTimeoutMs: connectTimeoutMs(config), onError });
     return { db, close: () => db.close() };
   }
   const unlock = lockDataDir(config.dataDir);

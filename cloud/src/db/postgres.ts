@@ -37,7 +37,14 @@ export interface PostgresOptions {
   poolSize: number;
   connectTimeoutMs?: number;
   onError?: (err: Error) => void;
+  /** How often the LISTEN connection is asked for an answer, and how long it has to give one. */
+  listenerCheckMs?: number;
+  listenerCheckTimeoutMs?: number;
 }
+
+const KEEPALIVE_DELAY_MS = 10_000;
+const LISTENER_CHECK_MS = 30_000;
+const LISTENER_CHECK_TIMEOUT_MS = 10_000;
 
 export class PostgresDatabase implements Database {
   readonly kind = 'postgres' as const;
@@ -50,6 +57,9 @@ export class PostgresDatabase implements Database {
       max: options.poolSize,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
       idleTimeoutMillis: 30_000,
+      // TCP keep-alive: a connection a NAT or a failover dropped without a word is found dead, not waited on for ever.
+      keepAlive: true,
+      keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
       types: typeParsers,
       options: '-c TimeZone=UTC',
     });
@@ -143,7 +153,12 @@ class Listener {
   private connect(): Promise<pg.Client> {
     if (this.client) return Promise.resolve(this.client);
     this.connecting ??= (async () => {
-      const client = new Client({ connectionString: this.options.url, connectionTimeoutMillis: this.options.connectTimeoutMs ?? 5000 });
+      const client = new Client({
+        connectionString: this.options.url,
+        connectionTimeoutMillis: this.options.connectTimeoutMs ?? 5000,
+        keepAlive: true,
+        keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+      });
       client.on('notification', (msg) => {
         for (const handler of this.handlers.get(msg.channel) ?? []) handler(msg.payload ?? '');
       });
@@ -156,11 +171,28 @@ class Listener {
       for (const channel of this.handlers.keys()) await client.query(`LISTEN ${quoteIdent(channel)}`);
       this.client = client;
       this.retryMs = 250;
+      this.watch(client);
       return client;
     })().finally(() => {
       this.connecting = undefined;
     });
     return this.connecting;
+  }
+
+  /**
+   * Asks the listening connection for an answer now and then: one that went silent (its packets dropped, no reset)
+   * heard no notification again and said nothing, so live commands waited for their poll to end.
+   */
+  private watch(client: pg.Client): void {
+    const timer = setInterval(() => {
+      if (this.client !== client) return clearInterval(timer);
+      withTimeout(client.query('SELECT 1'), this.options.listenerCheckTimeoutMs ?? LISTENER_CHECK_TIMEOUT_MS, 'the listening connection').catch((err: unknown) => {
+        clearInterval(timer);
+        this.options.onError?.(err instanceof Error ? err : new Error(String(err)));
+        this.dropAndReconnect(client);
+      });
+    }, this.options.listenerCheckMs ?? LISTENER_CHECK_MS);
+    timer.unref();
   }
 
   private dropAndReconnect(client: pg.Client): void {

@@ -280,9 +280,10 @@ export class LiveService {
         // A handed-out but unacknowledged command becomes due again within the wait: wake for it too.
         const due = await this.commands.secondsUntilRedelivery(ownerId, boxId, this.config.commandRedeliverySeconds);
         abort?.addEventListener('abort', onAbort, { once: true });
-        const woken = await wakeUp.wait(due === undefined ? remaining : Math.min(remaining, Math.ceil(due * 1000) + 10));
+        // Woken or timed out, the loop reads the commands once more before it answers empty: a notification lost
+        // with a dead listening connection left a queued command waiting for the device's next poll.
+        await wakeUp.wait(due === undefined ? remaining : Math.min(remaining, Math.ceil(due * 1000) + 10));
         if (this.stopped || this.signals.closed || abort?.aborted) return [];
-        if (!woken && due === undefined) return [];
       } finally {
         abort?.removeEventListener('abort', onAbort);
         wakeUp.cancel();
