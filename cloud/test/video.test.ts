@@ -217,6 +217,23 @@ describe('stored video', () => {
     expect((await fetch(other)).status).toBe(403);
   });
 
+  // A Pi camera's raw .h264 was refused ("it has no duration") and Motion JPEG passed for a still image.
+  it('takes a raw H.264 stream and Motion JPEG, timed by their frames', async () => {
+    const user = await createUser(t.app, { scopes: ['ingest', 'read'] });
+    const raw = path.join(work, 'camera.h264');
+    const mjpeg = path.join(work, 'camera.mjpeg');
+    const ffmpeg = resolveBinary('ffmpeg', undefined);
+    execFileSync(ffmpeg, ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc2=size=320x240:rate=30', '-t', '4', '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-f', 'h264', raw]);
+    execFileSync(ffmpeg, ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc2=size=320x240:rate=25', '-t', '2', '-c:v', 'mjpeg', '-f', 'mjpeg', mjpeg]);
+    for (const [file, boxId, seconds] of [[raw, 'raw-h264', 4], [mjpeg, 'raw-mjpeg', 2]] as const) {
+      const result = await upload(base, { authorization: `Bearer ${user.token}` }, { boxId }, [videoPart(readFileSync(file), path.basename(file))]);
+      expect(result.body, boxId).toEqual({ data: { uploadGateVideo: true } });
+      const ready = await waitForState(base, user.token, boxId, 'READY');
+      expect(ready.durationSeconds as number, boxId).toBeCloseTo(seconds, 1);
+      expect(ready).toMatchObject({ width: 320, height: 240 });
+    }
+  });
+
   it('refuses a file that is not a video and leaves nothing behind', async () => {
     const user = await createUser(t.app, { scopes: ['ingest', 'read'] });
     const before = await blobKeys(t.app);

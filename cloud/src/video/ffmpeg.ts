@@ -65,10 +65,11 @@ export class MediaTools {
     return this.ffprobeBinary;
   }
 
-  /** ffprobe's JSON for a file, or null when ffprobe cannot read it at all. */
-  async probe(file: string, signal?: AbortSignal): Promise<ProbeOutput | null> {
+  /** ffprobe's JSON for a file, or null when ffprobe cannot read it at all; `countPackets` reads the whole file. */
+  async probe(file: string, options: { signal?: AbortSignal; countPackets?: boolean } = {}): Promise<ProbeOutput | null> {
     try {
-      const { stdout } = await run(this.ffprobe, ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', file], { signal });
+      const args = ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', ...(options.countPackets ? ['-count_packets'] : []), file];
+      const { stdout } = await run(this.ffprobe, args, { signal: options.signal });
       return JSON.parse(stdout) as ProbeOutput;
     } catch (err) {
       if (err instanceof MediaToolError) return null;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assessProbe } from './probe.ts';
+import { assessProbe, needsPacketCount } from './probe.ts';
 
 const video = { codec_type: 'video', codec_name: 'h264', width: 320, height: 240 };
 
@@ -9,6 +9,18 @@ describe('assessProbe', () => {
       ok: true,
       info: { formatName: 'mov,mp4,m4a,3gp,3g2,mj2', durationSeconds: 6, width: 320, height: 240, videoCodec: 'h264', hasAudio: true },
     });
+  });
+
+  // A Pi camera's raw .h264 and Motion JPEG were refused: "it has no duration", "it is a still image (jpeg)".
+  it('times a raw stream by its frames and rate, and takes many JPEGs back to back as Motion JPEG', () => {
+    const raw = { format: { format_name: 'h264' }, streams: [{ ...video, r_frame_rate: '30/1' }] };
+    expect(needsPacketCount(raw)).toBe(true);
+    expect(assessProbe({ ...raw, streams: [{ ...raw.streams[0]!, nb_read_packets: '120' }] })).toMatchObject({ ok: true, info: { durationSeconds: 4, formatName: 'h264' } });
+    const mjpeg = (packets: string) => ({ format: { format_name: 'jpeg_pipe' }, streams: [{ ...video, codec_name: 'mjpeg', r_frame_rate: '25/1', nb_read_packets: packets }] });
+    expect(needsPacketCount({ format: { format_name: 'jpeg_pipe' }, streams: [video] })).toBe(true);
+    expect(assessProbe(mjpeg('30'))).toMatchObject({ ok: true, info: { durationSeconds: 1.2, videoCodec: 'mjpeg' } });
+    expect(assessProbe(mjpeg('1'))).toEqual({ ok: false, reason: 'file is not a video: it is a still image (jpeg)' });
+    expect(needsPacketCount({ format: { format_name: 'mov,mp4,m4a,3gp,3g2,mj2', duration: '6' }, streams: [video] })).toBe(false);
   });
 
   it.each([

@@ -16,6 +16,10 @@ interface ProbeStream {
   width?: number;
   height?: number;
   duration?: string;
+  /** "30/1": the rate the stream's headers give (ffmpeg assumes 25 where they give none). */
+  r_frame_rate?: string;
+  /** Packets in the stream, when probed with `-count_packets`. */
+  nb_read_packets?: string;
   disposition?: { attached_pic?: number };
 }
 
@@ -26,19 +30,41 @@ export interface ProbeOutput {
 
 // Demuxers that read still images or text: ffprobe "finds a video stream" in a PNG or a text file too.
 const NOT_VIDEO_FORMATS = /^(image2|tty|.*_pipe|apng|gif|lavfi)$/;
+// Motion JPEG as cameras write it: JPEGs back to back, or a multipart stream. One picture is a still image.
+const MOTION_JPEG_FORMATS = /^(jpeg_pipe|mpjpeg)$/;
+
+/**
+ * Whether the upload must be probed again with its packets counted: a raw stream (a Pi camera's `.h264`, Motion
+ * JPEG) has no duration in any header, only frames at a rate; and one JPEG is told from many by their count.
+ */
+export function needsPacketCount(output: ProbeOutput | null): boolean {
+  const formatName = output?.format?.format_name ?? '';
+  if (MOTION_JPEG_FORMATS.test(formatName)) return true;
+  const video = output?.streams?.find((s) => s.codec_type === 'video');
+  return video !== undefined && !(Number(output?.format?.duration ?? video.duration) > 0);
+}
+
+function framesPerSecond(rate: string | undefined): number {
+  const [num, den] = (rate ?? '').split('/').map(Number);
+  return num !== undefined && den !== undefined && num > 0 && den > 0 ? num / den : 0;
+}
 
 export function assessProbe(output: ProbeOutput | null): ProbeVerdict {
   const formatName = output?.format?.format_name;
   // Said in a beekeeper's words, not the prober's ("ffprobe cannot read it", "it is tty data" before).
   if (!output || !formatName) return { ok: false, reason: 'file is not a video: no video format was recognised in it' };
   if (formatName === 'tty') return { ok: false, reason: 'file is not a video: it is text' };
-  if (formatName.split(',').some((name) => NOT_VIDEO_FORMATS.test(name))) {
+  const video = (output.streams ?? []).find((s) => s.codec_type === 'video' && s.disposition?.attached_pic !== 1);
+  const packets = Number(video?.nb_read_packets ?? 0);
+  const motionJpeg = MOTION_JPEG_FORMATS.test(formatName) && packets > 1;
+  if (!motionJpeg && formatName.split(',').some((name) => NOT_VIDEO_FORMATS.test(name))) {
     return { ok: false, reason: `file is not a video: it is a still image (${formatName.replace(/_pipe$/, '')})` };
   }
-  const video = (output.streams ?? []).find((s) => s.codec_type === 'video' && s.disposition?.attached_pic !== 1);
   if (!video) return { ok: false, reason: 'file is not a video: it has no video stream' };
   if (!(Number(video.width) > 0) || !(Number(video.height) > 0)) return { ok: false, reason: 'file is not a video: its video stream has no picture size' };
-  const duration = Number(output.format?.duration ?? video.duration);
+  // A raw stream's length is its frames at its rate, which is also how ffmpeg times it when transcoding.
+  const rate = framesPerSecond(video.r_frame_rate);
+  const duration = Number(output.format?.duration ?? video.duration ?? (packets > 0 && rate > 0 ? packets / rate : undefined));
   if (!(duration > 0) || !Number.isFinite(duration)) return { ok: false, reason: 'file is not a video: it has no duration' };
   return {
     ok: true,

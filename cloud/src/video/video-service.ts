@@ -11,7 +11,7 @@ import type { LiveClip } from '../live/clip.ts';
 import type { BlobStore } from '../storage/index.ts';
 import type { MediaTools } from './ffmpeg.ts';
 import { buildVodPlaylist, parseMediaPlaylist, segmentDurations, timingsFromConcatenatedPackets, type SegmentTiming } from './hls-playlist.ts';
-import { assessProbe } from './probe.ts';
+import { assessProbe, needsPacketCount } from './probe.ts';
 import { FfmpegProgress, progressPercent, Throttle } from './progress.ts';
 import { receiveToFile, type FileUpload } from './receive-upload.ts';
 import { isVideoId, type GateVideo, type GateVideosRepository } from './videos-repository.ts';
@@ -103,7 +103,9 @@ export class VideoService {
       if (original.value.size === 0) throw new VideoRejectedError('file is empty');
       if (detections.value) await checkDetections(detectionsPath, detections.value.size);
 
-      const verdict = assessProbe(await tools.probe(originalFile));
+      let probed = await tools.probe(originalFile);
+      if (needsPacketCount(probed)) probed = await tools.probe(originalFile, { countPackets: true });
+      const verdict = assessProbe(probed);
       if (!verdict.ok) throw new VideoRejectedError(verdict.reason);
       const info = verdict.info;
 
@@ -270,12 +272,14 @@ export class VideoService {
       const durations = segmentDurations(timings);
       const playlist = buildVodPlaylist(listed.map((segment, i) => ({ uri: segment.uri, durationSeconds: durations[i]! })));
 
-      const posterAt = Math.min(1, (video.durationSeconds ?? 0) / 3);
+      // Sought on the output side (decoding at most a second): a raw stream (.h264, Motion JPEG) has no index to
+      // seek its input by, and its poster came out as no file at all.
+      const posterAt = Math.min(1, (video.durationSeconds ?? 0) / 3).toFixed(3);
       await tools.runFfmpeg(
         [
-          '-ss', posterAt.toFixed(3), '-i', input,
-          '-map', '0:v:0', '-frames:v', '1', '-q:v', '3', path.join(out, POSTER_JPEG),
-          '-map', '0:v:0', '-frames:v', '1', '-vf', `scale='min(${POSTER_PNG_MAX_WIDTH},iw)':-2`, path.join(out, POSTER_PNG),
+          '-i', input,
+          '-map', '0:v:0', '-ss', posterAt, '-frames:v', '1', '-q:v', '3', path.join(out, POSTER_JPEG),
+          '-map', '0:v:0', '-ss', posterAt, '-frames:v', '1', '-vf', `scale='min(${POSTER_PNG_MAX_WIDTH},iw)':-2`, path.join(out, POSTER_PNG),
         ],
         { signal: job.signal },
       );

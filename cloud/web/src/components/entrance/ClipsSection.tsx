@@ -129,7 +129,7 @@ function UploadForm({ boxId, onUploaded }: { boxId: string; onUploaded: () => vo
           id={`${id}-file`}
           ref={fileInput}
           type="file"
-          accept="video/*,.mp4,.mov,.mkv,.avi,.webm,.h264"
+          accept="video/*,.mp4,.mov,.mkv,.avi,.webm,.ts,.h264,.mjpeg,.mjpg"
           disabled={uploading}
           onChange={(e) => setFile(e.currentTarget.files?.[0])}
         />
