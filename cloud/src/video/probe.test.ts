@@ -23,6 +23,19 @@ describe('assessProbe', () => {
     expect(needsPacketCount({ format: { format_name: 'mov,mp4,m4a,3gp,3g2,mj2', duration: '6' }, streams: [video] })).toBe(false);
   });
 
+  // A clip uploaded without startTime was filed at the upload's time though its file said when it was recorded, and
+  // a phone clip held upright was listed as 1920x1080 while it played as 1080x1920.
+  it("takes the recording's start from the file and the picture's size as it plays", () => {
+    const verdict = assessProbe({
+      format: { format_name: 'mov,mp4,m4a,3gp,3g2,mj2', duration: '11.999999999999998', tags: { creation_time: '2024-06-15T14:00:00.000000Z' } },
+      streams: [{ ...video, width: 1920, height: 1080, side_data_list: [{ rotation: -90 }] }],
+    });
+    expect(verdict).toMatchObject({ ok: true, info: { durationSeconds: 12, width: 1080, height: 1920, recordedAt: new Date('2024-06-15T14:00:00Z') } });
+    const zeroDate = assessProbe({ format: { format_name: 'mov,mp4,m4a,3gp,3g2,mj2', duration: '2', tags: { creation_time: '1970-01-01T00:00:00.000000Z' } }, streams: [{ ...video, tags: { rotate: '180' } }] });
+    expect(zeroDate.ok && zeroDate.info.recordedAt).toBeUndefined();
+    expect(zeroDate).toMatchObject({ info: { width: 320, height: 240 } });
+  });
+
   it.each([
     [null, 'file is not a video: no video format was recognised in it'],
     [{ format: { format_name: 'png_pipe' }, streams: [video] }, 'file is not a video: it is a still image (png)'],

@@ -6,6 +6,8 @@ export interface VideoInfo {
   height: number;
   videoCodec: string;
   hasAudio: boolean;
+  /** When the camera says it began recording (the file's `creation_time`), if it says so believably. */
+  recordedAt?: Date;
 }
 
 export type ProbeVerdict = { ok: true; info: VideoInfo } | { ok: false; reason: string };
@@ -21,10 +23,12 @@ interface ProbeStream {
   /** Packets in the stream, when probed with `-count_packets`. */
   nb_read_packets?: string;
   disposition?: { attached_pic?: number };
+  tags?: { rotate?: string; creation_time?: string };
+  side_data_list?: { rotation?: number }[];
 }
 
 export interface ProbeOutput {
-  format?: { format_name?: string; duration?: string };
+  format?: { format_name?: string; duration?: string; tags?: { creation_time?: string } };
   streams?: ProbeStream[];
 }
 
@@ -66,15 +70,31 @@ export function assessProbe(output: ProbeOutput | null): ProbeVerdict {
   const rate = framesPerSecond(video.r_frame_rate);
   const duration = Number(output.format?.duration ?? video.duration ?? (packets > 0 && rate > 0 ? packets / rate : undefined));
   if (!(duration > 0) || !Number.isFinite(duration)) return { ok: false, reason: 'file is not a video: it has no duration' };
+  // A phone held upright stores a landscape picture and a rotation, which players (and the transcode) apply.
+  const upright = Math.abs(rotationOf(video)) % 180 === 90;
+  const recordedAt = recordingStart(output.format?.tags?.creation_time ?? video.tags?.creation_time);
   return {
     ok: true,
     info: {
       formatName,
-      durationSeconds: duration,
-      width: Number(video.width),
-      height: Number(video.height),
+      // Rounded to the millisecond: "11.999999999999998" came from the frames' rate.
+      durationSeconds: Math.round(duration * 1000) / 1000,
+      width: Number(upright ? video.height : video.width),
+      height: Number(upright ? video.width : video.height),
       videoCodec: video.codec_name ?? 'unknown',
       hasAudio: (output.streams ?? []).some((s) => s.codec_type === 'audio'),
+      ...(recordedAt ? { recordedAt } : {}),
     },
   };
+}
+
+function rotationOf(stream: ProbeStream): number {
+  const fromMatrix = stream.side_data_list?.find((d) => typeof d.rotation === 'number')?.rotation;
+  return Math.round(fromMatrix ?? Number(stream.tags?.rotate ?? 0)) || 0;
+}
+
+/** A file's `creation_time`, unless it is missing, unreadable, or a writer's zero date (1904, 1970). */
+function recordingStart(text: string | undefined): Date | undefined {
+  const time = text ? Date.parse(text) : Number.NaN;
+  return Number.isFinite(time) && time >= Date.UTC(2000, 0, 1) ? new Date(time) : undefined;
 }

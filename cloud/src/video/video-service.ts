@@ -124,7 +124,8 @@ export class VideoService {
             {
               ownerId: request.ownerId,
               boxId: request.boxId,
-              startTime: request.startTime ?? new Date(),
+              // The camera's own record of when it began, before the time of the upload (which may come hours later).
+              startTime: request.startTime ?? info.recordedAt ?? new Date(),
               durationSeconds: info.durationSeconds,
               width: info.width,
               height: info.height,

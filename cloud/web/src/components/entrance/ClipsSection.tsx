@@ -138,7 +138,7 @@ function UploadForm({ boxId, onUploaded }: { boxId: string; onUploaded: () => vo
         <label for={`${id}-time`}>Recorded at (optional)</label>
         <input id={`${id}-time`} type="datetime-local" value={recordedAt} disabled={uploading} onInput={(e) => setRecordedAt(e.currentTarget.value)} aria-describedby={`${id}-time-hint`} />
         <p class="hint" id={`${id}-time-hint`}>
-          Your local time. Leave empty to use the upload time.
+          Your local time. Leave empty to use the time the file was recorded, if it says, or else the upload time.
         </p>
       </div>
       <div class="actions">
