@@ -143,6 +143,7 @@ describe('trajectory upload', () => {
     [{ trackHistory: { a: [[1, 2, 3]] } }, 'trackHistory.a[0] must NOT have more than 2 items'],
     [{ timestamp: 'last tuesday' }, 'timestamp'],
     [{ timestamp: '2026-02-30T10:00:00' }, 'timestamp "2026-02-30T10:00:00" is not a valid date and time'],
+    [{ timestamp: 0 }, "timestamp 0 is before 2000: is the device's clock set?"],
     [{ frameDimensions: { width: 640, height: 0 } }, 'frameDimensions.height must be >= 1'],
     [{ frameDimensions: { width: 9000, height: 480 } }, 'frameDimensions.width must be <= 8192'],
     [{ colour: 'yellow' }, 'colour is not an allowed property'],
@@ -174,6 +175,14 @@ describe('trajectory upload', () => {
     expect(refused.status).toBe(403);
     expect(await refused.json()).toEqual({ error: 'this token may not act for box "5"' });
     expect((await post(device.token, { ...body, boxId: 6 })).status).toBe(200);
+  });
+
+  // An upload without a single point made a blank heatmap day.
+  it('takes an upload without points and makes no day of it', async () => {
+    const { user, token } = await createUser(t.app, { scopes: ['ingest'] });
+    const response = await post(token, { boxId: 'quiet', timestamp: '2026-05-05T08:00:00', frameDimensions: FRAME, trackHistory: {} });
+    expect(await response.json()).toEqual({ message: 'OK', trajectories: 0, points: 0, duplicate: false });
+    expect(await day(user.id, 'quiet', '2026-05-05')).toBeNull();
   });
 });
 

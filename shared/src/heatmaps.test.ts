@@ -63,9 +63,26 @@ describe('checkTrajectoryUpload', () => {
   });
 
   it('names a point outside the frame', () => {
-    const result = checkTrajectoryUpload(body({ trackHistory: { '17': [[1, 1], [2, 2], [3, 3], [4, 4], [641, 10]] } }) as unknown as TrajectoryUpload);
+    const result = checkTrajectoryUpload(body({ trackHistory: { '17': [[1, 1], [2, 2], [3, 3], [4, 4], [673, 10]] } }) as unknown as TrajectoryUpload);
     expect(result).toEqual({ ok: false, error: 'trackHistory.17[4] is outside the 640×480 frame' });
-    expect(checkTrajectoryUpload(body({ trackHistory: { a: [[-0.5, 3]] } }) as unknown as TrajectoryUpload)).toMatchObject({ error: 'trackHistory.a[0] is outside the 640×480 frame' });
+    expect(checkTrajectoryUpload(body({ trackHistory: { a: [[-33, 3]] } }) as unknown as TrajectoryUpload)).toMatchObject({ error: 'trackHistory.a[0] is outside the 640×480 frame' });
+  });
+
+  // One point a tracker predicted a fraction of a pixel past the edge refused a batch of 2000 tracks.
+  it('takes points a little past the edges (5 % of the frame)', () => {
+    const result = checkTrajectoryUpload(body({ trackHistory: { a: [[640.4, 200], [-0.5, 3], [672, 504], [-32, -24]] } }) as unknown as TrajectoryUpload);
+    expect(result).toMatchObject({ ok: true, points: 4 });
+  });
+
+  // A camera with an unset clock made a heatmap day in 1970 or 2036, which then led the box's gallery.
+  it("refuses a timestamp before 2000 or more than a day ahead of the server's clock", () => {
+    const now = new Date('2026-05-01T12:00:00Z');
+    expect(checkTrajectoryUpload(body({ timestamp: 0 }) as unknown as TrajectoryUpload, now)).toEqual({ ok: false, error: "timestamp 0 is before 2000: is the device's clock set?" });
+    expect(checkTrajectoryUpload(body({ timestamp: '2036-11-28T00:00:00Z' }) as unknown as TrajectoryUpload, now)).toEqual({
+      ok: false,
+      error: 'timestamp "2036-11-28T00:00:00Z" is more than a day ahead of the server\'s clock: is the device\'s clock set?',
+    });
+    expect(checkTrajectoryUpload(body({ timestamp: '2026-05-02T11:00:00Z' }) as unknown as TrajectoryUpload, now)).toMatchObject({ ok: true });
   });
 
   it('refuses numbers JSON turned into Infinity (1e999)', () => {

@@ -77,13 +77,30 @@ export function trajectoryInstant(timestamp: string | number): Date | null {
 export type TrajectoryCheck = { ok: true; instant: Date; points: number } | { ok: false; error: string };
 
 /**
- * What the schema cannot say: the total point count, a real timestamp, and every point a finite number inside
- * the frame (edges included). Errors name the point, e.g. `trackHistory.17[4] is outside the 640×480 frame`.
+ * How far past the frame's edges a point may lie, as a share of its width and height: a tracker predicts a bee
+ * leaving the picture a little beyond it, and one such point refused a whole batch of tracks. Heatmap binning puts
+ * it on the edge.
  */
-export function checkTrajectoryUpload(body: TrajectoryUpload): TrajectoryCheck {
+export const TRAJECTORY_EDGE_SLACK = 0.05;
+/** A trajectory's day may be this far ahead of the server's clock (time zones, a clock a little fast). */
+const MAX_AHEAD_MS = 86_400_000;
+const EARLIEST_TRAJECTORY = Date.UTC(2000, 0, 1);
+
+/**
+ * What the schema cannot say: the total point count, a believable timestamp (not before 2000, not more than a day
+ * ahead of `now`: a camera with an unset clock made a heatmap day in 1970 or 2036), and every point a finite number
+ * inside the frame, give or take `TRAJECTORY_EDGE_SLACK`. Errors name the point, e.g. `trackHistory.17[4] is outside
+ * the 640×480 frame`.
+ */
+export function checkTrajectoryUpload(body: TrajectoryUpload, now = new Date()): TrajectoryCheck {
   const instant = trajectoryInstant(body.timestamp);
   if (!instant) return { ok: false, error: `timestamp ${JSON.stringify(body.timestamp)} is not a valid date and time` };
+  if (instant.getTime() < EARLIEST_TRAJECTORY || instant.getTime() > now.getTime() + MAX_AHEAD_MS) {
+    return { ok: false, error: `timestamp ${JSON.stringify(body.timestamp)} is ${instant.getTime() < EARLIEST_TRAJECTORY ? 'before 2000' : "more than a day ahead of the server's clock"}: is the device's clock set?` };
+  }
   const { width, height } = body.frameDimensions;
+  const slackX = width * TRAJECTORY_EDGE_SLACK;
+  const slackY = height * TRAJECTORY_EDGE_SLACK;
   let points = 0;
   for (const [trackId, track] of Object.entries(body.trackHistory)) {
     points += track.length;
@@ -93,7 +110,7 @@ export function checkTrajectoryUpload(body: TrajectoryUpload): TrajectoryCheck {
     for (let i = 0; i < track.length; i += 1) {
       const [x, y] = track[i]!;
       if (!Number.isFinite(x) || !Number.isFinite(y)) return { ok: false, error: `trackHistory.${trackId}[${i}] must hold finite numbers` };
-      if (x < 0 || y < 0 || x > width || y > height) {
+      if (x < -slackX || y < -slackY || x > width + slackX || y > height + slackY) {
         return { ok: false, error: `trackHistory.${trackId}[${i}] is outside the ${width}×${height} frame` };
       }
     }

@@ -90,6 +90,8 @@ export class HeatmapService {
     const tracks = Object.values(body.trackHistory);
     const grid = (await this.deps.heatmaps.dayGrid(ownerId, boxId, date)) ?? this.deps.config.grid;
     const binned = binTrajectories(tracks, body.frameDimensions, grid);
+    // Nothing to draw: an empty upload made a blank heatmap day.
+    if (binned.points === 0) return { duplicate: false, trajectories: 0, points: 0 };
     const counted = await new Promise<boolean>((resolve, reject) => {
       let day = this.waiting.get(key);
       if (!day) {
