@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { runAdminCommand, USAGE, type CommandResult } from './admin/commands.ts';
 import { sendAdminCommand } from './admin/socket.ts';
@@ -21,12 +23,35 @@ async function runDirectly(config: Config, argv: string[]): Promise<CommandResul
   }
 }
 
+/** One line from standard input; at a terminal, asked for without echoing it. */
+async function readPassword(login: string): Promise<string> {
+  const terminal = process.stdin.isTTY;
+  if (terminal) {
+    process.stderr.write(`New password for ${login}: `);
+    spawnSync('stty', ['-echo'], { stdio: 'inherit' });
+  }
+  try {
+    const lines = createInterface({ input: process.stdin, terminal: false });
+    for await (const line of lines) {
+      lines.close();
+      return line;
+    }
+    return '';
+  } finally {
+    if (terminal) {
+      spawnSync('stty', ['echo'], { stdio: 'inherit' });
+      process.stderr.write('\n');
+    }
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
   if (argv.length === 0 || argv[0] === '--help' || argv[0] === 'help') {
     process.stdout.write(`${USAGE}\n`);
     return argv.length === 0 ? 2 : 0;
   }
   const config = loadConfig();
+  if (argv[0] === 'user' && argv[1] === 'password' && argv.length === 3) argv = [...argv, `--password-from-stdin=${await readPassword(argv[2]!)}`];
   let result = config.databaseUrl ? undefined : await sendAdminCommand(config.dataDir, argv);
   result ??= await runDirectly(config, argv);
   process.stdout.write(result.stdout);

@@ -43,6 +43,33 @@ describe('admin CLI on a Postgres server', () => {
     }
   });
 
+  // A user made with `user add` had no password and no way to get one: they could never sign in to the web app.
+  it('sets a password read from standard input, which signs the user in and their old sessions out', async () => {
+    expect((await cli('user', 'add', 'ines')).code).toBe(0);
+    const t = await buildTestApp({ jwtSecret: JWT_SECRET }, { url: database.url });
+    const signIn = (password: string) =>
+      t.app.inject({ method: 'POST', url: '/graphql', payload: { query: 'mutation ($l: String!, $p: String!) { signIn(login: $l, password: $p) { token } }', variables: { l: 'ines', p: password } } });
+    try {
+      expect((await signIn('first password')).json().errors?.[0]?.message).toBe('login or password is wrong');
+      expect(await runScript('src/cli.ts', ['user', 'password', 'ines'], env, 'first password\n')).toMatchObject({ code: 0, stdout: 'password set for ines: they can sign in to the web app\n' });
+      const session = (await signIn('first password')).json().data.signIn.token as string;
+      const me = () => t.app.inject({ method: 'POST', url: '/graphql', headers: { authorization: `Bearer ${session}` }, payload: { query: '{ hives { id } }' } });
+      expect((await me()).json()).toEqual({ data: { hives: [] } });
+
+      expect(await runScript('src/cli.ts', ['user', 'password', 'ines'], env, 'second password\n')).toMatchObject({ code: 0, stdout: expect.stringContaining('(1 session signed out)') });
+      await new Promise((r) => setTimeout(r, 700)); // the test app caches token status for 0.5 s
+      expect((await me()).json().errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+      expect((await signIn('first password')).json().errors?.[0]?.message).toBe('login or password is wrong');
+      expect((await signIn('second password')).json().data.signIn.token).toEqual(expect.any(String));
+
+      expect(await runScript('src/cli.ts', ['user', 'password', 'ines'], env, 'short\n')).toMatchObject({ code: 2, stderr: 'the password must be 10-200 characters long\n' });
+      expect(await runScript('src/cli.ts', ['user', 'password', 'nobody'], env, 'long enough password\n')).toMatchObject({ code: 1, stderr: 'no user "nobody"\n' });
+      expect(await cli('user', 'password')).toMatchObject({ code: 2, stderr: expect.stringContaining('user password takes exactly one login') });
+    } finally {
+      await t.close();
+    }
+  });
+
   it('explains usage mistakes with exit code 2', async () => {
     expect(await cli('token', 'create')).toMatchObject({ code: 2, stderr: expect.stringContaining('--user') });
     expect(await cli('token', 'create', '--user', 'maya', '--scope', 'everything')).toMatchObject({ code: 2, stderr: expect.stringContaining('unknown scope everything') });

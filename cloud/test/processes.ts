@@ -14,9 +14,10 @@ export async function freePort(): Promise<number> {
 }
 
 /** Runs a cloud entry point (cli.ts) to completion. */
-export function runScript(script: string, args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+export function runScript(script: string, args: string[], env: Record<string, string>, stdin?: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(TSX, [script, ...args], { cwd: CLOUD_DIR, env: { ...process.env, ...env } });
+    child.stdin.end(stdin ?? '');
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -2,6 +2,8 @@ import { parseArgs } from 'node:util';
 import { ALL_SCOPES, SCOPES } from '@hivegate/shared';
 import type { TokenService } from '../auth/tokens.ts';
 import type { TokensRepository } from '../auth/tokens-repository.ts';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../auth/accounts.ts';
+import { hashPassword } from '../auth/passwords.ts';
 import { LoginTakenError, type UsersRepository } from '../auth/users-repository.ts';
 
 export interface AdminServices {
@@ -18,6 +20,7 @@ export interface CommandResult {
 
 export const USAGE = `usage:
   cli user add <login>
+  cli user password <login>        (reads the new password from standard input; signs the user's sessions out)
   cli user list
   cli token create --user <login> [--name NAME] [--scope SCOPE]... [--box BOX_ID]... [--expires-days N]
   cli token list [--user <login>]
@@ -52,6 +55,22 @@ async function dispatch(argv: string[], { users, tokenRecords, tokens }: AdminSe
       if (!/^[\w.@+-]{1,100}$/.test(login)) throw new UsageError('a login is 1-100 letters, digits or . _ @ + -');
       const user = await users.create(login);
       return ok(`created user ${user.login} (id ${user.id})`);
+    }
+    case 'user password': {
+      // The password comes from the CLI's standard input (cli.ts), never from its command line, which `ps` shows.
+      const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, strict: true, options: { 'password-from-stdin': { type: 'string' } } });
+      const login = positionals[0];
+      if (!login || positionals.length > 1) throw new UsageError('user password takes exactly one login');
+      const password = values['password-from-stdin'];
+      if (password === undefined) throw new UsageError('user password reads the new password from standard input');
+      if (password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH) {
+        return fail(`the password must be ${MIN_PASSWORD_LENGTH}-${MAX_PASSWORD_LENGTH} characters long`, 2);
+      }
+      const user = await users.findByLogin(login);
+      if (!user || !(await users.setPasswordHash(login, await hashPassword(password)))) return fail(`no user "${login}"`);
+      const signedOut = await tokenRecords.revokeSessions(user.id);
+      for (const id of signedOut) await tokens.forget(id);
+      return ok(`password set for ${login}: they can sign in to the web app${signedOut.length > 0 ? ` (${signedOut.length} session${signedOut.length === 1 ? '' : 's'} signed out)` : ''}`);
     }
     case 'user list': {
       const rows = await users.list();

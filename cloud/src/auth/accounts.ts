@@ -15,7 +15,7 @@ export class AccountError extends Error {
 
 export const LOGIN_PATTERN = /^[\w.@+-]{3,100}$/;
 export const MIN_PASSWORD_LENGTH = 10;
-const MAX_PASSWORD_LENGTH = 200;
+export const MAX_PASSWORD_LENGTH = 200;
 
 export interface AccountPolicy {
   sessionDays: number;

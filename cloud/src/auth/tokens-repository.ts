@@ -63,6 +63,15 @@ export class TokensRepository {
     );
     return rowCount > 0;
   }
+
+  /** Revokes every web session of a user (a new password signs them out everywhere); returns their ids. */
+  async revokeSessions(userId: number): Promise<string[]> {
+    const { rows } = await this.db.query<{ id: string }>(
+      `UPDATE api_tokens SET revoked_at = now() WHERE user_id = $1 AND kind = 'session' AND revoked_at IS NULL RETURNING id`,
+      [userId],
+    );
+    return rows.map((row) => row.id);
+  }
 }
 
 export function isUuid(value: string): boolean {

@@ -29,6 +29,12 @@ export class UsersRepository {
     return rows[0];
   }
 
+  /** Sets a user's password hash; false when there is no such login. */
+  async setPasswordHash(login: string, passwordHash: string): Promise<boolean> {
+    const { rowCount } = await this.db.query(`UPDATE users SET password_hash = $2 WHERE login = $1`, [login, passwordHash]);
+    return rowCount > 0;
+  }
+
   async findById(id: number): Promise<User | undefined> {
     const { rows } = await this.db.query<User>(`SELECT id, login, created_at AS "createdAt" FROM users WHERE id = $1`, [id]);
     return rows[0];
