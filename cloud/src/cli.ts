@@ -5,7 +5,7 @@ import { runAdminCommand, USAGE, type CommandResult } from './admin/commands.ts'
 import { sendAdminCommand } from './admin/socket.ts';
 import { openDatabase } from './db/open.ts';
 import { migrate } from './db/migrate.ts';
-import { loadSigningSecret, TokenService } from './auth/tokens.ts';
+import { loadSigningSecret, SigningSecretMismatchError, TokenService } from './auth/tokens.ts';
 import { TokensRepository } from './auth/tokens-repository.ts';
 import { UsersRepository } from './auth/users-repository.ts';
 import { DataDirInUseError } from './db/data-dir-lock.ts';
@@ -16,7 +16,7 @@ async function runDirectly(config: Config, argv: string[]): Promise<CommandResul
   try {
     await migrate(opened.db);
     const tokenRecords = new TokensRepository(opened.db);
-    const tokens = new TokenService(opened.db, tokenRecords, await loadSigningSecret(opened.db, config.jwtSecret), 0);
+    const tokens = new TokenService(opened.db, tokenRecords, await loadSigningSecret(opened.db, config.jwtSecret, 'tool'), 0);
     return await runAdminCommand(argv, { users: new UsersRepository(opened.db), tokenRecords, tokens });
   } finally {
     await opened.close();
@@ -62,7 +62,7 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
-    if (err instanceof ConfigError || err instanceof DataDirInUseError) console.error(err.message);
+    if (err instanceof ConfigError || err instanceof DataDirInUseError || err instanceof SigningSecretMismatchError) console.error(err.message);
     else console.error(err);
     process.exit(1);
   },

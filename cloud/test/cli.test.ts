@@ -77,6 +77,23 @@ describe('admin CLI on a Postgres server', () => {
     expect(await cli('token', 'create', '--user', 'nobody')).toMatchObject({ code: 1, stderr: 'no user "nobody"\n' });
   });
 
+  // Run without the service's JWT_SECRET, the CLI made tokens the service refused, said nothing, and stored a secret.
+  it("refuses to make tokens with another signing secret than the service's", async () => {
+    const t = await buildTestApp({ jwtSecret: JWT_SECRET }, { url: database.url }); // the service records its secret's fingerprint
+    await t.close();
+    const without = await runScript('src/cli.ts', ['token', 'create', '--user', 'maya'], { DATABASE_URL: database.url, JWT_SECRET: '' });
+    expect(without).toMatchObject({ code: 1, stdout: '', stderr: 'the service signs tokens with its JWT_SECRET: set the same JWT_SECRET here, or the tokens made here would be refused\n' });
+    const other = await runScript('src/cli.ts', ['token', 'create', '--user', 'maya'], { DATABASE_URL: database.url, JWT_SECRET: 'another-secret-that-is-long-enough-987654321' });
+    expect(other).toMatchObject({ code: 1, stderr: expect.stringContaining('JWT_SECRET here is not the one the service signs tokens with') });
+    const check = await buildTestApp({ jwtSecret: JWT_SECRET }, { url: database.url });
+    try {
+      expect((await check.app.ctx.db.query(`SELECT 1 FROM server_secrets WHERE name = 'jwt'`)).rowCount).toBe(0); // no secret made up
+    } finally {
+      await check.close();
+    }
+    expect((await cli('token', 'create', '--user', 'maya')).code).toBe(0);
+  });
+
   it('refuses a bad configuration naming the variable', async () => {
     const result = await runScript('src/cli.ts', ['user', 'list'], { ...env, DB_POOL_SIZE: 'many' });
     expect(result.code).toBe(1);

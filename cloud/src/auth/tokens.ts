@@ -1,5 +1,5 @@
 import { SignJWT, errors as joseErrors, jwtVerify } from 'jose';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Database } from '../db/database.ts';
 import type { TokensRepository } from './tokens-repository.ts';
 
@@ -16,14 +16,41 @@ export class AuthError extends Error {}
 const ISSUER = 'hivegate';
 export const REVOCATION_CHANNEL = 'hivegate_token_revoked';
 
-/** The configured secret, or one generated once per deployment and kept in the database for every instance. */
-export async function loadSigningSecret(db: Database, configured: string | undefined): Promise<Uint8Array> {
-  if (configured) return new TextEncoder().encode(configured);
-  await db.query(`INSERT INTO server_secrets (name, value) VALUES ('jwt', $1) ON CONFLICT (name) DO NOTHING`, [
-    randomBytes(48).toString('base64url'),
-  ]);
-  const { rows } = await db.query<{ value: string }>(`SELECT value FROM server_secrets WHERE name = 'jwt'`);
-  return new TextEncoder().encode(rows[0]!.value);
+/** A process would sign tokens with another secret than the service's: tokens it makes would be refused. */
+export class SigningSecretMismatchError extends Error {}
+
+/**
+ * The configured secret, or one generated once per deployment and kept in the database for every instance.
+ *
+ * The service (`role: 'service'`) also keeps a fingerprint of the secret it signs with. A tool (the admin CLI) checks
+ * its own against it and refuses to go on with another: run without the service's JWT_SECRET, it made tokens that
+ * the service refused, with nothing said, and stored a generated secret nobody used.
+ */
+export async function loadSigningSecret(db: Database, configured: string | undefined, role: 'service' | 'tool' = 'service'): Promise<Uint8Array> {
+  const known = (await db.query<{ value: string }>(`SELECT value FROM server_secrets WHERE name = 'jwt_fingerprint'`)).rows[0]?.value;
+  let secret: string;
+  if (configured) {
+    secret = configured;
+  } else {
+    const stored = (await db.query<{ value: string }>(`SELECT value FROM server_secrets WHERE name = 'jwt'`)).rows[0]?.value;
+    if (role === 'tool' && known !== undefined && (stored === undefined || fingerprint(stored) !== known)) {
+      throw new SigningSecretMismatchError('the service signs tokens with its JWT_SECRET: set the same JWT_SECRET here, or the tokens made here would be refused');
+    }
+    await db.query(`INSERT INTO server_secrets (name, value) VALUES ('jwt', $1) ON CONFLICT (name) DO NOTHING`, [randomBytes(48).toString('base64url')]);
+    secret = (await db.query<{ value: string }>(`SELECT value FROM server_secrets WHERE name = 'jwt'`)).rows[0]!.value;
+  }
+  if (role === 'tool' && known !== undefined && fingerprint(secret) !== known) {
+    throw new SigningSecretMismatchError('JWT_SECRET here is not the one the service signs tokens with: the tokens made here would be refused');
+  }
+  if (role === 'service' && fingerprint(secret) !== known) {
+    await db.query(`INSERT INTO server_secrets (name, value) VALUES ('jwt_fingerprint', $1) ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value`, [fingerprint(secret)]);
+  }
+  return new TextEncoder().encode(secret);
+}
+
+/** Tells secrets apart without keeping them: a salted SHA-256. */
+function fingerprint(secret: string): string {
+  return createHash('sha256').update('hivegate signing secret\n').update(secret).digest('base64url');
 }
 
 interface CachedStatus {
