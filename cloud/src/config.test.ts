@@ -46,12 +46,22 @@ describe('loadConfig', () => {
     [{ VIDEO_MAX_BYTES: '12kB' }, 'VIDEO_MAX_BYTES must be an integer'],
     [{ JOB_WORKERS: '-1' }, 'JOB_WORKERS must be >= 0'],
     [{ HEATMAP_GRID_COLS: '5000' }, 'HEATMAP_GRID_COLS must be <= 4096'],
+    // A password holding / or # passed the prefix check, and the start-up ended in a stack trace ("Invalid URL").
+    [{ DATABASE_URL: 'postgres://hive:Ab/cd+e#f==@db:5432/hivegate' }, 'DATABASE_URL is not a valid URL: a user name or password holding / # @ ? : or % must be percent-encoded'],
     // "https://" alone passed the prefix check, and every link the cloud made had no host.
     [{ PUBLIC_URL: 'https://' }, 'PUBLIC_URL must be an http:// or https:// address with a host name'],
     [{ S3_ENDPOINT: 'minio:9000' }, 'S3_ENDPOINT must be an http:// or https:// address with a host name'],
   ])('names the variable in error %#', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  // S3's missing variables came one restart at a time, and only once everything else was right.
+  it('names every variable S3 storage lacks at once', () => {
+    expect(() => loadConfig({ STORAGE: 's3' })).toThrow(
+      'invalid configuration, 3 problems:\n  - S3_BUCKET is required when STORAGE is s3\n  - S3_ACCESS_KEY_ID is required when STORAGE is s3\n  - S3_SECRET_ACCESS_KEY is required when STORAGE is s3',
+    );
+    expect(loadConfig({ DATABASE_URL: `postgres://hive:${encodeURIComponent('Ab/cd+e#f==')}@db:5432/hivegate` }).databaseUrl).toContain('Ab%2Fcd%2Be%23f%3D%3D');
   });
 
   // Only the first bad variable was named: an environment with three mistakes took three restarts to fix.

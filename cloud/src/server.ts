@@ -1,6 +1,7 @@
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { DataDirInUseError } from './db/data-dir-lock.ts';
+import { DatabaseUnavailableError } from './db/database.ts';
 import { startAdminSocket } from './admin/socket.ts';
 
 async function main() {
@@ -23,6 +24,11 @@ async function main() {
       console.error(err.message);
       process.exit(1);
     }
+    // One line that says what to fix, not a stack trace (the service manager restarts it).
+    if (err instanceof DatabaseUnavailableError) {
+      console.error(`cannot start: ${err.message}; is the database server running and DATABASE_URL right?`);
+      process.exit(1);
+    }
     throw err;
   }
   const admin = config.databaseUrl ? undefined : await startAdminSocket(app.ctx);
@@ -32,7 +38,10 @@ async function main() {
     if (stopping) return;
     stopping = true;
     app.log.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), 15_000).unref();
+    const force = setTimeout(() => {
+      app.log.error('shutdown did not finish within 15 s (requests or the database still busy); exiting anyway');
+      process.exit(1);
+    }, 15_000).unref();
     await admin?.close();
     await app.close();
     clearTimeout(force);

@@ -53,3 +53,13 @@ describe('embedded mode, end to end', () => {
     }
   }, 120_000);
 });
+
+describe('start-up failures', () => {
+  // A database that could not be reached ended the start in a stack trace.
+  it('says in one line that the database cannot be reached, and exits 1', async () => {
+    const result = await runScript('src/server.ts', [], { DATABASE_URL: 'postgres://hivegate:secret-password@127.0.0.1:1/hivegate', PORT: '0', LOG_LEVEL: 'warn' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^cannot start: database unavailable: .*ECONNREFUSED.*; is the database server running and DATABASE_URL right\?\n$/);
+    expect(result.stderr).not.toContain('secret-password');
+  }, 30_000);
+});
