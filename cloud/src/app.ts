@@ -9,6 +9,7 @@ import type { Database } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
 import { openDatabase } from './db/open.ts';
 import { maintainPartitions, MaintenancePostponedError } from './db/partitions.ts';
+import { requestForLog } from './http/log-redaction.ts';
 import { loadSigningSecret, TokenService } from './auth/tokens.ts';
 import { TokensRepository } from './auth/tokens-repository.ts';
 import { UsersRepository } from './auth/users-repository.ts';
@@ -57,7 +58,7 @@ export interface BuildOptions {
  */
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger === false ? false : { level: config.logLevel },
+    logger: options.logger === false ? false : { level: config.logLevel, serializers: { req: requestForLog } },
     bodyLimit: config.bodyLimitBytes,
     trustProxy: true,
     forceCloseConnections: 'idle',

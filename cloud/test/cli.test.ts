@@ -38,6 +38,13 @@ describe('admin CLI on a Postgres server', () => {
       expect((await cli('token', 'revoke', tokenId)).code).toBe(1);
       await new Promise((r) => setTimeout(r, 700)); // the test app caches token status for 0.5 s
       expect((await post()).statusCode).toBe(401);
+
+      // A token past its expiry was listed as active.
+      expect((await cli('token', 'create', '--user', 'maya', '--name', 'brief', '--expires-days', '0.00001')).code).toBe(0);
+      expect((await cli('token', 'create', '--user', 'maya', '--name', 'season', '--expires-days', '90')).code).toBe(0);
+      const statuses = (await cli('token', 'list', '--user', 'maya')).stdout;
+      expect(statuses).toMatch(/\tbrief\t.*\texpired \d{4}-\d\d-\d\dT/);
+      expect(statuses).toMatch(/\tseason\t.*\tactive until \d{4}-/);
     } finally {
       await t.close();
     }

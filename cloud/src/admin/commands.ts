@@ -29,6 +29,13 @@ scopes: ${[ALL_SCOPES, ...SCOPES].join(', ')} (default ${ALL_SCOPES}); --box lim
 
 class UsageError extends Error {}
 
+/** Revoked, expired (a token past its expiry was listed as active), or active until when. */
+function tokenStatus(token: { revokedAt: Date | null; expiresAt: Date | null }, now = Date.now()): string {
+  if (token.revokedAt) return `revoked ${token.revokedAt.toISOString()}`;
+  if (token.expiresAt && token.expiresAt.getTime() <= now) return `expired ${token.expiresAt.toISOString()}`;
+  return token.expiresAt ? `active until ${token.expiresAt.toISOString()}` : 'active';
+}
+
 const ok = (stdout: string): CommandResult => ({ stdout: stdout.endsWith('\n') || stdout === '' ? stdout : `${stdout}\n`, stderr: '', exitCode: 0 });
 const fail = (message: string, exitCode = 1): CommandResult => ({ stdout: '', stderr: `${message}\n`, exitCode });
 
@@ -109,7 +116,7 @@ async function dispatch(argv: string[], { users, tokenRecords, tokens }: AdminSe
       const { values } = parseArgs({ args: rest, strict: true, options: { user: { type: 'string' } } });
       const rows = (await tokenRecords.listAll()).filter((t) => !values.user || t.login === values.user);
       const lines = rows.map((t) =>
-        [t.id, t.login, t.name, t.scopes.join(','), t.boxIds?.join(',') ?? '-', t.createdAt.toISOString(), t.lastUsedAt?.toISOString() ?? 'never', t.revokedAt ? `revoked ${t.revokedAt.toISOString()}` : 'active'].join('\t'),
+        [t.id, t.login, t.name, t.scopes.join(','), t.boxIds?.join(',') ?? '-', t.createdAt.toISOString(), t.lastUsedAt?.toISOString() ?? 'never', tokenStatus(t)].join('\t'),
       );
       return ok(['id\tuser\tname\tscopes\tboxes\tcreated\tlast used\tstatus', ...lines].join('\n'));
     }

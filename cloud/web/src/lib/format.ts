@@ -14,6 +14,11 @@ export function formatCount(value: number | null | undefined, signed = false): s
   return rounded > 0 ? `+${text}` : `−${text}`;
 }
 
+/** "1 trajectory", "1,234 trajectories": a count with its noun ("1 trajectories" read badly). */
+export function formatCountOf(value: number, singular: string, plural = `${singular}s`): string {
+  return `${formatCount(value)} ${Math.round(value) === 1 ? singular : plural}`;
+}
+
 export function formatDateTime(value: string | number | Date | null | undefined): string {
   if (value === null || value === undefined) return '—';
   const date = new Date(value);

@@ -1,13 +1,13 @@
 import { useId, useState } from 'preact/hooks';
 import { EntranceHeatmapsQuery, HEATMAP_LIST_LIMIT, heatmapPollMs, type EntranceHeatmap } from '../../api/heatmaps.ts';
 import { useQuery } from '../../hooks.ts';
-import { formatCount, formatRelative, formatUtcDay } from '../../lib/format.ts';
+import { formatCount, formatCountOf, formatRelative, formatUtcDay } from '../../lib/format.ts';
 import { HEATMAP_GRADIENT, heatmapScaleTicks } from '../../lib/heatmap-scale.ts';
 import { utcDateString } from '../../lib/time-range.ts';
 import { Loading, Notice } from '../Notice.tsx';
 
 function altText(heatmap: EntranceHeatmap): string {
-  return `Heatmap of bee movement at box ${heatmap.boxId} on ${formatUtcDay(heatmap.date)}, ${formatCount(heatmap.trajectoryCount)} bee trajectories`;
+  return `Heatmap of bee movement at box ${heatmap.boxId} on ${formatUtcDay(heatmap.date)}, ${formatCountOf(heatmap.trajectoryCount, 'bee trajectory', 'bee trajectories')}`;
 }
 
 /** The picture of a day, or a placeholder of its size while the server has not drawn it yet (it renders shortly after uploads). */
@@ -29,14 +29,14 @@ function HeatmapImage({ heatmap, thumbnail = false }: { heatmap: EntranceHeatmap
 function HeatmapScale({ maxCount }: { maxCount: number }) {
   const ticks = heatmapScaleTicks(maxCount);
   if (ticks.length === 0) return null;
-  const top = formatCount(maxCount);
+  const top = formatCountOf(maxCount, 'pass', 'passes');
   return (
     <div class="heatmap-scale">
       <div
         class="heatmap-scale-bar"
         style={{ backgroundImage: HEATMAP_GRADIENT }}
         role="img"
-        aria-label={`Colour scale: dark purple for a spot one bee passed, to pale yellow for the busiest spot, ${top} passes`}
+        aria-label={`Colour scale: dark purple for a spot one bee passed, to pale yellow for the busiest spot, ${top}`}
       />
       <div class="heatmap-scale-ticks" aria-hidden="true">
         {ticks.map((tick) => (
@@ -90,9 +90,9 @@ export function HeatmapGallery({ boxId }: { boxId: string }) {
               <HeatmapImage heatmap={selected} />
               <figcaption>
                 <strong>{formatUtcDay(selected.date)}</strong>
-                <span> · {formatCount(selected.trajectoryCount)} trajectories</span>
-                <span> · {formatCount(selected.pointCount)} points</span>
-                <span> · busiest spot {formatCount(selected.maxCount)} passes</span>
+                <span> · {formatCountOf(selected.trajectoryCount, 'trajectory', 'trajectories')}</span>
+                <span> · {formatCountOf(selected.pointCount, 'point')}</span>
+                <span> · busiest spot {formatCountOf(selected.maxCount, 'pass', 'passes')}</span>
                 <span class="muted"> · updated {formatRelative(selected.updatedAt)}</span>
               </figcaption>
               <HeatmapScale maxCount={selected.maxCount} />
