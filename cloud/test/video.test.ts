@@ -234,6 +234,21 @@ describe('stored video', () => {
     }
   });
 
+  // A 4K clip was transcoded at 4K: minutes of both cores per 10 s, holding up every job behind it.
+  it('plays a clip larger than 1920×1080 at 1920×1080', async () => {
+    const user = await createUser(t.app, { scopes: ['ingest', 'read'] });
+    const large = path.join(work, 'large.mp4');
+    execFileSync(resolveBinary('ffmpeg', undefined), ['-v', 'error', '-f', 'lavfi', '-i', 'color=c=green:size=2560x1440:rate=10', '-t', '1', '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', large]);
+    expect((await upload(base, { authorization: `Bearer ${user.token}` }, { boxId: 'qhd' }, [videoPart(readFileSync(large), 'large.mp4')])).body).toEqual({ data: { uploadGateVideo: true } });
+    const ready = await waitForState(base, user.token, 'qhd', 'READY');
+    expect(ready).toMatchObject({ width: 2560, height: 1440 }); // as recorded
+    const playlist = parseMediaPlaylist(await (await fetch(ready.playlistURL!)).text());
+    const segment = path.join(work, 'large-segment.ts');
+    writeFileSync(segment, Buffer.from(await (await fetch(new URL(playlist.segments[0]!.uri, ready.playlistURL!))).arrayBuffer()));
+    const size = execFileSync(resolveBinary('ffprobe', undefined), ['-v', 'error', '-select_streams', 'v', '-show_entries', 'stream=width,height', '-of', 'csv=p=0', segment], { encoding: 'utf8' });
+    expect(new Set(size.trim().split(/\s+/))).toEqual(new Set(['1920,1080'])); // the stream, once per MPEG-TS program too
+  });
+
   it('refuses a file that is not a video and leaves nothing behind', async () => {
     const user = await createUser(t.app, { scopes: ['ingest', 'read'] });
     const before = await blobKeys(t.app);

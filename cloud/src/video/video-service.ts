@@ -311,11 +311,16 @@ export class VideoService {
  * audio, a keyframe forced every SEGMENT_SECONDS so segments are cut at 2 s, VOD playlist (ffmpeg's, read only for
  * the segment list). Exported for the transcode benchmark, which times exactly this command.
  */
+const MAX_PLAYBACK_LONG_SIDE = 1920;
+const MAX_PLAYBACK_SHORT_SIDE = 1080;
+
 export function hlsTranscodeArgs(input: string, outDir: string): string[] {
   return [
     '-i', input,
     '-map', '0:v:0', '-map', '0:a:0?',
-    '-vf', 'scale=trunc(iw/2)*2:trunc(ih/2)*2',
+    // At most 1920×1080 (1080×1920 upright), even sides: a 4K clip took minutes of both cores per 10 s and held up every
+    // job queued behind it, for a picture no entrance view needs.
+    '-vf', `scale=w='if(gte(iw,ih),min(iw,${MAX_PLAYBACK_LONG_SIDE}),min(iw,${MAX_PLAYBACK_SHORT_SIDE}))':h='if(gte(iw,ih),min(ih,${MAX_PLAYBACK_SHORT_SIDE}),min(ih,${MAX_PLAYBACK_LONG_SIDE}))':force_original_aspect_ratio=decrease:force_divisible_by=2`,
     '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p',
     '-force_key_frames', `expr:gte(t,n_forced*${SEGMENT_SECONDS})`,
     '-c:a', 'aac', '-b:a', '128k', '-ac', '2',
