@@ -249,6 +249,24 @@ describe('stored video', () => {
     expect(new Set(size.trim().split(/\s+/))).toEqual(new Set(['1920,1080'])); // the stream, once per MPEG-TS program too
   });
 
+  // A camera retrying an upload whose answer it never got stored the clip again, once per retry.
+  it('keeps one clip when the same bytes come again for the same box, also at once', async () => {
+    const user = await createUser(t.app, { scopes: ['ingest', 'read'] });
+    const auth = { authorization: `Bearer ${user.token}` };
+    const before = await blobKeys(t.app);
+    const results = await Promise.all([1, 2, 3].map(() => upload(base, auth, { boxId: 'retry', startTime: '2026-05-02T09:00:00Z' }, [videoPart()])));
+    for (const result of results) expect(result.body).toEqual({ data: { uploadGateVideo: true } });
+    await waitForState(base, user.token, 'retry', 'READY');
+    expect((await upload(base, auth, { boxId: 'retry' }, [videoPart()])).body).toEqual({ data: { uploadGateVideo: true } });
+    expect(await videosOf(base, user.token, 'retry')).toHaveLength(1);
+    const originals = (await blobKeys(t.app)).filter((key) => !before.includes(key) && /\/original\./.test(key));
+    expect(originals).toHaveLength(1); // the copies' files were not kept either
+    // Other bytes, or the same bytes for another box, are another clip.
+    expect((await upload(base, auth, { boxId: 'retry-2' }, [videoPart()])).body).toEqual({ data: { uploadGateVideo: true } });
+    await waitForState(base, user.token, 'retry-2', 'READY');
+    expect(tempLeftovers(t.app)).toEqual([]);
+  });
+
   it('refuses a file that is not a video and leaves nothing behind', async () => {
     const user = await createUser(t.app, { scopes: ['ingest', 'read'] });
     const before = await blobKeys(t.app);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { once } from 'node:events';
@@ -38,7 +39,7 @@ export function formatBytes(bytes: number): string {
  * it stops writing, reads the rest away (the multipart parser only moves on to the next part once this one is
  * consumed) and fails with UploadTooLargeError; the partial file is removed on any failure.
  */
-export async function receiveToFile(upload: Promise<FileUpload> | FileUpload, file: string, field: string, maxBytes: number): Promise<{ size: number; filename: string; mimetype: string }> {
+export async function receiveToFile(upload: Promise<FileUpload> | FileUpload, file: string, field: string, maxBytes: number): Promise<{ size: number; filename: string; mimetype: string; sha256: string }> {
   let details: FileUpload;
   try {
     details = await upload;
@@ -57,12 +58,14 @@ export async function receiveToFile(upload: Promise<FileUpload> | FileUpload, fi
   out.on('error', (err) => (writeError ??= err));
   let size = 0;
   let tooLarge = false;
+  const hash = createHash('sha256');
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       if (writeError) throw writeError;
       size += chunk.length;
       if (size > maxBytes) tooLarge = true;
       if (tooLarge) continue;
+      hash.update(chunk);
       if (!out.write(chunk)) await once(out, 'drain');
     }
     // The parser cuts a file at its limit and ends the stream quietly, marking it truncated.
@@ -70,7 +73,7 @@ export async function receiveToFile(upload: Promise<FileUpload> | FileUpload, fi
     if (tooLarge) throw new UploadTooLargeError(field, maxBytes);
     await finished(out.end());
     if (writeError) throw writeError;
-    return { size, filename: details.filename, mimetype: details.mimetype };
+    return { size, filename: details.filename, mimetype: details.mimetype, sha256: hash.digest('hex') };
   } catch (err) {
     stream.resume();
     out.destroy();

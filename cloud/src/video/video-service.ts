@@ -109,16 +109,24 @@ export class VideoService {
       if (!verdict.ok) throw new VideoRejectedError(verdict.reason);
       const info = verdict.info;
 
+      // The same bytes again for the same box: a camera retrying an upload whose answer it never got. Its clip stands.
+      const contentSha256 = original.value.sha256;
+      const stored = await videos.findSameContent(request.ownerId, request.boxId, contentSha256);
+      if (stored) return this.sameAgain(stored);
+
       // Files first, under a reserved id; then the row and its transcode job together: a crash in between leaves
       // at most unreferenced files, never a video that waits for a job that does not exist.
       const id = await videos.reserveId();
       const originalKey = `videos/${id}/original.${extensionOf(original.value.filename, info.formatName)}`;
       const detectionsKey = detections.value ? `videos/${id}/detections.json` : null;
-      let video: GateVideo;
+      let video: GateVideo | { sameAs: GateVideo };
       try {
         await blobs.put(originalKey, createReadStream(originalFile));
         if (detectionsKey) await blobs.put(detectionsKey, createReadStream(detectionsPath), { contentType: 'application/json' });
         video = await this.deps.db.transaction(async (tx) => {
+          // Checked again under a lock on these bytes: two identical uploads at once make one clip.
+          const sameAs = await videos.findSameContent(request.ownerId, request.boxId, contentSha256, tx);
+          if (sameAs) return { sameAs };
           const created = await videos.create(
             id,
             {
@@ -133,6 +141,7 @@ export class VideoService {
               sizeBytes: original.value.size,
               originalKey,
               detectionsKey,
+              contentSha256,
             },
             tx,
           );
@@ -143,11 +152,20 @@ export class VideoService {
         await blobs.deletePrefix(`videos/${id}/`).catch(() => undefined);
         throw err;
       }
+      if ('sameAs' in video) {
+        await blobs.deletePrefix(`videos/${id}/`).catch(() => undefined);
+        return this.sameAgain(video.sameAs);
+      }
       this.deps.log.info({ videoId: video.id, boxId: video.boxId, bytes: video.sizeBytes, seconds: info.durationSeconds }, 'video uploaded');
       return video;
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  }
+
+  private sameAgain(stored: GateVideo): GateVideo {
+    this.deps.log.info({ videoId: stored.id, boxId: stored.boxId }, 'video uploaded again (the same bytes); the stored clip stands');
+    return stored;
   }
 
   /**

@@ -78,6 +78,8 @@ export interface NewGateVideo {
   sizeBytes: number;
   originalKey: string;
   detectionsKey: string | null;
+  /** SHA-256 of the original, hex. */
+  contentSha256: string;
 }
 
 /** Ids are numeric strings (clients send them as numbers inside [ID]); anything else names no video. */
@@ -98,13 +100,26 @@ export class GateVideosRepository {
   /** Inserts the row under a reserved id, with the keys its files were stored under. */
   async create(id: string, video: NewGateVideo, q: Queryable = this.db): Promise<GateVideo> {
     const { rows } = await q.query<Row>(
-      `INSERT INTO gate_videos (id, owner_id, box_id, start_time, duration_seconds, width, height, has_audio, size_bytes, original_key, detections_key)
+      `INSERT INTO gate_videos (id, owner_id, box_id, start_time, duration_seconds, width, height, has_audio, size_bytes, original_key, detections_key, content_sha256)
        OVERRIDING SYSTEM VALUE
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
        RETURNING *`,
-      [id, video.ownerId, video.boxId, video.startTime, video.durationSeconds, video.width, video.height, video.hasAudio, video.sizeBytes, video.originalKey, video.detectionsKey],
+      [id, video.ownerId, video.boxId, video.startTime, video.durationSeconds, video.width, video.height, video.hasAudio, video.sizeBytes, video.originalKey, video.detectionsKey, video.contentSha256],
     );
     return toVideo(rows[0]!);
+  }
+
+  /**
+   * The box's clip with these bytes, if one was stored and did not fail (a failed one is worth a second try). Inside a
+   * transaction it first takes a lock on those bytes, so two identical uploads at once make one clip.
+   */
+  async findSameContent(ownerId: number, boxId: string, contentSha256: string, q: Queryable = this.db): Promise<GateVideo | null> {
+    await q.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`gate video ${ownerId} ${boxId} ${contentSha256}`]);
+    const { rows } = await q.query<Row>(
+      `SELECT * FROM gate_videos WHERE owner_id = $1 AND box_id = $2 AND content_sha256 = $3 AND state <> 'FAILED' ORDER BY id LIMIT 1`,
+      [ownerId, boxId, contentSha256],
+    );
+    return rows[0] ? toVideo(rows[0]) : null;
   }
 
   /** For the transcode job, which acts for the owner recorded on the row. */
