@@ -95,9 +95,9 @@ describe('entrance page media (scripted gateway)', () => {
       const image = main.locator('img');
       await expect.poll(() => image.getAttribute('alt')).toMatch(/^Heatmap of bee movement at box b1 on .*, 1,234 bee trajectories$/);
       await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(320);
-      expect(await main.innerText()).toMatch(/1,234 trajectories · 56,789 points · busiest spot 17 passes/);
+      expect(await main.innerText()).toMatch(/1,234 trajectories · 56,789 points · busiest spot 17 sightings/);
       // The picture had no key to its colours.
-      const scale = main.getByRole('img', { name: /^Colour scale: dark purple for a spot one bee passed, to pale yellow for the busiest spot, 17 passes$/ });
+      const scale = main.getByRole('img', { name: /^Colour scale: dark purple for a spot a bee was seen at once, to pale yellow for the busiest spot, 17 sightings$/ });
       expect(await scale.evaluate((bar) => getComputedStyle(bar).backgroundImage)).toMatch(/^linear-gradient\(to right, rgb\(0, 0, 4\) 0%,.*rgb\(252, 255, 164\) 100%\)$/);
       expect(await main.locator('.heatmap-scale-ticks').innerText()).toMatch(/^1\s+10\s+17$/);
       const tickAt = (label: string) => main.locator('.heatmap-scale-ticks span', { hasText: new RegExp(`^${label}$`) }).evaluate((tick) => tick.style.left);

@@ -11,7 +11,7 @@ describe('heatmap colour scale', () => {
     expect(ticks.every((t, i) => i === 0 || t.position > ticks[i - 1]!.position)).toBe(true);
   });
 
-  it('has a single tick for a day whose busiest spot saw one pass, and none without passes', () => {
+  it('has a single tick for a day whose busiest spot had one sighting, and none without any', () => {
     expect(heatmapScaleTicks(1)).toEqual([{ count: 1, position: 1 }]);
     expect(heatmapScaleTicks(5).map((t) => t.count)).toEqual([1, 5]);
     expect(heatmapScaleTicks(0)).toEqual([]);

@@ -15,7 +15,7 @@ export interface ScaleTick {
 const MIN_TICK_GAP = 0.12;
 
 /**
- * Ticks for a day whose busiest spot saw `maxCount` passes: 1, each power of ten below it, and `maxCount` itself, at
+ * Ticks for a day whose busiest spot had `maxCount` sightings: 1, each power of ten below it, and `maxCount` itself, at
  * the positions the renderer gives their colours. None for a day without passes.
  */
 export function heatmapScaleTicks(maxCount: number): ScaleTick[] {

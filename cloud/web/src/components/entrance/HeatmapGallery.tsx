@@ -25,18 +25,22 @@ function HeatmapImage({ heatmap, thumbnail = false }: { heatmap: EntranceHeatmap
   return <img src={heatmap.imageURL} alt={thumbnail ? '' : altText(heatmap)} loading={thumbnail ? 'lazy' : undefined} width={heatmap.width} height={heatmap.height} />;
 }
 
-/** What the colours of a day's picture mean: passes through a spot, from one to the busiest spot's count, on a log scale. */
+/**
+ * What the colours of a day's picture mean: how often a bee was seen at a spot (each tracked position, and each spot
+ * its path crossed between two), from once to the busiest spot's count, on a log scale. A bee standing still is seen
+ * at every frame: "passes" said otherwise, and its bright dot looked like the busiest lane.
+ */
 function HeatmapScale({ maxCount }: { maxCount: number }) {
   const ticks = heatmapScaleTicks(maxCount);
   if (ticks.length === 0) return null;
-  const top = formatCountOf(maxCount, 'pass', 'passes');
+  const top = formatCountOf(maxCount, 'sighting');
   return (
     <div class="heatmap-scale">
       <div
         class="heatmap-scale-bar"
         style={{ backgroundImage: HEATMAP_GRADIENT }}
         role="img"
-        aria-label={`Colour scale: dark purple for a spot one bee passed, to pale yellow for the busiest spot, ${top}`}
+        aria-label={`Colour scale: dark purple for a spot a bee was seen at once, to pale yellow for the busiest spot, ${top}`}
       />
       <div class="heatmap-scale-ticks" aria-hidden="true">
         {ticks.map((tick) => (
@@ -45,7 +49,9 @@ function HeatmapScale({ maxCount }: { maxCount: number }) {
           </span>
         ))}
       </div>
-      <p class="muted small">Bee passes through each spot, on a log scale (each label is ten times the one before); no colour, no bee.</p>
+      <p class="muted small">
+        How often bees were seen at each spot, on a log scale (each label is ten times the one before); a bee standing still is seen at every frame. No colour, no bee.
+      </p>
     </div>
   );
 }
@@ -92,7 +98,7 @@ export function HeatmapGallery({ boxId }: { boxId: string }) {
                 <strong>{formatUtcDay(selected.date)}</strong>
                 <span> · {formatCountOf(selected.trajectoryCount, 'trajectory', 'trajectories')}</span>
                 <span> · {formatCountOf(selected.pointCount, 'point')}</span>
-                <span> · busiest spot {formatCountOf(selected.maxCount, 'pass', 'passes')}</span>
+                <span> · busiest spot {formatCountOf(selected.maxCount, 'sighting')}</span>
                 <span class="muted"> · updated {formatRelative(selected.updatedAt)}</span>
               </figcaption>
               <HeatmapScale maxCount={selected.maxCount} />
