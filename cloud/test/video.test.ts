@@ -352,6 +352,27 @@ describe('stored video', () => {
     expect(ready).toMatchObject({ id: streamId, startTime: startedAt.toISOString(), width: 320, height: 240 });
   });
 
+  // Paging by `to` skipped clips that start at the same time as the last one of a page.
+  it('pages through a box\'s clips by the last one listed, clips starting together included', async () => {
+    const user = await createUser(t.app, { scopes: ['read'] });
+    const ids: string[] = [];
+    for (const minute of [0, 1, 1, 1, 2]) {
+      const id = await t.app.ctx.videos.reserveId();
+      await t.app.ctx.videos.create(id, {
+        ownerId: user.user.id, boxId: 'pages', startTime: new Date(Date.UTC(2026, 4, 3, 10, minute)), durationSeconds: 1, width: 320, height: 240, hasAudio: false,
+        sizeBytes: 1, originalKey: `videos/${id}/original.mp4`, detectionsKey: null, contentSha256: `sha-${id}`,
+      });
+      ids.push(id);
+    }
+    const page = async (after: string | null) =>
+      ((await gql(base, user.token, `query ($after: ID) { gateVideos(boxId: "pages", limit: 2, after: $after) { id } }`, { after })).data!.gateVideos as { id: string }[]).map((v) => v.id);
+    const seen: string[] = [];
+    for (let next = await page(null); next.length > 0; next = await page(seen.at(-1)!)) seen.push(...next);
+    expect(seen).toEqual([ids[4], ids[3], ids[2], ids[1], ids[0]]);
+    const stranger = await gql(base, user.token, `{ gateVideos(boxId: "elsewhere", after: "${ids[0]}") { id } }`);
+    expect(stranger.errors?.[0]?.message).toBe(`after names no video of box elsewhere: ${ids[0]}`);
+  });
+
   it('refuses bad list arguments clearly', async () => {
     const result = await gql(base, owner.token, VIDEOS, { boxId: 7, limit: 0 });
     expect(result.errors?.[0]).toMatchObject({ message: 'limit must be from 1 to 500, got 0', extensions: { code: 'BAD_USER_INPUT' } });

@@ -39,12 +39,17 @@ function url(ctx: GraphQLContext, video: GateVideo, file: string): string | null
 export const videoResolvers: Resolvers = {
   Upload: GraphQLUpload as never,
   Query: {
-    gateVideos: (_root: unknown, args: { boxId: string | number; from?: Date | null; to?: Date | null; limit?: number | null }, ctx: GraphQLContext) => {
+    gateVideos: async (_root: unknown, args: { boxId: string | number; from?: Date | null; to?: Date | null; limit?: number | null; after?: string | number | null }, ctx: GraphQLContext) => {
       const user = requireUser(ctx, 'read');
       const limit = args.limit ?? DEFAULT_LIMIT;
       if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw clientError(`limit must be from 1 to ${MAX_LIMIT}, got ${limit}`);
       if (args.from && args.to && args.from >= args.to) throw clientError('from must be before to');
-      return ctx.services.videos.list(user.userId, String(args.boxId), { from: args.from ?? undefined, to: args.to ?? undefined, limit });
+      let after: GateVideo | undefined;
+      if (args.after != null) {
+        after = (await ctx.services.videos.get(user.userId, String(args.after))) ?? undefined;
+        if (!after || after.boxId !== String(args.boxId)) throw clientError(`after names no video of box ${String(args.boxId)}: ${String(args.after)}`);
+      }
+      return ctx.services.videos.list(user.userId, String(args.boxId), { from: args.from ?? undefined, to: args.to ?? undefined, limit, after });
     },
     gateVideo: (_root: unknown, args: { id: string | number }, ctx: GraphQLContext) => ctx.services.videos.get(requireUser(ctx, 'read').userId, String(args.id)),
     videoStreams: (_root: unknown, args: { boxIds?: (string | number | null)[] | null; active?: boolean | null }, ctx: GraphQLContext) => {

@@ -135,13 +135,14 @@ export class GateVideosRepository {
     return rows[0] ? toVideo(rows[0]) : null;
   }
 
-  /** A box's videos starting in [from, to), newest first. */
-  async list(ownerId: number, boxId: string, range: { from?: Date; to?: Date; limit: number }): Promise<GateVideo[]> {
+  /** A box's videos starting in [from, to), newest first; after `after` in that order when given. */
+  async list(ownerId: number, boxId: string, range: { from?: Date; to?: Date; limit: number; after?: GateVideo }): Promise<GateVideo[]> {
     const { rows } = await this.db.query<Row>(
       `SELECT * FROM gate_videos
        WHERE owner_id = $1 AND box_id = $2 AND ($3::timestamptz IS NULL OR start_time >= $3) AND ($4::timestamptz IS NULL OR start_time < $4)
+         AND ($6::timestamptz IS NULL OR (start_time, id) < ($6, $7::bigint))
        ORDER BY start_time DESC, id DESC LIMIT $5`,
-      [ownerId, boxId, range.from ?? null, range.to ?? null, range.limit],
+      [ownerId, boxId, range.from ?? null, range.to ?? null, range.limit, range.after?.startTime ?? null, range.after?.id ?? null],
     );
     return rows.map(toVideo);
   }

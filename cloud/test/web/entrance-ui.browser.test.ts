@@ -211,6 +211,27 @@ describe('entrance page media (scripted gateway)', () => {
     }
   }, 60_000);
 
+  // A box with more than 50 clips showed the newest 50 and no way to the others.
+  it('shows older clips on request, page by page', async () => {
+    const at = (k: number) => new Date(Date.UTC(2026, 4, 1, 10, 0) - k * 60_000).toISOString();
+    state.videos = Array.from({ length: 53 }, (_, k) => ({
+      id: `c${k}`, boxId: state.boxId, state: 'READY', progress: 100, failureReason: null, startTime: at(Math.min(k, 51)), endTime: null, durationSeconds: 1, width: 320, height: 240, sizeBytes: 1000, posterURL: null, playlistURL: gateway.mediaUrl('clip/index.m3u8'), createdAt: at(k),
+    }));
+    const { context, page, problems } = await openEntrance();
+    try {
+      const clips = page.getByRole('list', { name: 'Clips, newest first' }).getByRole('listitem');
+      await expect.poll(() => clips.count()).toBe(50);
+      await page.getByRole('button', { name: 'Show older clips' }).click();
+      // The last two start at the same minute: paging by the last clip's id, not its time, keeps both.
+      await expect.poll(() => clips.count()).toBe(53);
+      expect(await page.getByRole('button', { name: 'Show older clips' }).count()).toBe(0);
+      expect(callsOf('GateVideos').at(-1)?.variables).toMatchObject({ limit: 50, after: 'c49' });
+      expect(problems.list).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('runs the live view: camera offline, player only once the playlist exists, failure message, stop', async () => {
     gateway.setLive(null);
     state.devices = { [state.boxId]: { online: false, lastSeenAt: new Date(Date.now() - 300_000).toISOString() } };

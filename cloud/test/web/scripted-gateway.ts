@@ -123,7 +123,14 @@ export async function startScriptedGateway(mediaDir: string): Promise<ScriptedGa
       box: field(({ id }: { id: string }) => (id === state.boxId ? box() : null)),
       entranceTotals: field(({ boxIds }: { boxIds?: string[] }) => (!boxIds || boxIds.includes(state.boxId) ? [today()] : [])),
       entranceLiveStreamSession: field(({ boxId }: { boxId: string }) => (state.live && state.live.boxId === boxId ? state.live : null)),
-      gateVideos: field(({ boxId }: { boxId: string }) => state.videos.filter((v) => v.boxId === boxId)),
+      // Pages as the real gateway does: newest first, `limit` of them, after the clip named by `after`.
+      gateVideos: field(({ boxId, limit, after }: { boxId: string; limit?: number | null; after?: string | null }) => {
+        const newestFirst = (a: Record<string, unknown>, b: Record<string, unknown>) =>
+          Date.parse(String(b.startTime)) - Date.parse(String(a.startTime)) || Number(String(b.id).replace(/\D/g, '')) - Number(String(a.id).replace(/\D/g, ''));
+        const listed = state.videos.filter((v) => v.boxId === boxId).sort(newestFirst);
+        const start = after ? listed.findIndex((v) => v.id === after) + 1 : 0;
+        return listed.slice(start, start + (limit ?? 50));
+      }),
       entranceHeatmaps: field(({ boxIds, date, limit }: { boxIds: string[]; date?: string | null; limit?: number | null }) =>
         state.heatmaps.filter((h) => boxIds.map(String).includes(String(h.boxId)) && (!date || h.date === date)).slice(0, limit ?? 30),
       ),

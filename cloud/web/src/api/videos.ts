@@ -25,9 +25,10 @@ export interface GateVideo {
 
 export const VIDEO_LIST_LIMIT = 50;
 
-export const GateVideosQuery = defineOperation<{ gateVideos: GateVideo[] }, { boxId: string; from: string | null; to: string | null; limit: number }>(
-  `query GateVideos($boxId: ID!, $from: DateTime, $to: DateTime, $limit: Int) {
-    gateVideos(boxId: $boxId, from: $from, to: $to, limit: $limit) {
+/** A page of a box's clips, newest first; `after` is the last clip of the page before. */
+export const GateVideosQuery = defineOperation<{ gateVideos: GateVideo[] }, { boxId: string; from: string | null; to: string | null; limit: number; after: string | null }>(
+  `query GateVideos($boxId: ID!, $from: DateTime, $to: DateTime, $limit: Int, $after: ID) {
+    gateVideos(boxId: $boxId, from: $from, to: $to, limit: $limit, after: $after) {
       id boxId state progress failureReason startTime endTime durationSeconds width height sizeBytes posterURL playlistURL createdAt
     }
   }`,

@@ -1,4 +1,4 @@
-import { useId, useRef, useState } from 'preact/hooks';
+import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { isAbort, messageOf, request } from '../../api/graphql.ts';
 import type { UploadProgress } from '../../api/upload.ts';
 import { DeleteGateVideoMutation, GateVideosQuery, isInProgress, progressPercent, uploadGateVideo, VIDEO_LIST_LIMIT, type GateVideo } from '../../api/videos.ts';
@@ -167,6 +167,21 @@ function UploadForm({ boxId, onUploaded }: { boxId: string; onUploaded: () => vo
   );
 }
 
+/** Pages of a box's clips older than the first, read on request: a box with more than 50 clips showed only the newest 50. */
+function useOlderClips(boxId: string) {
+  const [state, setState] = useState<{ clips: GateVideo[]; more?: boolean; loading: boolean; error?: string }>({ clips: [], loading: false });
+  useEffect(() => setState({ clips: [], loading: false }), [boxId]);
+  const load = (afterId: string) => {
+    setState((s) => ({ ...s, loading: true, error: undefined }));
+    request(GateVideosQuery, { boxId, from: null, to: null, limit: VIDEO_LIST_LIMIT, after: afterId }).then(
+      ({ gateVideos }) => setState((s) => ({ clips: [...s.clips, ...gateVideos], more: gateVideos.length >= VIDEO_LIST_LIMIT, loading: false })),
+      (error: unknown) => setState((s) => ({ ...s, loading: false, error: messageOf(error) })),
+    );
+  };
+  const remove = (id: string) => setState((s) => ({ ...s, clips: s.clips.filter((clip) => clip.id !== id) }));
+  return { ...state, load, remove };
+}
+
 /** Stored clips of a box: the list (re-read while clips are processing), a player, and the upload form. */
 export function ClipsSection({ boxId }: { boxId: string }) {
   const id = useId();
@@ -174,11 +189,17 @@ export function ClipsSection({ boxId }: { boxId: string }) {
   // expire, so a page left open still shows posters and plays (the player follows the renewed links).
   const videos = useQuery(
     GateVideosQuery,
-    { boxId, from: null, to: null, limit: VIDEO_LIST_LIMIT },
+    { boxId, from: null, to: null, limit: VIDEO_LIST_LIMIT, after: null },
     { pollMs: (d) => (d.gateVideos.some(isInProgress) ? PROCESSING_POLL_MS : refreshBeforeExpiry(d.gateVideos.flatMap((v) => [v.playlistURL, v.posterURL]))) },
   );
   const [playingId, setPlayingId] = useState<string | undefined>();
-  const list = [...(videos.data?.gateVideos ?? [])].sort((a, b) => Date.parse(b.startTime) - Date.parse(a.startTime));
+  const older = useOlderClips(boxId);
+  const newest = videos.data?.gateVideos ?? [];
+  // The first page is re-read (progress, renewed links); older pages are read once, on request.
+  const list = [...newest, ...older.clips.filter((clip) => !newest.some((v) => v.id === clip.id))].sort(
+    (a, b) => Date.parse(b.startTime) - Date.parse(a.startTime) || Number(b.id) - Number(a.id),
+  );
+  const moreToShow = older.more ?? newest.length >= VIDEO_LIST_LIMIT;
   const playing = list.find((v) => v.id === playingId && v.playlistURL);
   const playerId = `${id}-player`;
 
@@ -201,21 +222,30 @@ export function ClipsSection({ boxId }: { boxId: string }) {
           ) : list.length === 0 ? (
             <p class="empty">No clips yet. Upload one, or let the entrance camera send its recordings.</p>
           ) : (
-            <ul class="clip-list" aria-label="Clips, newest first">
-              {list.map((video) => (
-                <ClipItem
-                  key={video.id}
-                  video={video}
-                  playing={video.id === playing?.id}
-                  onPlay={() => setPlayingId(video.id)}
-                  onDeleted={() => {
-                    if (video.id === playingId) setPlayingId(undefined);
-                    videos.reload();
-                  }}
-                  playerId={playerId}
-                />
-              ))}
-            </ul>
+            <>
+              <ul class="clip-list" aria-label="Clips, newest first">
+                {list.map((video) => (
+                  <ClipItem
+                    key={video.id}
+                    video={video}
+                    playing={video.id === playing?.id}
+                    onPlay={() => setPlayingId(video.id)}
+                    onDeleted={() => {
+                      if (video.id === playingId) setPlayingId(undefined);
+                      older.remove(video.id);
+                      videos.reload();
+                    }}
+                    playerId={playerId}
+                  />
+                ))}
+              </ul>
+              {older.error && <Notice tone="error">{older.error}</Notice>}
+              {moreToShow && (
+                <button type="button" class="button" aria-disabled={older.loading} onClick={() => !older.loading && older.load(list.at(-1)!.id)}>
+                  {older.loading ? 'Loading older clips…' : 'Show older clips'}
+                </button>
+              )}
+            </>
           )}
         </div>
         <UploadForm boxId={boxId} onUploaded={videos.reload} />
