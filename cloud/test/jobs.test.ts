@@ -208,6 +208,35 @@ describe('job queue', () => {
     expect(await queue.enqueue(kind, {}, { dedupeKey: 'box-1/2026-05-01' })).not.toBeNull();
   });
 
+  // With one worker, heatmap renders waited behind a transcode for as long as it ran (minutes for a long clip).
+  it('runs quick jobs in a lane of their own, beside a long job, one at a time', async () => {
+    const slow = freshKind();
+    const quick = freshKind();
+    let releaseSlow!: () => void;
+    const slowHeld = new Promise<void>((resolve) => (releaseSlow = resolve));
+    const running = { slow: 0, quick: 0 };
+    const most = { slow: 0, quick: 0 };
+    const quickDone: number[] = [];
+    const track = async (lane: 'slow' | 'quick', work: () => Promise<void>) => {
+      most[lane] = Math.max(most[lane], ++running[lane]);
+      await work();
+      running[lane]--;
+    };
+    const { queue } = await instance({
+      [slow]: { run: () => track('slow', () => slowHeld) },
+      [quick]: { quick: true, run: (job) => track('quick', async () => void (await sleep(50), quickDone.push((job.payload as { n: number }).n))) },
+    });
+    await queue.enqueue(slow, {});
+    await queue.enqueue(slow, {});
+    await waitFor(async () => running.slow === 1, 'a slow job to start');
+    for (const n of [1, 2, 3]) await queue.enqueue(quick, { n });
+    await waitFor(async () => quickDone.length === 3, 'the quick jobs to run beside the slow one', 5000);
+    expect(most).toEqual({ slow: 1, quick: 1 }); // one worker for the slow kind, one lane for the quick one
+    releaseSlow();
+    await waitFor(async () => (await queue.list(slow)).every((job) => job.state === 'done'), 'both slow jobs to finish');
+    await queue.purgeFinished();
+  });
+
   it('an instance with zero workers only enqueues', async () => {
     const kind = freshKind();
     let ran = false;

@@ -72,6 +72,7 @@ export class HeatmapService {
 
   defineJobs(): void {
     this.deps.jobs.define<RenderPayload>(RENDER_JOB, {
+      quick: true,
       maxAttempts: 5,
       backoff: { baseSeconds: 5, maxSeconds: 120 },
       run: (job) => this.render(job),

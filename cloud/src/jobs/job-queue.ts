@@ -45,6 +45,11 @@ export interface JobHandler<P = unknown> {
   /** Attempts before FAILED (default 5). */
   maxAttempts?: number;
   backoff?: BackoffPolicy;
+  /**
+   * Jobs of a quick kind (a heatmap render, under a second) run in a lane of their own, one at a time beside the
+   * `workers` of the other kinds: with one worker, renders waited behind a long transcode for as long as it took.
+   */
+  quick?: boolean;
 }
 
 /** Thrown by a handler for a failure another attempt cannot fix (a file that is not a video). */
@@ -106,7 +111,7 @@ function messageOf(err: unknown): string {
 export class JobQueue {
   readonly workerId = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   private readonly handlers = new Map<string, JobHandler<never>>();
-  private readonly running = new Map<number, { controller: AbortController; done: Promise<void> }>();
+  private readonly running = new Map<number, { controller: AbortController; done: Promise<void>; quick: boolean }>();
   private unlisten?: () => Promise<void>;
   private timer?: NodeJS.Timeout;
   private started = false;
@@ -206,17 +211,26 @@ export class JobQueue {
       });
   }
 
+  /** The kinds a free worker may claim now: the quick lane's while it is free, the others' while workers are. */
+  private claimableKinds(): string[] {
+    const running = [...this.running.values()];
+    const quickFree = !running.some((r) => r.quick);
+    const othersFree = running.filter((r) => !r.quick).length < this.config.workers;
+    return [...this.handlers].filter(([, handler]) => (handler.quick ? quickFree : othersFree)).map(([kind]) => kind);
+  }
+
   /** Claims due jobs while there are free workers, then sleeps until the next due job or the poll interval. */
   private async pump(): Promise<void> {
     let delayMs = this.config.pollSeconds * 1000;
     try {
-      while (!this.stopping && this.running.size < this.config.workers) {
-        const job = await this.claim();
+      for (let kinds = this.claimableKinds(); !this.stopping && kinds.length > 0; kinds = this.claimableKinds()) {
+        const job = await this.claim(kinds);
         if (!job) break;
         this.launch(job);
       }
-      if (!this.stopping && this.running.size < this.config.workers) {
-        const next = await this.secondsUntilNextDue();
+      const free = this.claimableKinds();
+      if (!this.stopping && free.length > 0) {
+        const next = await this.secondsUntilNextDue(free);
         if (next !== null) delayMs = Math.min(delayMs, Math.max(10, next * 1000 + 5));
       }
     } finally {
@@ -228,11 +242,7 @@ export class JobQueue {
     }
   }
 
-  private kinds(): string[] {
-    return [...this.handlers.keys()];
-  }
-
-  private async claim(): Promise<JobRecord | null> {
+  private async claim(kinds: string[]): Promise<JobRecord | null> {
     const { rows } = await this.db.query<JobRow>(
       `UPDATE jobs SET state = 'running', attempts = attempts + 1, locked_by = $1,
               locked_until = now() + $2::float8 * interval '1 second', updated_at = now()
@@ -244,18 +254,18 @@ export class JobQueue {
          LIMIT 1
          FOR UPDATE SKIP LOCKED)
        RETURNING *`,
-      [this.workerId, this.config.leaseSeconds, this.kinds()],
+      [this.workerId, this.config.leaseSeconds, kinds],
     );
     return rows[0] ? toRecord(rows[0]) : null;
   }
 
-  private async secondsUntilNextDue(): Promise<number | null> {
+  private async secondsUntilNextDue(kinds: string[]): Promise<number | null> {
     const { rows } = await this.db.query<{ seconds: number | null }>(
       `SELECT EXTRACT(EPOCH FROM LEAST(
                 (SELECT min(run_at) FROM jobs WHERE state = 'queued' AND kind = ANY($1::text[])),
                 (SELECT min(locked_until) FROM jobs WHERE state = 'running' AND kind = ANY($1::text[]))
               ) - now())::float8 AS seconds`,
-      [this.kinds()],
+      [kinds],
     );
     const seconds = rows[0]?.seconds;
     return seconds === null || seconds === undefined ? null : Math.max(0, Number(seconds));
@@ -270,7 +280,7 @@ export class JobQueue {
         this.running.delete(job.id);
         this.wake();
       });
-    this.running.set(job.id, { controller, done });
+    this.running.set(job.id, { controller, done, quick: this.handlers.get(job.kind)?.quick === true });
   }
 
   private async execute(job: JobRecord, controller: AbortController): Promise<void> {
