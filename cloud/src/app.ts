@@ -6,7 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
 import type { Database } from './db/database.ts';
-import { migrate } from './db/migrate.ts';
+import { migrate, unknownMigrations } from './db/migrate.ts';
 import { openDatabase } from './db/open.ts';
 import { maintainPartitions, MaintenancePostponedError } from './db/partitions.ts';
 import { requestForLog } from './http/log-redaction.ts';
@@ -73,7 +73,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     while (started.length > 0) await started.pop()!();
   };
   try {
-    await migrate(db);
+    const migrated = await migrate(db);
+    if (migrated.length > 0) app.log.info({ versions: migrated }, 'database migrated');
+    const newer = await unknownMigrations(db);
+    if (newer.length > 0) app.log.warn({ migrations: newer }, 'the database has migrations this build does not know: a newer build upgraded it, and this one may misread what that one writes');
+    if (!config.jwtSecret && db.kind === 'postgres') {
+      app.log.warn('JWT_SECRET is not set: tokens are signed with a secret generated once and kept in the database; set JWT_SECRET to keep them valid across a restore into another database');
+    }
     const maintenancePolicy = { retentionDays: config.retentionDays, dedupeRetentionDays: config.dedupeRetentionDays, partitions: config.partitionMaintenance };
     // What retention dropped is said at start as at every later run: a mistyped RETENTION_DAYS must leave a trace.
     await maintainPartitions(db, maintenancePolicy).then(

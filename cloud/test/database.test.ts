@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { PostgresDatabase } from '../src/db/postgres.ts';
-import { migrate, loadMigrations } from '../src/db/migrate.ts';
+import { migrate, loadMigrations, unknownMigrations } from '../src/db/migrate.ts';
 import { MaintenancePostponedError, maintainPartitions, partitionName } from '../src/db/partitions.ts';
 import { createTestDatabase } from './helper.ts';
 
@@ -26,6 +26,20 @@ describe('migrations', () => {
     expect(applied.flat().sort()).toEqual(all);
     expect(applied.filter((versions) => versions.length > 0)).toHaveLength(1);
     expect(await migrate(instances[0]!)).toEqual([]);
+  });
+});
+
+describe('migrations that go wrong', () => {
+  // A failing migration's error was the server's alone ("relation … does not exist"), naming no file.
+  it('name the file that failed, apply none of it, and tell of versions a newer build applied', async () => {
+    const { db } = await freshDatabase();
+    await migrate(db);
+    const broken = [...loadMigrations(), { version: 998, name: 'broken', sql: 'CREATE TABLE half_done (id int); SELECT * FROM no_such_table;' }];
+    await expect(migrate(db, broken)).rejects.toThrow(/^migration 998_broken\.sql failed \(nothing was applied\): relation "no_such_table" does not exist$/);
+    expect((await db.query(`SELECT 1 FROM pg_class WHERE relname = 'half_done'`)).rowCount).toBe(0);
+    expect(await unknownMigrations(db)).toEqual([]);
+    await migrate(db, [...loadMigrations(), { version: 999, name: 'from_a_newer_build', sql: 'SELECT 1' }]);
+    expect(await unknownMigrations(db)).toEqual(['999_from_a_newer_build']);
   });
 });
 

@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import type { Database } from './database.ts';
+import { DatabaseUnavailableError, type Database } from './database.ts';
 
 const MIGRATIONS_DIR = new URL('./migrations/', import.meta.url);
 /** Any constant works; it only has to be the same for every instance of this service. */
@@ -38,10 +38,26 @@ export async function migrate(db: Database, migrations = loadMigrations()): Prom
     const done: number[] = [];
     for (const migration of migrations) {
       if (applied.has(migration.version)) continue;
-      await tx.exec(migration.sql);
+      try {
+        await tx.exec(migration.sql);
+      } catch (err) {
+        // Named by its file: the server's message alone ("column … already exists") did not say which one failed.
+        if (err instanceof DatabaseUnavailableError) throw err;
+        throw new Error(`migration ${String(migration.version).padStart(3, '0')}_${migration.name}.sql failed (nothing was applied): ${(err as Error).message}`, { cause: err });
+      }
       await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
       done.push(migration.version);
     }
     return done;
   });
+}
+
+/**
+ * Migrations the database has and this build does not know: a newer build upgraded it, and this older one may not
+ * read what that one writes. Said at start; an operator rolling back needs to know.
+ */
+export async function unknownMigrations(db: Database, migrations = loadMigrations()): Promise<string[]> {
+  const known = new Set(migrations.map((m) => m.version));
+  const { rows } = await db.query<{ version: number; name: string }>('SELECT version, name FROM schema_migrations ORDER BY version');
+  return rows.filter((row) => !known.has(row.version)).map((row) => `${String(row.version).padStart(3, '0')}_${row.name}`);
 }
