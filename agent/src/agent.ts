@@ -106,12 +106,10 @@ async function runWithOutbox(config: AgentConfig, options: RunOptions): Promise<
       }
     },
   });
-  let captureMessage: string | undefined;
   let rateNoted: string | undefined;
   /** The frame-counted settings in force, by name (as `followPictureRate` returns them). */
   let appliedCounts = '';
   const capture = createCapture(config, (status) => {
-    captureMessage = status.message;
     if (status.state === 'failed') log(`capture failed: ${status.message ?? ''}`);
     // A camera that stays away is retried for as long as it takes: said as an outage, not at every attempt.
     if (status.state === 'reconnecting') {
@@ -184,7 +182,7 @@ async function runWithOutbox(config: AgentConfig, options: RunOptions): Promise<
     const stats = pipeline.stats;
     const queued = outbox.stats();
     const cameraTrouble = capture.state === 'failed' || capture.state === 'reconnecting';
-    const error = streamer?.lastError ?? (cameraTrouble ? { code: `CAMERA_${capture.state.toUpperCase()}`, message: captureMessage ?? capture.state } : undefined);
+    const error = streamer?.lastError ?? (cameraTrouble ? { code: `CAMERA_${capture.state.toUpperCase()}`, message: capture.problem ?? capture.state } : undefined);
     return {
       cameraStatus: capture.state,
       publisherState: streamer?.state ?? 'idle',
