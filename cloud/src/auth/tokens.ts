@@ -28,24 +28,30 @@ export class SigningSecretMismatchError extends Error {}
  */
 export async function loadSigningSecret(db: Database, configured: string | undefined, role: 'service' | 'tool' = 'service'): Promise<Uint8Array> {
   const known = (await db.query<{ value: string }>(`SELECT value FROM server_secrets WHERE name = 'jwt_fingerprint'`)).rows[0]?.value;
-  let secret: string;
-  if (configured) {
-    secret = configured;
-  } else {
-    const stored = (await db.query<{ value: string }>(`SELECT value FROM server_secrets WHERE name = 'jwt'`)).rows[0]?.value;
-    if (role === 'tool' && known !== undefined && (stored === undefined || fingerprint(stored) !== known)) {
-      throw new SigningSecretMismatchError('the service signs tokens with its JWT_SECRET: set the same JWT_SECRET here, or the tokens made here would be refused');
-    }
-    await db.query(`INSERT INTO server_secrets (name, value) VALUES ('jwt', $1) ON CONFLICT (name) DO NOTHING`, [randomBytes(48).toString('base64url')]);
-    secret = (await db.query<{ value: string }>(`SELECT value FROM server_secrets WHERE name = 'jwt'`)).rows[0]!.value;
+  const candidate = configured ?? (await storedSecret(db));
+  // A tool checks before a secret is made up: without the service's, it would store one that nobody signs with.
+  if (role === 'tool' && known !== undefined && (candidate === undefined || fingerprint(candidate) !== known)) {
+    throw new SigningSecretMismatchError(
+      configured
+        ? 'JWT_SECRET here is not the one the service signs tokens with: the tokens made here would be refused'
+        : 'the service signs tokens with its JWT_SECRET: set the same JWT_SECRET here, or the tokens made here would be refused',
+    );
   }
-  if (role === 'tool' && known !== undefined && fingerprint(secret) !== known) {
-    throw new SigningSecretMismatchError('JWT_SECRET here is not the one the service signs tokens with: the tokens made here would be refused');
-  }
+  const secret = candidate ?? (await generateSecret(db));
   if (role === 'service' && fingerprint(secret) !== known) {
     await db.query(`INSERT INTO server_secrets (name, value) VALUES ('jwt_fingerprint', $1) ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value`, [fingerprint(secret)]);
   }
   return new TextEncoder().encode(secret);
+}
+
+async function storedSecret(db: Database): Promise<string | undefined> {
+  return (await db.query<{ value: string }>(`SELECT value FROM server_secrets WHERE name = 'jwt'`)).rows[0]?.value;
+}
+
+/** One secret for the whole deployment: the first instance to get here stores it, every other one reads that one. */
+async function generateSecret(db: Database): Promise<string> {
+  await db.query(`INSERT INTO server_secrets (name, value) VALUES ('jwt', $1) ON CONFLICT (name) DO NOTHING`, [randomBytes(48).toString('base64url')]);
+  return (await storedSecret(db))!;
 }
 
 /** Tells secrets apart without keeping them: a salted SHA-256. */
