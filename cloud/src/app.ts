@@ -81,15 +81,18 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       app.log.warn('JWT_SECRET is not set: tokens are signed with a secret generated once and kept in the database; set JWT_SECRET to keep them valid across a restore into another database');
     }
     const maintenancePolicy = { retentionDays: config.retentionDays, dedupeRetentionDays: config.dedupeRetentionDays, partitions: config.partitionMaintenance };
-    // What retention dropped is said at start as at every later run: a mistyped RETENTION_DAYS must leave a trace.
-    await maintainPartitions(db, maintenancePolicy).then(
-      (report) => app.log.info({ report }, 'partition maintenance'),
-      (err: unknown) => {
-        // A backup holding the tables must not keep the service from starting: the default partitions take the rows.
-        if (!(err instanceof MaintenancePostponedError)) throw err;
-        app.log.warn(err.message);
-      },
-    );
+    // What retention dropped is said at start as at every later run: a mistyped RETENTION_DAYS must leave a trace. A
+    // backup holding the tables postpones it, and must not keep the service from starting (the default partitions
+    // take the rows meanwhile).
+    const maintain = () =>
+      maintainPartitions(db, maintenancePolicy).then(
+        (report) => app.log.info({ report }, 'partition maintenance'),
+        (err: unknown) => {
+          if (!(err instanceof MaintenancePostponedError)) throw err;
+          app.log.warn(err.message);
+        },
+      );
+    await maintain();
     const tokenRecords = new TokensRepository(db);
     const secret = await loadSigningSecret(db, config.jwtSecret);
     const tokens = new TokenService(db, tokenRecords, secret, config.tokenCacheSeconds);
@@ -126,10 +129,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     };
 
     const maintenance = setInterval(() => {
-      maintainPartitions(db, maintenancePolicy)
-        .then(async (report) => (await ctx.accounts.pruneFailures(), report))
-        .then((report) => app.log.info({ report }, 'partition maintenance'))
-        .catch((err: unknown) => (err instanceof MaintenancePostponedError ? app.log.warn(err.message) : app.log.error({ err }, 'partition maintenance failed')));
+      maintain()
+        .then(() => ctx.accounts.pruneFailures())
+        .catch((err: unknown) => app.log.error({ err }, 'partition maintenance failed'));
       ctx.videoService.sweepOrphanedFiles().catch((err: unknown) => app.log.error({ err }, 'sweep of orphaned video files failed'));
     }, PARTITION_MAINTENANCE_MS).unref();
     started.push(async () => clearInterval(maintenance));
