@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { createAjv, describeEachError, HTTP_URL, invalidConfigMessage } from '@hivegate/shared';
+import { compileConfigCheck, HTTP_URL, invalidConfigMessage } from '@hivegate/shared';
 import path from 'node:path';
 import type { BlobStoreConfig } from './storage/index.ts';
 import type { JobQueueConfig } from './jobs/job-queue.ts';
@@ -132,8 +132,7 @@ export interface LiveConfig {
 
 export class ConfigError extends Error {}
 
-// Every problem at once: an operator fixes the environment in one go rather than one restart per mistake.
-const validateEnv = createAjv({ allErrors: true }).compile<Env>(Env);
+const checkEnv = compileConfigCheck(Env);
 /** Variables whose schema is a number are parsed from their text; the schema then checks the number. */
 const isNumeric = (schema: unknown): boolean => ['integer', 'number'].includes(String((schema as { type?: unknown }).type));
 
@@ -148,8 +147,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }
     raw[name] = isNumeric(schema) ? parseNumber(value) : value;
   }
-  if (!validateEnv(raw)) throw new ConfigError(invalidConfigMessage(describeEachError(validateEnv.errors ?? [])));
-  const e = raw;
+  const checked = checkEnv(raw);
+  if (!checked.ok) throw new ConfigError(invalidConfigMessage(checked.problems));
+  const e = checked.value;
   const problems = [...databaseUrlProblems(e.DATABASE_URL), ...storageProblems(e)];
   if (problems.length > 0) throw new ConfigError(invalidConfigMessage(problems));
   const dataDir = path.resolve(e.DATA_DIR);

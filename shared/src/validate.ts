@@ -124,11 +124,22 @@ export function invalidConfigMessage(problems: readonly string[]): string {
   return `invalid configuration, ${problems.length} problems:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`;
 }
 
+const configAjv = createAjv({ allErrors: true });
+
+/**
+ * A checker for a configuration (a file, an environment): every problem at once, one sentence each, as a person
+ * fixes them in one go; a request body stops at its first.
+ */
+export function compileConfigCheck<S extends TSchema>(schema: S): (data: unknown) => { ok: true; value: Static<S> } | { ok: false; problems: string[] } {
+  const check = configAjv.compile(schema);
+  return (data) => (check(data) ? { ok: true, value: data as Static<S> } : { ok: false, problems: describeEachError(check.errors ?? []) });
+}
+
 /**
  * One sentence per failure, for a validator built with `allErrors`: the errors of an anyOf's branches are said once,
  * as the anyOf, and a failure reported twice is said once.
  */
-export function describeEachError(errors: ErrorObject[]): string[] {
+function describeEachError(errors: ErrorObject[]): string[] {
   const anyOfs = errors.filter((e) => e.keyword === 'anyOf');
   const insideAnyOf = (e: ErrorObject, anyOf: ErrorObject) => e !== anyOf && e.schemaPath.startsWith(`${anyOf.schemaPath}/`);
   const sentences = new Set<string>();

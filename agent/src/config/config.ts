@@ -4,7 +4,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Type, type Static } from 'typebox';
 import { parse as parseYaml } from 'yaml';
-import { createAjv, describeEachError, HTTP_URL, Identifier, invalidConfigMessage } from '@hivegate/shared';
+import { compileConfigCheck, HTTP_URL, Identifier, invalidConfigMessage } from '@hivegate/shared';
 import { TRACKER_DEFAULTS } from '../track/tracker.ts';
 
 const PositiveInt = (options: { maximum?: number } = {}) => Type.Integer({ minimum: 1, ...options });
@@ -259,8 +259,7 @@ export function frameCountsAt(config: AgentConfig, fps: number): FrameCounts {
   };
 }
 
-// Every problem at once: a config file is fixed by a person, who should not have to run the agent once per mistake.
-const validateConfig = createAjv({ allErrors: true }).compile<AgentConfig>(AgentConfigSchema);
+const checkConfig = compileConfigCheck(AgentConfigSchema);
 
 /**
  * Builds the effective config: defaults, then the file, then secrets from the environment (`HIVEGATE_TOKEN`,
@@ -306,8 +305,9 @@ export function resolveConfig(layers: { file?: PartialAgentConfig; flags?: Parti
   if (sensors) merged.sensors = { intervalSeconds: 60, timeoutSeconds: 10, ...sensors };
   const outbox = merged.outbox as Record<string, unknown> | undefined;
   if (outbox && outbox.path === undefined && typeof merged.stateDir === 'string') outbox.path = resolve(merged.stateDir, 'outbox.db');
-  if (!validateConfig(merged)) throw new ConfigError(invalidConfigMessage(describeEachError(validateConfig.errors ?? [])));
-  const config = merged;
+  const checked = checkConfig(merged);
+  if (!checked.ok) throw new ConfigError(invalidConfigMessage(checked.problems));
+  const config = checked.value;
   const problems: string[] = [];
   if (config.detector.kind === 'onnx' && !config.detector.model) problems.push('detector.model is required when detector.kind is onnx');
   if (config.detector.slot && config.detector.kind !== 'onnx') problems.push('detector.slot needs detector.kind onnx');
