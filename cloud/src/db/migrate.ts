@@ -22,6 +22,11 @@ export function loadMigrations(): Migration[] {
     }));
 }
 
+/** A migration as its file names it, `007_video_content`: how an operator finds it. */
+function labelOf(migration: Pick<Migration, 'version' | 'name'>): string {
+  return `${String(migration.version).padStart(3, '0')}_${migration.name}`;
+}
+
 /**
  * Applies the migrations not yet applied, all in one transaction behind a transaction-scoped advisory lock:
  * instances starting together wait for each other, and the second finds nothing left to do.
@@ -43,7 +48,7 @@ export async function migrate(db: Database, migrations = loadMigrations()): Prom
       } catch (err) {
         // Named by its file: the server's message alone ("column … already exists") did not say which one failed.
         if (err instanceof DatabaseUnavailableError) throw err;
-        throw new Error(`migration ${String(migration.version).padStart(3, '0')}_${migration.name}.sql failed (nothing was applied): ${(err as Error).message}`, { cause: err });
+        throw new Error(`migration ${labelOf(migration)}.sql failed (nothing was applied): ${(err as Error).message}`, { cause: err });
       }
       await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
       done.push(migration.version);
@@ -59,5 +64,5 @@ export async function migrate(db: Database, migrations = loadMigrations()): Prom
 export async function unknownMigrations(db: Database, migrations = loadMigrations()): Promise<string[]> {
   const known = new Set(migrations.map((m) => m.version));
   const { rows } = await db.query<{ version: number; name: string }>('SELECT version, name FROM schema_migrations ORDER BY version');
-  return rows.filter((row) => !known.has(row.version)).map((row) => `${String(row.version).padStart(3, '0')}_${row.name}`);
+  return rows.filter((row) => !known.has(row.version)).map(labelOf);
 }
