@@ -5,6 +5,11 @@ export const MAX_BATCH_ITEMS = 1000;
 
 /** Latest instant Postgres and JavaScript both represent comfortably: 9999-12-31T23:59:59Z. */
 export const MAX_UNIX_SECONDS = 253_402_300_799;
+/**
+ * A device's clock or a file's date before this is an unset one (1970 from a clock never set, 1904 or 1970 as a
+ * writer's zero date), not a recording.
+ */
+export const EARLIEST_DEVICE_TIME_MS = Date.UTC(2000, 0, 1);
 
 /**
  * Hive and box identifiers arrive as JSON strings or integers (spec §2.1); the service stores

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Identifier, MAX_UNIX_SECONDS, UnixSeconds } from './common.ts';
+import { EARLIEST_DEVICE_TIME_MS, Identifier, MAX_UNIX_SECONDS, UnixSeconds } from './common.ts';
 
 /** Bounds of one trajectory upload: enough for minutes of a busy entrance, small enough to bin in milliseconds. */
 export const MAX_TRAJECTORY_TRACKS = 2000;
@@ -84,7 +84,6 @@ export type TrajectoryCheck = { ok: true; instant: Date; points: number } | { ok
 export const TRAJECTORY_EDGE_SLACK = 0.05;
 /** A trajectory's day may be this far ahead of the server's clock (time zones, a clock a little fast). */
 const MAX_AHEAD_MS = 86_400_000;
-const EARLIEST_TRAJECTORY = Date.UTC(2000, 0, 1);
 
 /**
  * What the schema cannot say: the total point count, a believable timestamp (not before 2000, not more than a day
@@ -95,8 +94,8 @@ const EARLIEST_TRAJECTORY = Date.UTC(2000, 0, 1);
 export function checkTrajectoryUpload(body: TrajectoryUpload, now = new Date()): TrajectoryCheck {
   const instant = trajectoryInstant(body.timestamp);
   if (!instant) return { ok: false, error: `timestamp ${JSON.stringify(body.timestamp)} is not a valid date and time` };
-  if (instant.getTime() < EARLIEST_TRAJECTORY || instant.getTime() > now.getTime() + MAX_AHEAD_MS) {
-    return { ok: false, error: `timestamp ${JSON.stringify(body.timestamp)} is ${instant.getTime() < EARLIEST_TRAJECTORY ? 'before 2000' : "more than a day ahead of the server's clock"}: is the device's clock set?` };
+  if (instant.getTime() < EARLIEST_DEVICE_TIME_MS || instant.getTime() > now.getTime() + MAX_AHEAD_MS) {
+    return { ok: false, error: `timestamp ${JSON.stringify(body.timestamp)} is ${instant.getTime() < EARLIEST_DEVICE_TIME_MS ? 'before 2000' : "more than a day ahead of the server's clock"}: is the device's clock set?` };
   }
   const { width, height } = body.frameDimensions;
   const slackX = width * TRAJECTORY_EDGE_SLACK;

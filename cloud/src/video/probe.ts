@@ -1,3 +1,5 @@
+import { EARLIEST_DEVICE_TIME_MS } from '@hivegate/shared';
+
 /** What ffprobe says about an upload, judged: a playable video, or the reason it is not one. Pure. */
 export interface VideoInfo {
   formatName: string;
@@ -96,5 +98,5 @@ function rotationOf(stream: ProbeStream): number {
 /** A file's `creation_time`, unless it is missing, unreadable, or a writer's zero date (1904, 1970). */
 function recordingStart(text: string | undefined): Date | undefined {
   const time = text ? Date.parse(text) : Number.NaN;
-  return Number.isFinite(time) && time >= Date.UTC(2000, 0, 1) ? new Date(time) : undefined;
+  return Number.isFinite(time) && time >= EARLIEST_DEVICE_TIME_MS ? new Date(time) : undefined;
 }
