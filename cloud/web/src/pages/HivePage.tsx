@@ -21,6 +21,9 @@ function gapThreshold(times: number[]): number {
   return Number.isFinite(smallest) ? smallest * 3 : Infinity;
 }
 
+/** ["humidity", "weight"] → "humidity or weight". */
+const MISSING_LIST = new Intl.ListFormat('en', { type: 'disjunction' });
+
 /** The three readings a hive's sensors send, in the order they are charted. */
 const CLIMATE_SERIES = [
   { key: 'temperatureCelsius', title: 'Temperature', unit: '°C', decimals: 1, className: 'series-temp' },
@@ -67,16 +70,11 @@ function ClimateCharts({ hiveId, range, lastReading }: { hiveId: string; range: 
               />
             ))}
           </div>
-          {missing.length > 0 && <p class="muted small">No {listInWords(missing)} readings in this range.</p>}
+          {missing.length > 0 && <p class="muted small">No {MISSING_LIST.format(missing)} readings in this range.</p>}
         </>
       )}
     </section>
   );
-}
-
-/** ["humidity", "weight"] → "humidity or weight". */
-function listInWords(words: string[]): string {
-  return words.length <= 1 ? (words[0] ?? '') : `${words.slice(0, -1).join(', ')} or ${words.at(-1)!}`;
 }
 
 function BoxTraffic({ boxId, range }: { boxId: string; range: TimeRange }) {
