@@ -1,6 +1,7 @@
 import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import { grants, type Scope } from '@hivegate/shared';
 import { HttpError } from '../http/errors.ts';
+import { boxRefusal, coversBox } from './box-scope.ts';
 import { AuthError, type Principal, type TokenService } from './tokens.ts';
 
 export const SESSION_COOKIE = 'service_session';
@@ -63,7 +64,5 @@ export function requireScope(tokens: TokenService, scope: Scope): onRequestHookH
 
 /** Device-scoped tokens may only speak for their own boxes. */
 export function assertBoxAllowed(principal: Principal, boxId: string): void {
-  if (principal.boxIds && !principal.boxIds.includes(boxId)) {
-    throw new HttpError(403, `this token may not act for box "${boxId}"`);
-  }
+  if (!coversBox(principal, boxId)) throw new HttpError(403, boxRefusal(boxId));
 }

@@ -1,6 +1,7 @@
 import mercurius from 'mercurius';
 import { grants, type Scope } from '@hivegate/shared';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { boxRefusal, coversBox } from '../auth/box-scope.ts';
 import type { Principal } from '../auth/tokens.ts';
 import type { AppContext } from '../context.ts';
 
@@ -24,6 +25,11 @@ export function requireUser(context: GraphQLContext, scope: Scope = 'read'): Pri
   if (!principal) throw clientError(context.authProblem ?? 'authentication required: send a token', 'UNAUTHENTICATED');
   if (!grants(principal.scopes, scope)) throw clientError(`this token lacks the "${scope}" scope`, 'FORBIDDEN');
   return principal;
+}
+
+/** A FORBIDDEN error when the principal's token was made for other boxes. */
+export function requireBox(principal: Principal, boxId: string): void {
+  if (!coversBox(principal, boxId)) throw clientError(boxRefusal(boxId), 'FORBIDDEN');
 }
 
 /** Field resolvers of one capability; `never` lets each resolver declare its own source and argument types. */

@@ -1,3 +1,4 @@
+import { coveredBoxes } from '../auth/box-scope.ts';
 import { clientError, requireUser, type GraphQLContext, type Resolvers } from '../graphql/context.ts';
 import { isIsoDate } from '../telemetry/buckets.ts';
 import { signedMediaUrl } from '../video/media-urls.ts';
@@ -14,7 +15,7 @@ export const heatmapResolvers: Resolvers = {
       const limit = args.limit ?? DEFAULT_LIMIT;
       if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw clientError(`limit must be from 1 to ${MAX_LIMIT}, got ${limit}`);
       if (args.date != null && !isIsoDate(args.date)) throw clientError(`date must be a calendar date YYYY-MM-DD, got "${args.date}"`);
-      const boxIds = args.boxIds.filter((id) => id != null).map(String);
+      const boxIds = coveredBoxes(user, args.boxIds.filter((id) => id != null).map(String)) ?? [];
       if (boxIds.length === 0) return [];
       return ctx.services.heatmaps.list(user.userId, boxIds, args.date ?? null, limit);
     },

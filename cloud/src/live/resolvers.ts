@@ -1,5 +1,7 @@
 import { isLiveRelayProtocol, LIVE_RELAY_PROTOCOLS, type LiveRelayProtocol, type LiveSessionStatus } from '@hivegate/shared';
-import { clientError, requireUser, type GraphQLContext, type Resolvers } from '../graphql/context.ts';
+import { coversBox } from '../auth/box-scope.ts';
+import type { Principal } from '../auth/tokens.ts';
+import { clientError, requireBox, requireUser, type GraphQLContext, type Resolvers } from '../graphql/context.ts';
 import { JPEG_CONTENT_TYPE, MJPEG_CONTENT_TYPE } from './jpeg.ts';
 import { isEnded } from './session-machine.ts';
 import type { SessionRecord } from './sessions-repository.ts';
@@ -71,9 +73,11 @@ export function sessionView(ctx: GraphQLContext, s: SessionRecord) {
   };
 }
 
-/** Device-scoped tokens reach only their boxes, here as over REST. */
-function assertBox(user: { boxIds: string[] | null }, boxId: string): void {
-  if (user.boxIds && !user.boxIds.includes(boxId)) throw clientError(`this token may not act for box "${boxId}"`, 'FORBIDDEN');
+/** A token made for some boxes keeps and stops the sessions of those boxes only. */
+async function requireSessionBox(ctx: GraphQLContext, user: Principal, sessionId: string): Promise<void> {
+  if (user.boxIds === null) return;
+  const session = await ctx.services.live.findSession(user.userId, sessionId);
+  if (session) requireBox(user, session.boxId);
 }
 
 function notFound(): Error {
@@ -84,7 +88,7 @@ export const liveResolvers: Resolvers = {
   Query: {
     entranceLiveStreamSession: async (_root: unknown, args: { boxId: string }, ctx: GraphQLContext) => {
       const user = requireUser(ctx, 'read');
-      assertBox(user, String(args.boxId));
+      requireBox(user, String(args.boxId));
       const session = await ctx.services.live.currentSession(user.userId, String(args.boxId));
       return session ? sessionView(ctx, session) : null;
     },
@@ -98,7 +102,7 @@ export const liveResolvers: Resolvers = {
       const user = requireUser(ctx, 'control');
       const boxId = String(args.boxId);
       if (boxId === '' || boxId.length > 128) throw clientError('boxId must be 1 to 128 characters');
-      assertBox(user, boxId);
+      requireBox(user, boxId);
       const session = await ctx.services.live.startSession(user.userId, boxId, {
         qualityProfile: optionalToken(args.qualityProfile, 'qualityProfile', DEFAULT_QUALITY_PROFILE),
         recordingMode: optionalToken(args.recordingMode, 'recordingMode', DEFAULT_RECORDING_MODE),
@@ -108,12 +112,14 @@ export const liveResolvers: Resolvers = {
     },
     keepEntranceLiveStreamAlive: async (_root: unknown, args: { sessionId: string }, ctx: GraphQLContext) => {
       const user = requireUser(ctx, 'control');
+      await requireSessionBox(ctx, user, String(args.sessionId));
       const session = await ctx.services.live.keepAlive(user.userId, String(args.sessionId));
       if (!session) throw notFound();
       return sessionView(ctx, session);
     },
     stopEntranceLiveStream: async (_root: unknown, args: { sessionId: string }, ctx: GraphQLContext) => {
       const user = requireUser(ctx, 'control');
+      await requireSessionBox(ctx, user, String(args.sessionId));
       const session = await ctx.services.live.stopSession(user.userId, String(args.sessionId));
       if (!session) throw notFound();
       return true;
@@ -123,7 +129,7 @@ export const liveResolvers: Resolvers = {
     device: async (box: BoxRow, _args: unknown, ctx: GraphQLContext) => {
       const user = requireUser(ctx, 'read');
       // A box-scoped token sees the devices of its own boxes only, as with sessions.
-      if (user.boxIds && !user.boxIds.includes(box.id)) return null;
+      if (!coversBox(user, box.id)) return null;
       const device = await ctx.services.live.devices.presence(user.userId, box.id, ctx.services.config.live.deviceOnlineSeconds);
       return device ?? null;
     },
@@ -132,7 +138,7 @@ export const liveResolvers: Resolvers = {
     entranceLiveStreamSessionChanged: {
       subscribe: (_root: unknown, args: { boxId: string }, ctx: GraphQLContext) => {
         const user = requireUser(ctx, 'read');
-        assertBox(user, String(args.boxId));
+        requireBox(user, String(args.boxId));
         return ctx.services.live.signals.sessionChanges(user.userId, String(args.boxId));
       },
       resolve: async (sessionId: string, _args: unknown, ctx: GraphQLContext) => {

@@ -44,29 +44,48 @@ export interface BoxRow {
 export class TelemetryReadRepository {
   constructor(private readonly db: Queryable) {}
 
-  async hives(ownerId: number): Promise<HiveRow[]> {
+  /** Hives of the owner; `boxIds` (a token made for some boxes) keeps the hives those boxes count in. */
+  async hives(ownerId: number, boxIds: string[] | null): Promise<HiveRow[]> {
     const { rows } = await this.db.query<HiveRow>(
-      `SELECT hive_id AS id, first_seen_at AS "firstSeenAt" FROM hives WHERE owner_id = $1 ORDER BY hive_id`,
-      [ownerId],
+      `SELECT hive_id AS id, first_seen_at AS "firstSeenAt" FROM hives
+       WHERE owner_id = $1 AND ($2::text[] IS NULL OR hive_id IN (SELECT hive_id FROM boxes WHERE owner_id = $1 AND box_id = ANY($2)))
+       ORDER BY hive_id`,
+      [ownerId, boxIds],
     );
     return rows;
   }
 
-  async hive(ownerId: number, hiveId: string): Promise<HiveRow | undefined> {
+  async hive(ownerId: number, hiveId: string, boxIds: string[] | null): Promise<HiveRow | undefined> {
     const { rows } = await this.db.query<HiveRow>(
-      `SELECT hive_id AS id, first_seen_at AS "firstSeenAt" FROM hives WHERE owner_id = $1 AND hive_id = $2`,
-      [ownerId, hiveId],
+      `SELECT hive_id AS id, first_seen_at AS "firstSeenAt" FROM hives
+       WHERE owner_id = $1 AND hive_id = $2
+         AND ($3::text[] IS NULL OR EXISTS (SELECT 1 FROM boxes WHERE owner_id = $1 AND hive_id = $2 AND box_id = ANY($3)))`,
+      [ownerId, hiveId, boxIds],
     );
     return rows[0];
   }
 
-  async boxes(ownerId: number, hiveId?: string): Promise<BoxRow[]> {
+  async boxes(ownerId: number, hiveId: string | null, boxIds: string[] | null): Promise<BoxRow[]> {
     const { rows } = await this.db.query<BoxRow>(
       `SELECT box_id AS id, hive_id AS "hiveId", first_seen_at AS "firstSeenAt" FROM boxes
-       WHERE owner_id = $1 AND ($2::text IS NULL OR hive_id = $2) ORDER BY box_id`,
-      [ownerId, hiveId ?? null],
+       WHERE owner_id = $1 AND ($2::text IS NULL OR hive_id = $2) AND ($3::text[] IS NULL OR box_id = ANY($3))
+       ORDER BY box_id`,
+      [ownerId, hiveId, boxIds],
     );
     return rows;
+  }
+
+  /**
+   * Hives of `hiveIds` that a token made for `boxIds` may not send readings for: hives with boxes, none of them its
+   * own. A hive without a counting box yet is allowed (a new device may send readings before its first count).
+   */
+  async hivesOfOtherBoxes(ownerId: number, hiveIds: string[], boxIds: string[]): Promise<string[]> {
+    const { rows } = await this.db.query<{ hiveId: string }>(
+      `SELECT hive_id AS "hiveId" FROM boxes WHERE owner_id = $1 AND hive_id = ANY($2)
+       GROUP BY hive_id HAVING NOT bool_or(box_id = ANY($3)) ORDER BY hive_id`,
+      [ownerId, hiveIds, boxIds],
+    );
+    return rows.map((row) => row.hiveId);
   }
 
   /**

@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { asArray, ErrorResponse, MessageResponse, MetricBody, MovementBody } from '@hivegate/shared';
 import { assertBoxAllowed, requireScope } from '../auth/request-auth.ts';
+import type { Principal } from '../auth/tokens.ts';
+import { HttpError } from '../http/errors.ts';
 import type { AppContext } from '../context.ts';
 
 const errorResponses = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 413: ErrorResponse, 500: ErrorResponse };
@@ -22,6 +24,7 @@ export async function telemetryRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
     },
     async (request) => {
       const items = asArray(request.body as MetricBody);
+      await assertHivesAllowed(ctx, request.principal!, items);
       const outcome = await ctx.metricsRepository.ingest(request.principal!.userId, items, nowSeconds());
       ctx.observability.ingested('metrics', outcome);
       return { message: 'OK' };
@@ -48,6 +51,14 @@ export async function telemetryRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
       return { message: 'OK' };
     },
   );
+}
+
+/** A token made for some boxes sends readings for their hives (or a hive no box counts in yet), not for others. */
+async function assertHivesAllowed(ctx: AppContext, principal: Principal, items: readonly { hiveId: string | number }[]): Promise<void> {
+  if (principal.boxIds === null) return;
+  const hiveIds = [...new Set(items.map((item) => String(item.hiveId)))];
+  const [refused] = await ctx.telemetryReads.hivesOfOtherBoxes(principal.userId, hiveIds, principal.boxIds);
+  if (refused !== undefined) throw new HttpError(403, `this token may not send readings for hive "${refused}": its boxes count in other hives`);
 }
 
 function nowSeconds(): number {

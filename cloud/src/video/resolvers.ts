@@ -1,7 +1,8 @@
 import { GraphQLUpload } from 'graphql-upload-minimal';
 import { grants } from '@hivegate/shared';
 import type { Principal } from '../auth/tokens.ts';
-import { clientError, requireUser, type GraphQLContext, type Resolvers } from '../graphql/context.ts';
+import { coveredBoxes, coversBox } from '../auth/box-scope.ts';
+import { clientError, requireBox, requireUser, type GraphQLContext, type Resolvers } from '../graphql/context.ts';
 import { signedMediaUrl } from './media-urls.ts';
 import { UploadFailedError, UploadTooLargeError, type FileUpload } from './receive-upload.ts';
 import { PLAYLIST_FILE, POSTER_JPEG, VideoRejectedError } from './video-service.ts';
@@ -41,6 +42,7 @@ export const videoResolvers: Resolvers = {
   Query: {
     gateVideos: async (_root: unknown, args: { boxId: string | number; from?: Date | null; to?: Date | null; limit?: number | null; after?: string | number | null }, ctx: GraphQLContext) => {
       const user = requireUser(ctx, 'read');
+      requireBox(user, String(args.boxId));
       const limit = args.limit ?? DEFAULT_LIMIT;
       if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw clientError(`limit must be from 1 to ${MAX_LIMIT}, got ${limit}`);
       if (args.from && args.to && args.from >= args.to) throw clientError('from must be before to');
@@ -51,18 +53,23 @@ export const videoResolvers: Resolvers = {
       }
       return ctx.services.videos.list(user.userId, String(args.boxId), { from: args.from ?? undefined, to: args.to ?? undefined, limit, after });
     },
-    gateVideo: (_root: unknown, args: { id: string | number }, ctx: GraphQLContext) => ctx.services.videos.get(requireUser(ctx, 'read').userId, String(args.id)),
+    gateVideo: async (_root: unknown, args: { id: string | number }, ctx: GraphQLContext) => {
+      const user = requireUser(ctx, 'read');
+      const video = await ctx.services.videos.get(user.userId, String(args.id));
+      // A token made for other boxes learns no more of this clip than of someone else's.
+      return video && coversBox(user, video.boxId) ? video : null;
+    },
     videoStreams: (_root: unknown, args: { boxIds?: (string | number | null)[] | null; active?: boolean | null }, ctx: GraphQLContext) => {
       const user = requireUser(ctx, 'read');
-      const boxIds = args.boxIds == null ? null : args.boxIds.filter((id) => id != null).map(String);
-      return ctx.services.videos.streams(user.userId, boxIds, args.active ?? null, MAX_STREAMS);
+      const wanted = args.boxIds == null ? null : args.boxIds.filter((id) => id != null).map(String);
+      return ctx.services.videos.streams(user.userId, coveredBoxes(user, wanted), args.active ?? null, MAX_STREAMS);
     },
   },
   Mutation: {
     uploadGateVideo: async (_root: unknown, args: UploadArgs, ctx: GraphQLContext) => {
       const principal = requireUploader(ctx);
       const boxId = String(args.boxId);
-      if (principal.boxIds && !principal.boxIds.includes(boxId)) throw clientError(`this token may not act for box "${boxId}"`, 'FORBIDDEN');
+      requireBox(principal, boxId);
       try {
         await ctx.services.videoService.upload({
           ownerId: principal.userId,
@@ -83,7 +90,7 @@ export const videoResolvers: Resolvers = {
       const id = String(args.id);
       if (user.boxIds) {
         const video = await ctx.services.videos.get(user.userId, id);
-        if (video && !user.boxIds.includes(video.boxId)) throw clientError(`this token may not act for box "${video.boxId}"`, 'FORBIDDEN');
+        if (video) requireBox(user, video.boxId);
       }
       if (!(await ctx.services.videoService.delete(user.userId, id))) throw clientError(`no video with id "${id}"`);
       return true;

@@ -1,0 +1,95 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, graphql, type TestApp } from './helper.ts';
+
+// A token made for some boxes (createApiToken(boxIds)) sees and acts for those boxes only, in reads as in writes.
+// Reads ignored the list once: a token for box "a" listed every hive, box, clip and live session of its owner.
+
+let t: TestApp;
+let owner: string;
+let limited: string;
+let limitedAuth: Record<string, string>;
+const T0 = Date.UTC(2026, 4, 1) / 1000;
+
+beforeAll(async () => {
+  t = await buildTestApp();
+  const user = await t.app.ctx.users.create(`scoped_${Date.now()}`);
+  owner = (await t.app.ctx.tokens.issue({ userId: user.id, name: 'owner', scopes: ['*'], boxIds: null })).token;
+  limited = (await t.app.ctx.tokens.issue({ userId: user.id, name: 'camera a', scopes: ['read', 'ingest', 'control'], boxIds: ['a'] })).token;
+  limitedAuth = { authorization: `Bearer ${limited}` };
+  const ownerAuth = { authorization: `Bearer ${owner}` };
+  const movement = [
+    { hiveId: 'h1', boxId: 'a', beesIn: 3, beesOut: 1, timestamp: T0 + 60 },
+    { hiveId: 'h2', boxId: 'b', beesIn: 7, beesOut: 2, timestamp: T0 + 60 },
+  ];
+  expect((await t.app.inject({ method: 'POST', url: '/entrance/v1/movement', headers: ownerAuth, payload: movement })).statusCode).toBe(200);
+  const metrics = ['h1', 'h2'].map((hiveId) => ({ hiveId, fields: { temperatureCelsius: 34 }, timestamp: T0 + 30 }));
+  expect((await t.app.inject({ method: 'POST', url: '/iot/v1/metrics', headers: ownerAuth, payload: metrics })).statusCode).toBe(200);
+  const id = await t.app.ctx.videos.reserveId();
+  await t.app.ctx.videos.create(id, {
+    ownerId: user.id, boxId: 'b', startTime: new Date(T0 * 1000), durationSeconds: 5, width: 640, height: 480, hasAudio: false,
+    sizeBytes: 1000, originalKey: `videos/${id}/original.mp4`, detectionsKey: null, contentSha256: 'x'.repeat(64),
+  });
+});
+afterAll(() => t.close());
+
+describe('a token made for some boxes', () => {
+  it('lists only its boxes and the hives they count in', async () => {
+    const result = await graphql(t.app, limited, `{ hives { id boxes { id } } boxes { id } hive2: hive(id: "h2") { id } boxB: box(id: "b") { id } boxA: box(id: "a") { id } }`);
+    expect(result.errors).toBeUndefined();
+    expect(result.data).toEqual({ hives: [{ id: 'h1', boxes: [{ id: 'a' }] }], boxes: [{ id: 'a' }], hive2: null, boxB: null, boxA: { id: 'a' } });
+    const all = await graphql(t.app, owner, `{ hives { id } boxes { id } }`);
+    expect(all.data).toEqual({ hives: [{ id: 'h1' }, { id: 'h2' }], boxes: [{ id: 'a' }, { id: 'b' }] });
+  });
+
+  it('gets totals, clips and heatmaps of its boxes only, even when it names others', async () => {
+    const result = await graphql(t.app, limited, `{
+      every: entranceTotals(date: "2026-05-01") { boxId beesIn }
+      named: entranceTotals(boxIds: ["a", "b"], date: "2026-05-01") { boxId beesIn }
+      videoStreams { id }
+      named2: videoStreams(boxIds: ["b"]) { id }
+      entranceHeatmaps(boxIds: ["b"]) { boxId }
+    }`);
+    expect(result.errors).toBeUndefined();
+    expect(result.data).toEqual({ every: [{ boxId: 'a', beesIn: 3 }], named: [{ boxId: 'a', beesIn: 3 }], videoStreams: [], named2: [], entranceHeatmaps: [] });
+    const clips = (await graphql(t.app, owner, `{ videoStreams { id } }`)).data!.videoStreams as { id: string }[];
+    expect(clips).toHaveLength(1);
+    const [clip] = clips;
+    expect((await graphql(t.app, limited, `query ($id: ID!) { gateVideo(id: $id) { id } }`, { id: clip!.id })).data).toEqual({ gateVideo: null });
+  });
+
+  it('is refused, by name, a series or the clips of another box or hive', async () => {
+    const cases = [
+      [`{ entranceMovement(boxId: "b", from: "2026-05-01T00:00:00Z", to: "2026-05-02T00:00:00Z") { beesIn } }`, 'this token may not act for box "b"'],
+      [`{ gateVideos(boxId: "b") { id } }`, 'this token may not act for box "b"'],
+      [`{ hiveMetrics(hiveId: "h2", from: "2026-05-01T00:00:00Z", to: "2026-05-02T00:00:00Z") { samples } }`, 'this token may not read hive "h2": none of its boxes counts there'],
+    ];
+    for (const [query, message] of cases) {
+      const result = await graphql(t.app, limited, query!);
+      expect(result.errors?.[0]).toMatchObject({ message, extensions: { code: 'FORBIDDEN' } });
+    }
+    const own = await graphql(t.app, limited, `{ hiveMetrics(hiveId: "h1", from: "2026-05-01T00:00:00Z", to: "2026-05-02T00:00:00Z", bucketSeconds: 3600) { samples } }`);
+    expect(own.data).toEqual({ hiveMetrics: [{ samples: 1 }] });
+  });
+
+  it('sends readings for its own hive or a hive no box counts in yet, not for the hive of another box', async () => {
+    const post = (hiveId: string) => t.app.inject({ method: 'POST', url: '/iot/v1/metrics', headers: limitedAuth, payload: [{ hiveId, fields: { weightKg: 40 }, timestamp: T0 + 90 }] });
+    expect((await post('h1')).statusCode).toBe(200);
+    expect((await post('new-hive')).statusCode).toBe(200);
+    const refused = await post('h2');
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json()).toEqual({ error: 'this token may not send readings for hive "h2": its boxes count in other hives' });
+    const h2 = await graphql(t.app, owner, `{ hiveMetrics(hiveId: "h2", from: "2026-05-01T00:00:00Z", to: "2026-05-02T00:00:00Z", bucketSeconds: 86400) { samples } }`);
+    expect(h2.data).toEqual({ hiveMetrics: [{ samples: 1 }] });
+  });
+
+  it('can neither keep alive nor stop the live session of another box', async () => {
+    const started = await graphql(t.app, owner, `mutation { startEntranceLiveStream(boxId: "b") { id } }`);
+    const sessionId = (started.data!.startEntranceLiveStream as { id: string }).id;
+    for (const mutation of ['keepEntranceLiveStreamAlive(sessionId: $id) { id }', 'stopEntranceLiveStream(sessionId: $id)']) {
+      const result = await graphql(t.app, limited, `mutation ($id: ID!) { ${mutation} }`, { id: sessionId });
+      expect(result.errors?.[0]).toMatchObject({ message: 'this token may not act for box "b"', extensions: { code: 'FORBIDDEN' } });
+    }
+    const still = await graphql(t.app, owner, `{ entranceLiveStreamSession(boxId: "b") { status } }`);
+    expect(still.data?.entranceLiveStreamSession).not.toBeNull();
+  });
+});
