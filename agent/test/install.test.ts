@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -195,6 +195,7 @@ describe('pack.sh', () => {
     const help = await exec(process.execPath, [join(bundle, 'bin', 'hivegate-agent.mjs'), '--help']);
     expect(help.stdout).toContain('hivegate-agent check-config --config FILE');
     expect(existsSync(join(bundle, 'install', 'install.sh'))).toBe(true);
+    expect(existsSync(join(bundle, '.hivegate-agent-bundle'))).toBe(true); // what lets a later --dir replace it
     // The bundle lacked the bee model the config template selects, so a fresh install could not start.
     for (const model of ['bee-centernet.onnx', 'bee-centernet-int8.onnx', 'bee-centernet-slot-int8.onnx']) expect(existsSync(join(bundle, 'models', model))).toBe(true);
     expect(existsSync(join(bundle, 'test'))).toBe(false);
@@ -207,4 +208,24 @@ describe('pack.sh', () => {
     const plan = await exec('bash', [join(bundle, 'install', 'install.sh'), '--dry-run', '--upgrade', '--prefix', join(dir.path, 'nowhere')]);
     expect(plan.stdout).toContain(`+ cp -a ${bundle} `);
   }, 120_000);
+
+  // `--dir /opt` or `--dir .` began with rm -rf of that folder.
+  it('refuses a --dir that exists and is not a bundle it made, and leaves it as it was', async () => {
+    const folder = join(dir.path, 'precious');
+    mkdirSync(join(folder, 'photos'), { recursive: true });
+    writeFileSync(join(folder, 'photos', 'hive.jpg'), 'bees');
+    const pack = (target: string) =>
+      exec('bash', [join(installDir, 'pack.sh'), '--dir', target]).then(
+        () => ({ code: 0, stderr: '' }),
+        (e: { code: number; stderr: string }) => e,
+      );
+    const refused = await pack(folder);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toBe(`pack.sh: --dir ${folder} exists and is not a bundle pack.sh made (it has no .hivegate-agent-bundle): nothing was changed; name a new folder, or empty this one first\n`);
+    expect(readFileSync(join(folder, 'photos', 'hive.jpg'), 'utf8')).toBe('bees');
+    const file = join(dir.path, 'notes.txt');
+    writeFileSync(file, 'keep');
+    expect((await pack(file)).code).toBe(2);
+    expect(readFileSync(file, 'utf8')).toBe('keep');
+  });
 });
