@@ -6,6 +6,7 @@
 #   sudo ./install.sh --uninstall [--purge]                                          # remove (--purge: config, data, user)
 #   ./install.sh --dry-run …                                                         # print the plan, change nothing
 #   ./install.sh --render-config FILE --cloud URL --hive H --box B [--source S]      # write the config only
+#   ./install.sh --render-unit FILE [--prefix DIR] [--config-dir DIR]                # write the systemd unit only
 #
 # Where the agent comes from: --from (a tarball made by pack.sh, or an unpacked one), else the folder this script
 # sits in when that is an unpacked bundle (it has node_modules), else the workspace checkout it sits in (built with
@@ -38,7 +39,7 @@ hive_id=''
 box_id=''
 source_url=rpicam
 
-usage() { sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 die() {
   echo "install.sh: $*" >&2
   exit 1
@@ -55,6 +56,7 @@ while [[ $# -gt 0 ]]; do
     --no-start) start_service=0 ;;
     --nodesource) use_nodesource=1 ;;
     --render-config) mode=render; render_to=${2:?--render-config needs a file}; shift ;;
+    --render-unit) mode=render-unit; render_to=${2:?--render-unit needs a file}; shift ;;
     --from) from=${2:?--from needs a tarball or folder}; shift ;;
     --cloud) cloud_url=${2:?--cloud needs a URL}; shift ;;
     --token) token=${2:?--token needs a value}; shift ;;
@@ -110,6 +112,7 @@ render_config() {
 render_unit() {
   local text
   text=$(<"$script_dir/hivegate-agent.service")
+  text=${text//@NODE@/$node_bin}
   text=${text//@PREFIX@/$prefix}
   text=${text//@CONFIG_DIR@/$config_dir}
   printf '%s\n' "$text"
@@ -120,16 +123,40 @@ if [[ -n $token && ! $token =~ ^[A-Za-z0-9._~+/=-]+$ ]]; then
   die "--token holds characters an API token does not have"
 fi
 
+node_major() { "${1:-node}" -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0; }
+
+# The node the service runs, by the absolute path of the one on PATH that the version check and check-config ran.
+# The unit named /usr/bin/node: with Node 20 in /usr/local/bin and Debian's 18 in /usr/bin the service ran 18, and
+# where /usr/bin/node did not exist it failed with 203/EXEC.
+node_bin=''
+resolve_node() {
+  node_bin=$(command -v node || true)
+  if [[ -z $node_bin && $dry_run -eq 1 && $use_nodesource -eq 1 ]]; then
+    node_bin=/usr/bin/node # where NodeSource's nodejs package puts it
+    return
+  fi
+  [[ $node_bin == /* ]] || die "no node on PATH: Node.js >= ${node_major_min} is needed"
+  [[ $(node_major "$node_bin") -ge $node_major_min ]] || die "$node_bin is Node.js $("$node_bin" --version), older than ${node_major_min}: put a newer one first on PATH"
+  local real
+  real=$(readlink -f "$node_bin")
+  case $real in
+    /home/* | /root/*) die "$node_bin is $real, which the service cannot reach (ProtectHome=yes): install Node.js >= ${node_major_min} for the whole system (NodeSource's package, or --nodesource)" ;;
+  esac
+}
+
 if [[ $mode == render ]]; then
   render_config "$render_to"
+  exit 0
+fi
+if [[ $mode == render-unit ]]; then
+  resolve_node
+  render_unit >"$render_to"
   exit 0
 fi
 
 if [[ $dry_run -eq 0 && $(id -u) -ne 0 ]]; then
   die "run as root (sudo $0 …), or add --dry-run to see the plan"
 fi
-
-node_major() { node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0; }
 
 apt_install() {
   run env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$@"
@@ -146,7 +173,8 @@ ensure_packages() {
     note "ffmpeg: $(command -v ffmpeg)"
   fi
   if have node && [[ $(node_major) -ge $node_major_min ]]; then
-    note "node: $(node --version)"
+    resolve_node
+    note "node: $node_bin ($("$node_bin" --version))"
     return
   fi
   # Debian 12 ships Node 18; the agent needs 20 (NodeSource's apt repository, or Raspberry Pi OS's newer package).
@@ -159,6 +187,7 @@ ensure_packages() {
       curl -fsSL "https://deb.nodesource.com/setup_${node_major_min}.x" | bash -
     fi
     apt_install nodejs
+    resolve_node
   else
     die "Node.js >= ${node_major_min} is needed (found: $(have node && node --version || echo none)).
   Add NodeSource's repository and install it:  curl -fsSL https://deb.nodesource.com/setup_${node_major_min}.x | sudo bash - && sudo apt-get install -y nodejs
@@ -217,14 +246,14 @@ find_bundle() {
 }
 
 # better-sqlite3 is native: a bundle made on another CPU (x86-64 for a Pi) needs it rebuilt here, from the source it
-# carries (no download; build-essential and python3 from apt, the Node headers from the nodejs package).
+# carries (no download; build-essential and python3 from apt, the Node headers of the node that runs it).
 ensure_native_modules() {
   local dir=$1
   if [[ $dry_run -eq 1 ]]; then
     echo "+ (check that better-sqlite3 loads in $dir; rebuild it from source if not)"
     return
   fi
-  if (cd "$dir" && node -e "new (require('better-sqlite3'))(':memory:').close()") 2>/dev/null; then
+  if (cd "$dir" && "$node_bin" -e "new (require('better-sqlite3'))(':memory:').close()") 2>/dev/null; then
     note "better-sqlite3 loads"
     return
   fi
@@ -234,11 +263,14 @@ ensure_native_modules() {
   have python3 || missing+=(python3)
   [[ ${#missing[@]} -eq 0 ]] || apt_install "${missing[@]}"
   local module
-  module=$(cd "$dir" && node -p "require('path').dirname(require.resolve('better-sqlite3/package.json'))")
-  (cd "$module" && npm_config_build_from_source=true npm_config_nodedir=/usr npm run install --foreground-scripts) ||
+  module=$(cd "$dir" && "$node_bin" -p "require('path').dirname(require.resolve('better-sqlite3/package.json'))")
+  # The headers of that node (…/include/node beside …/bin/node), not /usr's: Debian's 18 beside a 20 built it for 18.
+  local node_dir
+  node_dir=$(dirname "$(dirname "$(readlink -f "$node_bin")")")
+  (cd "$module" && npm_config_build_from_source=true npm_config_nodedir="$node_dir" npm run install --foreground-scripts) ||
     die "better-sqlite3 did not build: see the output above"
-  (cd "$dir" && node -e "new (require('better-sqlite3'))(':memory:').close()") || die "better-sqlite3 still does not load"
-  if ! (cd "$dir" && node -e "require('onnxruntime-node')") 2>/dev/null; then
+  (cd "$dir" && "$node_bin" -e "new (require('better-sqlite3'))(':memory:').close()") || die "better-sqlite3 still does not load"
+  if ! (cd "$dir" && "$node_bin" -e "require('onnxruntime-node')") 2>/dev/null; then
     warn "onnxruntime-node does not load on $(uname -m): set detector.kind: motion in agent.yaml (the bee model needs it)"
   fi
 }
@@ -252,9 +284,9 @@ install_code() {
   ensure_native_modules "$next"
   # The new code must at least start before it replaces the old.
   if [[ $dry_run -eq 1 ]]; then
-    echo "+ node $next/bin/hivegate-agent.mjs --help"
+    echo "+ $node_bin $next/bin/hivegate-agent.mjs --help"
   else
-    node "$next/bin/hivegate-agent.mjs" --help >/dev/null || die "the new agent does not start: $prefix is unchanged"
+    "$node_bin" "$next/bin/hivegate-agent.mjs" --help >/dev/null || die "the new agent does not start: $prefix is unchanged"
   fi
   if [[ -d $prefix ]]; then run mv "$prefix" "$previous"; fi
   run mv "$next" "$prefix"
@@ -294,18 +326,18 @@ install_config() {
 
 check_config() {
   if [[ $dry_run -eq 1 ]]; then
-    echo "+ hivegate-agent check-config --config $config_dir/agent.yaml (with $config_dir/agent.env)"
+    echo "+ $node_bin $prefix/bin/hivegate-agent.mjs check-config --config $config_dir/agent.yaml (with $config_dir/agent.env)"
     return
   fi
   # shellcheck source=/dev/null
-  (set -a && . "$config_dir/agent.env" && set +a && node "$prefix/bin/hivegate-agent.mjs" check-config --config "$config_dir/agent.yaml") ||
+  (set -a && . "$config_dir/agent.env" && set +a && "$node_bin" "$prefix/bin/hivegate-agent.mjs" check-config --config "$config_dir/agent.yaml") ||
     die "fix $config_dir/agent.yaml (or agent.env), then run: systemctl restart $service"
 }
 
 install_unit() {
   note "installing $unit_dir/$service.service"
   if [[ $dry_run -eq 1 ]]; then
-    echo "+ (write $unit_dir/$service.service from hivegate-agent.service: prefix $prefix, config $config_dir)"
+    echo "+ (write $unit_dir/$service.service from hivegate-agent.service: node $node_bin, prefix $prefix, config $config_dir)"
   else
     render_unit >"$unit_dir/$service.service"
     chmod 0644 "$unit_dir/$service.service"

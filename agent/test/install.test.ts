@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findOnPath } from '../src/capture/ffmpeg-binary.ts';
 import { readConfigFile, resolveConfig } from '../src/config/config.ts';
 import { tempDir } from './helpers/media.ts';
@@ -27,6 +27,19 @@ const places = () => {
   const root = join(dir.path, `root-${Math.random().toString(36).slice(2)}`);
   return { root, args: ['--prefix', join(root, 'opt/hivegate-agent'), '--config-dir', join(root, 'etc/hivegate'), '--unit-dir', join(root, 'systemd'), '--bin-link', join(root, 'bin/hivegate-agent')] };
 };
+
+/**
+ * A folder holding a `node` that runs `body` (a shell script), and the environment that puts it first on PATH, as
+ * /usr/local/bin is before /usr/bin. By default it passes every call on to the node running the tests.
+ */
+function nodeFirstOnPath(name: string, body = `exec ${JSON.stringify(process.execPath)} "$@"`): { node: string; env: NodeJS.ProcessEnv } {
+  const bin = join(dir.path, name);
+  mkdirSync(bin, { recursive: true });
+  const node = join(bin, 'node');
+  writeFileSync(node, `#!/bin/sh\n${body}\n`);
+  chmodSync(node, 0o755);
+  return { node, env: { PATH: `${bin}:${process.env.PATH ?? ''}` } };
+}
 
 /** The plan's change lines (`+ …`), in order. */
 const changes = (stdout: string) => stdout.split('\n').filter((l) => l.startsWith('+ '));
@@ -55,19 +68,42 @@ describe('install.sh', () => {
       /^\+ bash .*\/pack\.sh --dir /,
       /^\+ cp -a .*hivegate-agent .*opt\/hivegate-agent\.new$/,
       /^\+ \(check that better-sqlite3 loads/,
-      /^\+ node .*hivegate-agent\.new\/bin\/hivegate-agent\.mjs --help$/,
+      /^\+ \/\S*node .*hivegate-agent\.new\/bin\/hivegate-agent\.mjs --help$/,
       /^\+ mv .*hivegate-agent\.new .*opt\/hivegate-agent$/,
       /^\+ install -d -m 0750 -o root -g hivegate .*etc\/hivegate$/,
       /^\+ \(render agent\.yaml\.template .*hive 7, box 3, cloud https:\/\/hives\.example, source rpicam\)$/,
       /^\+ \(write HIVEGATE_TOKEN .*mode 0640 root:hivegate\)$/,
       /^\+ \(write .*systemd\/hivegate-agent\.service/,
       /^\+ systemctl daemon-reload$/,
-      /^\+ hivegate-agent check-config --config .*etc\/hivegate\/agent\.yaml/,
+      /^\+ \/\S*node .*opt\/hivegate-agent\/bin\/hivegate-agent\.mjs check-config --config .*etc\/hivegate\/agent\.yaml/,
       /^\+ systemctl enable hivegate-agent$/,
       /^\+ systemctl restart hivegate-agent$/,
     ].map((pattern) => indexOf(plan, pattern));
     expect(order).toEqual([...order].sort((a, b) => a - b));
     expect(existsSync(root)).toBe(false);
+  });
+
+  // The unit ran /usr/bin/node, whichever node the checks had run: Debian's 18 beside a 20 in /usr/local/bin, or 203/EXEC.
+  it('has the service run the node it checked, the first on PATH, by its absolute path, and refuses an old one', async () => {
+    const { node, env } = nodeFirstOnPath('local-bin');
+    const { root, args } = places();
+    const result = await sh(['--dry-run', '--cloud', 'https://hives.example', '--token', 'abc', '--hive', '7', '--box', '3', ...args], env);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`==> node: ${node} (${process.version})`);
+    expect(changes(result.stdout)).toEqual(
+      expect.arrayContaining([
+        `+ ${node} ${root}/opt/hivegate-agent.new/bin/hivegate-agent.mjs --help`,
+        `+ (write ${root}/systemd/hivegate-agent.service from hivegate-agent.service: node ${node}, prefix ${root}/opt/hivegate-agent, config ${root}/etc/hivegate)`,
+        `+ ${node} ${root}/opt/hivegate-agent/bin/hivegate-agent.mjs check-config --config ${root}/etc/hivegate/agent.yaml (with ${root}/etc/hivegate/agent.env)`,
+      ]),
+    );
+    const unit = join(dir.path, 'local-node.service');
+    expect((await sh(['--render-unit', unit, '--prefix', '/opt/hivegate-agent', '--config-dir', '/etc/hivegate'], env)).code).toBe(0);
+    expect(readFileSync(unit, 'utf8')).toContain(`\nExecStart=${node} /opt/hivegate-agent/bin/hivegate-agent.mjs run --config /etc/hivegate/agent.yaml\n`);
+    const old = nodeFirstOnPath('old-bin', 'case "$1" in -p) echo 18 ;; --version) echo v18.19.0 ;; esac');
+    const refused = await sh(['--render-unit', join(dir.path, 'old-node.service'), '--prefix', '/opt/hivegate-agent'], old.env);
+    expect(refused).toMatchObject({ code: 1, stderr: `install.sh: ${old.node} is Node.js v18.19.0, older than 20: put a newer one first on PATH\n` });
+    expect(existsSync(join(dir.path, 'old-node.service'))).toBe(false);
   });
 
   it('installs from a bundle folder when given one, and keeps existing configuration', async () => {
@@ -133,8 +169,13 @@ describe('config template', () => {
 
 describe('hivegate-agent.service', () => {
   const rendered = join(dir.path, 'hivegate-agent.service');
-  const text = readFileSync(join(installDir, 'hivegate-agent.service'), 'utf8').replaceAll('@PREFIX@', '/opt/hivegate-agent').replaceAll('@CONFIG_DIR@', '/etc/hivegate');
-  writeFileSync(rendered, text);
+  const { node, env } = nodeFirstOnPath('unit-bin');
+  let text = '';
+  beforeAll(async () => {
+    const result = await sh(['--render-unit', rendered, '--prefix', '/opt/hivegate-agent', '--config-dir', '/etc/hivegate'], env);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    text = readFileSync(rendered, 'utf8');
+  });
 
   function parseUnit(source: string): Record<string, Record<string, string[]>> {
     const sections: Record<string, Record<string, string[]>> = {};
@@ -163,7 +204,7 @@ describe('hivegate-agent.service', () => {
     };
     expect(one('User')).toBe('hivegate');
     expect(one('SupplementaryGroups').split(' ')).toContain('video');
-    expect(one('ExecStart')).toBe('/usr/bin/node /opt/hivegate-agent/bin/hivegate-agent.mjs run --config /etc/hivegate/agent.yaml');
+    expect(one('ExecStart')).toBe(`${node} /opt/hivegate-agent/bin/hivegate-agent.mjs run --config /etc/hivegate/agent.yaml`);
     expect(one('ExecReload')).toBe('/bin/kill -HUP $MAINPID');
     expect(one('Restart')).toBe('on-failure');
     expect(one('StateDirectory')).toBe('hivegate-agent');
