@@ -39,7 +39,8 @@ hive_id=''
 box_id=''
 source_url=rpicam
 
-usage() { sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+# The comment block at the top, to its first line of code (a fixed line range printed `set -euo pipefail` too).
+usage() { sed -n '2,/^[^#]/s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; }
 die() {
   echo "install.sh: $*" >&2
   exit 1

@@ -143,6 +143,15 @@ describe('install.sh', () => {
     expect(existsSync(join(root, 'systemd/hivegate-agent.service'))).toBe(true);
   });
 
+  // --help printed a fixed range of the script's lines, whose last was `set -euo pipefail`.
+  it('--help prints the comment block at the top and no line of code', async () => {
+    const help = await sh(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^Installs the HiveGate entrance observer agent /);
+    expect(help.stdout).toContain('./install.sh --render-unit FILE');
+    expect(help.stdout).toMatch(/native modules built for another CPU are rebuilt from source\.\n$/);
+  });
+
   it('refuses bad input with a clear line', async () => {
     expect(await sh(['--dry-run', '--bogus'])).toMatchObject({ code: 1, stderr: 'install.sh: unknown option --bogus (see --help)\n' });
     expect((await sh(['--dry-run', '--token', 'a b', '--hive', '1'])).stderr).toContain('--token holds characters an API token does not have');
