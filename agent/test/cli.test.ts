@@ -185,6 +185,15 @@ describe('hivegate-agent CLI', () => {
     expect(notAModel.stderr).toContain(`hivegate-agent: detector.slot.model: cannot load ONNX model ${clip}:`);
   }, 60_000);
 
+  // A zone drawn on a 1280x720 screenshot, for a 640x480 source: check-config said "config ok" and the agent counted nothing.
+  it('check-config refuses a zone outside the frame, naming the point and the frame size, exit code 2', async () => {
+    const file = join(dir.path, 'zone-too-large.yaml');
+    writeFileSync(file, ['hiveId: h', 'boxId: b', `source: { url: ${JSON.stringify(clip)} }`, 'cloud: { url: "http://127.0.0.1:9", token: t }', 'detector: { kind: motion }', 'counting: { zone: [[73, 96], [900, 96], [900, 700], [73, 700]] }', ''].join('\n'));
+    const result = await cli(['check-config', '--config', file]);
+    expect(result).toMatchObject({ code: 2, stdout: '' });
+    expect(result.stderr).toContain('hivegate-agent: invalid configuration: counting.zone[1] (900, 96), counting.zone[2] (900, 700) and counting.zone[3] (73, 700) lie outside the 640x480 frame');
+  }, 30_000);
+
   // Only the first mistake in a config file was named, so fixing one took a run per mistake.
   it('check-config names every problem of a file at once', async () => {
     const file = join(dir.path, 'three-mistakes.yaml');

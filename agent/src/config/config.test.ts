@@ -56,6 +56,21 @@ describe('resolveConfig', () => {
     expect(withZone([[0, 480], [640, 480], [640, 300], [0, 300]])).not.toThrow();
   });
 
+  // A zone drawn on a full-resolution screenshot passed for a 640x480 source ("config ok") and then counted nothing.
+  it('refuses zone points outside the frame by their paths, naming the frame size, with 5 % to spare past the edges', () => {
+    const withZone = (zone: number[][], source = { url: 'a.mp4' }) => () => resolveConfig({ file: { ...minimal, source, counting: { zone } } as never, env: {} });
+    expect(withZone([[73, 96], [900, 96], [900, 700], [73, 700]])).toThrow(
+      'invalid configuration: counting.zone[1] (900, 96), counting.zone[2] (900, 700) and counting.zone[3] (73, 700) lie outside the 640x480 frame (source.width and source.height), more than 5 % past its edge: zone points are pixels of the frame the picture is scaled to, so a zone drawn on a picture of another size must be scaled to 640x480',
+    );
+    expect(withZone([[0, 240], [640, 240], [640, 600], [0, 480]])).toThrow('invalid configuration: counting.zone[2] (640, 600) lies outside the 640x480 frame');
+    expect(withZone([[-40, 240], [640, 240], [640, 480], [0, 480]])).toThrow('counting.zone[0] (-40, 240) lies outside');
+    // The size is the configured one, to which every picture is scaled.
+    expect(withZone([[73, 96], [900, 96], [900, 700], [73, 700]], { url: 'a.mp4', width: 1280, height: 720 } as never)).not.toThrow();
+    // Up to 5 % past an edge (32 px of 640, 24 of 480), and on the edges themselves.
+    expect(withZone([[-32, 300], [672, 300], [672, 504], [-32, 504]])).not.toThrow();
+    expect(withZone([[0, 0], [640, 0], [640, 480], [0, 480]])).not.toThrow();
+  });
+
   it('names the path of a bad field', () => {
     const bad = { ...minimal, counting: { zone: [[0, 0], [1, 1], ['x', 2]] } };
     expect(() => resolveConfig({ file: bad as never, env: {} })).toThrow('invalid configuration: counting.zone[2][0] must be a number');

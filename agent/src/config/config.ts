@@ -315,6 +315,10 @@ export function resolveConfig(layers: { file?: PartialAgentConfig; flags?: Parti
   if (config.sensors && !config.sensors.command === !config.sensors.file) problems.push('sensors needs exactly one of sensors.command or sensors.file');
   const zoneError = zoneProblem(config.counting.zone, config.source.width, config.source.height);
   if (zoneError) problems.push(`counting.zone ${zoneError}`);
+  else {
+    const outside = zonePointsOutside(config.counting.zone, config.source.width, config.source.height);
+    if (outside) problems.push(outside);
+  }
   if (problems.length > 0) throw new ConfigError(invalidConfigMessage(problems));
   return config;
 }
@@ -351,6 +355,30 @@ export function zoneProblem(zone: readonly (readonly number[])[], width: number,
     return `lies wholly outside the ${width}x${height} frame (source.width and source.height)`;
   }
   return undefined;
+}
+
+/** How far past the frame's edges a zone's point may lie: a zone drawn to the edge by hand often overshoots it a little. */
+export const ZONE_EDGE_ALLOWANCE = 0.05;
+
+/**
+ * The zone's points that lie outside the frame the agent counts on, by their paths, or undefined when none do. The
+ * capture scales every picture to source.width x source.height, so that is the frame, whatever the camera's own
+ * size: a zone drawn on a full-resolution screenshot (1920x1080, say) passed the checks above, being partly in a
+ * 640x480 frame, and then counted at the wrong place or not at all. A point up to `ZONE_EDGE_ALLOWANCE` of the
+ * frame's width or height past its edge is taken; the part of a zone past the edge can hold no bee anyway.
+ */
+export function zonePointsOutside(zone: readonly (readonly number[])[], width: number, height: number, path = 'counting.zone'): string | undefined {
+  const marginX = width * ZONE_EDGE_ALLOWANCE;
+  const marginY = height * ZONE_EDGE_ALLOWANCE;
+  const outside = zone.flatMap(([x, y], index) => (x! < -marginX || x! > width + marginX || y! < -marginY || y! > height + marginY ? [{ index, x: x!, y: y! }] : []));
+  if (outside.length === 0) return undefined;
+  const named = outside.map(({ index, x, y }) => `${path}[${index}] (${x}, ${y})`);
+  const list = named.length === 1 ? named[0]! : `${named.slice(0, -1).join(', ')} and ${named.at(-1)!}`;
+  return (
+    `${list} ${named.length === 1 ? 'lies' : 'lie'} outside the ${width}x${height} frame (source.width and source.height), more than ` +
+    `${Math.round(ZONE_EDGE_ALLOWANCE * 100)} % past its edge: zone points are pixels of the frame the picture is scaled to, so a zone drawn on ` +
+    `a picture of another size must be scaled to ${width}x${height}`
+  );
 }
 
 /**
