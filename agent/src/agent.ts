@@ -5,6 +5,7 @@ import { ClockStepLog } from './capture/clock-steps.ts';
 import { resolveFfmpeg } from './capture/ffmpeg-binary.ts';
 import { pictureRateNote, repeatedFramesNote, slowSourceNote } from './capture/rate-notes.ts';
 import { isLive, parseSource } from './capture/source.ts';
+import { SpacedNotes, type SpacedNote } from './capture/spaced-notes.ts';
 import { defaultZone, frameCountsAt, type AgentConfig } from './config/config.ts';
 import { Controller } from './controller.ts';
 import { EntranceCounter } from './count/entrance-counter.ts';
@@ -47,6 +48,18 @@ export function statusFilePath(config: AgentConfig): string {
 export function appVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: string };
   return `hivegate-agent/${pkg.version ?? '0.0.0'}`;
+}
+
+/**
+ * The least time between two notes that the picture rate changed (the first is said at once): a machine that falls
+ * behind its camera sees the rate move with its load, every 10 s.
+ */
+const PICTURE_RATE_NOTE_SPACING_MS = 10 * 60_000;
+
+/** A rate new pictures come at, with the frame-counted settings it set, by name. */
+interface RateChange {
+  fps: number;
+  applied: Record<string, number>;
 }
 
 /** Notes the last upload for `status`; on a full disk the note waits for a later upload rather than failing this one. */
@@ -109,6 +122,8 @@ async function runWithOutbox(config: AgentConfig, options: RunOptions): Promise<
   let rateNoted: string | undefined;
   /** The frame-counted settings in force, by name (as `followPictureRate` returns them). */
   let appliedCounts = '';
+  const rateNotes = new SpacedNotes<RateChange>(PICTURE_RATE_NOTE_SPACING_MS);
+  let heldRateNote: NodeJS.Timeout | undefined;
   const capture = createCapture(config, (status) => {
     if (status.state === 'failed') log(`capture failed: ${status.message ?? ''}`);
     // A camera that stays away is retried for as long as it takes: said as an outage, not at every attempt.
@@ -132,17 +147,37 @@ async function runWithOutbox(config: AgentConfig, options: RunOptions): Promise<
     if (fps === undefined) return;
     const applied = followPictureRate(config, fps, { tracker, counter });
     appliedCounts = JSON.stringify(applied);
+    rateNotes.settled(appliedCounts);
     pipeline.followingPictureRate(fps);
     const note = liveSource ? slowSourceNote(fps, config.source.fps, applied) : capture.sourceFps === undefined ? undefined : repeatedFramesNote(capture.sourceFps, config.source.fps, applied);
     if (note && note !== rateNoted) log(`source: ${note}`);
     rateNoted = note;
   };
-  /** A live source whose new pictures now come at another rate than before: the settings follow, and the log says so. */
+  const sayRateNote = (note: SpacedNote<RateChange> | undefined) => {
+    if (note) log(`source: ${pictureRateNote(note.detail.fps, note.detail.applied, { changes: note.changes, minutes: PICTURE_RATE_NOTE_SPACING_MS / 60_000 })}`);
+  };
+  /**
+   * A live source whose new pictures now come at another rate than before: the settings follow at once; the log says
+   * so at once the first time, and then at most every PICTURE_RATE_NOTE_SPACING_MS.
+   */
   const followMeasuredRate = (fps: number) => {
     const applied = followPictureRate(config, fps, { tracker, counter });
     const before = appliedCounts;
     appliedCounts = JSON.stringify(applied);
-    if (appliedCounts !== before) log(`source: ${pictureRateNote(fps, applied)}`);
+    if (appliedCounts === before) return;
+    sayRateNote(rateNotes.changed(appliedCounts, { fps, applied }, Date.now()));
+    sayHeldRateNoteWhenDue();
+  };
+  /** A change held back is said when its time comes, though the rate then stays as it is. */
+  const sayHeldRateNoteWhenDue = () => {
+    const dueAt = rateNotes.dueAt;
+    if (dueAt === undefined || heldRateNote !== undefined) return;
+    heldRateNote = setTimeout(() => {
+      heldRateNote = undefined;
+      sayRateNote(rateNotes.due(Date.now()));
+      sayHeldRateNoteWhenDue(); // a timer may fire a millisecond early
+    }, dueAt - Date.now());
+    heldRateNote.unref();
   };
   // Live streaming and the device conversation belong to a running observer, not to a one-shot file run.
   const live = config.live.enabled && !options.once;
@@ -288,6 +323,7 @@ async function runWithOutbox(config: AgentConfig, options: RunOptions): Promise<
 
   await Promise.race([pipeline.done, options.stopSignal ?? new Promise<void>(() => {})]);
   await controller.stop();
+  clearTimeout(heldRateNote);
   const stats = pipeline.stats;
   const remaining = pendingAfterStop(config);
   log(`agent stopped: ${stats.framesProcessed} frames${stats.framesRepeated > 0 ? ` (and ${stats.framesRepeated} repeats skipped)` : ''}, in ${stats.beesIn}, out ${stats.beesOut}, ${stats.intervalsQueued} intervals and ${stats.trajectoryBatchesQueued} trajectory batches queued; ${remaining} records still queued`);

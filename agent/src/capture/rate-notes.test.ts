@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { repeatedFramesNote, repeatsNote, slowSourceNote } from './rate-notes.ts';
+import { pictureRateNote, repeatedFramesNote, repeatsNote, slowSourceNote } from './rate-notes.ts';
 
 describe('repeatedFramesNote', () => {
   it('tells a user whose file is slower than source.fps which rate to set', () => {
@@ -27,6 +27,15 @@ describe('slowSourceNote', () => {
   it('says nothing when the camera keeps up', () => {
     expect(slowSourceNote(30, 30, {})).toBeUndefined();
     expect(slowSourceNote(30000 / 1001, 30, {})).toBeUndefined();
+  });
+});
+
+describe('pictureRateNote', () => {
+  it('names the rate and the settings, and how many changes a spaced note stands for', () => {
+    const counts = { 'tracker.minHits': 2, 'tracker.maxMissedFrames': 12 };
+    expect(pictureRateNote(18.04, counts)).toBe('new pictures now come at about 18 a second (over the last 10 s), and the settings counted in frames follow: tracker.minHits 2, tracker.maxMissedFrames 12');
+    expect(pictureRateNote(18, counts, { changes: 1, minutes: 10 })).toBe(pictureRateNote(18, counts));
+    expect(pictureRateNote(18, counts, { changes: 7, minutes: 10 })).toMatch(/maxMissedFrames 12 \(the rate moved 7 times since this was last said, which is at most every 10 min: /);
   });
 });
 

@@ -28,9 +28,14 @@ export function slowSourceNote(readFps: number, configuredFps: number, frameCoun
   return `the camera sends ${rate(readFps)} fps, fewer than the ${rate(configuredFps)} of source.fps, so its frames are taken as they come, ${rate(readFps)} a second, and the settings counted in frames follow that rate: ${settingsList(frameCounts)}`;
 }
 
-/** A live source whose new pictures come at another rate than before (measured over 10 s), with the settings now. */
-export function pictureRateNote(fps: number, frameCounts: Readonly<Record<string, number>>): string {
-  return `new pictures now come at about ${about(fps)} a second (over the last 10 s), and the settings counted in frames follow: ${settingsList(frameCounts)}`;
+/**
+ * A live source whose new pictures come at another rate than before (measured over 10 s), with the settings now;
+ * `spacing`: this note is said at most every so many minutes, and stands for that many changes (`SpacedNotes`).
+ */
+export function pictureRateNote(fps: number, frameCounts: Readonly<Record<string, number>>, spacing?: { changes: number; minutes: number }): string {
+  const note = `new pictures now come at about ${about(fps)} a second (over the last 10 s), and the settings counted in frames follow: ${settingsList(frameCounts)}`;
+  if (!spacing || spacing.changes < 2) return note;
+  return `${note} (the rate moved ${spacing.changes} times since this was last said, which is at most every ${spacing.minutes} min: a machine that falls behind its camera, or a camera whose rate varies)`;
 }
 
 const settingsList = (settings: Readonly<Record<string, number>>) =>
