@@ -264,6 +264,8 @@ async function runWithOutbox(config: AgentConfig, options: RunOptions): Promise<
         } else if (event.type === 'reconnected') {
           outage.succeeded('live', (failures) => `live: the cloud answers again, after ${failures} failed requests`);
           liveFailures = 0;
+          // Records queued through the outage go now, not when the uplink's backoff (up to 5 min) runs out.
+          uplink.cloudAnswers();
         }
       },
     });

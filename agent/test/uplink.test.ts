@@ -150,6 +150,42 @@ describe('Uplink', () => {
     expect(cloud.accepted.size).toBe(11);
   });
 
+  // Queued records waited out the backoff (up to 5 min) though the live link already had the cloud back.
+  it('retries at once when told the cloud answers again, cutting its backoff short', async () => {
+    enqueueMovements(2);
+    cloud.overrides.push((req, res) => {
+      req.status = 503;
+      res.writeHead(503).end('{"error":"restarting"}');
+      return true;
+    });
+    const u = makeUplink({ backoff: { initialMs: 60_000, maxMs: 60_000 }, random: () => 1 });
+    u.start();
+    await waitFor(() => events.some((e) => e.type === 'retrying'));
+    expect(events.find((e) => e.type === 'retrying')).toMatchObject({ delayMs: 60_000 });
+    const told = Date.now();
+    u.cloudAnswers();
+    await waitFor(() => outbox.stats().pending.movement === 0, 3000);
+    expect(Date.now() - told).toBeLessThan(2000);
+    expect(cloud.requests.map((r) => r.status)).toEqual([503, 200]);
+  });
+
+  it('keeps a wait the cloud asked for (Retry-After) when told the cloud answers', async () => {
+    enqueueMovements(1);
+    cloud.overrides.push((req, res) => {
+      req.status = 503;
+      res.writeHead(503, { 'retry-after': '2' }).end('{"error":"busy"}');
+      return true;
+    });
+    const u = makeUplink();
+    u.start();
+    await waitFor(() => events.some((e) => e.type === 'retrying'));
+    u.cloudAnswers();
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(cloud.requests).toHaveLength(1);
+    await waitFor(() => outbox.stats().pending.movement === 0, 3000);
+    expect(cloud.requests.map((r) => r.status)).toEqual([503, 200]);
+  });
+
   it('keeps records and retries when the cloud is unreachable, and drain gives up at its deadline', async () => {
     enqueueMovements(1);
     await cloud.stop();

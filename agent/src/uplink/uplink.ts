@@ -56,6 +56,8 @@ export class Uplink {
   private abort = new AbortController();
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
+  /** Ends the backoff a retry is waiting out, when that wait may be cut short (`cloudAnswers`). */
+  private cutBackoff: (() => void) | undefined;
   private blockedUntil = 0;
   /** Kinds whose endpoint the cloud does not have (an older cloud): only they wait, the rest keeps flowing. */
   private readonly kindBlockedUntil = new Map<RecordKind, number>();
@@ -96,6 +98,16 @@ export class Uplink {
 
   /** New records are waiting: send now instead of at the next idle tick. */
   notify(): void {
+    this.wake?.();
+  }
+
+  /**
+   * Another part of the agent has just heard from the cloud (the live link answers again after failing): a retry
+   * waiting out its backoff after a network error or a 5xx goes now. It waited up to backoff.maxMs (5 min) after the
+   * cloud was back. A wait the cloud asked for (Retry-After) is kept, and so is a refused token's stop.
+   */
+  cloudAnswers(): void {
+    this.cutBackoff?.();
     this.wake?.();
   }
 
@@ -240,10 +252,28 @@ export class Uplink {
           this.lastError = error.message;
           this.options.outbox.recordAttempt(records.map((r) => r.id), error.message);
           this.options.onEvent?.({ type: 'retrying', kind, attempt: attemptNumber, delayMs, reason: error.message });
-          await sleep(delayMs, signal);
+          await this.waitBackoff(delayMs, signal, error.retryAfterMs === undefined);
         },
       },
     );
+  }
+
+  /** Sleeps `ms` (rejects when `signal` aborts); a `cuttable` wait also ends at `cloudAnswers()`. */
+  private waitBackoff(ms: number, signal: AbortSignal, cuttable: boolean): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (signal.aborted) return reject(signal.reason as Error);
+      const settle = (then: () => void) => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        if (this.cutBackoff === cut) this.cutBackoff = undefined;
+        then();
+      };
+      const cut = () => settle(resolve);
+      const onAbort = () => settle(() => reject(signal.reason as Error));
+      const timer = setTimeout(cut, ms);
+      signal.addEventListener('abort', onAbort, { once: true });
+      if (cuttable) this.cutBackoff = cut;
+    });
   }
 
   private async post(kind: RecordKind, records: OutboxRecord[], signal: AbortSignal): Promise<void> {
@@ -320,20 +350,5 @@ function aborted(signal: AbortSignal): Promise<never> {
   return new Promise((_, reject) => {
     if (signal.aborted) return reject(signal.reason as Error);
     signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
-  });
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason as Error);
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason as Error);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
   });
 }

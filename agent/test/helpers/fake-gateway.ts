@@ -67,6 +67,8 @@ export class FakeGateway {
   redeliveryMs = 300;
   /** Status to answer on device endpoints instead of handling them (e.g. 401, 404). */
   deviceAnswer: number | undefined;
+  /** Status to answer on the ingest endpoints instead of handling them (e.g. 503). */
+  ingestAnswer: number | undefined;
   private nextId = 1;
 
   async start(): Promise<void> {
@@ -136,6 +138,7 @@ export class FakeGateway {
     if (publish) return this.handlePublish(req, res, publish[1]!, decodeURIComponent(publish[2]!), body, json);
     if (this.deviceAnswer === 404) return json(404, { error: `no route ${req.method} ${path}` });
     if (['/entrance/v1/movement', '/iot/v1/metrics', '/api/entrance-heatmaps/trajectories'].includes(path)) {
+      if (this.ingestAnswer !== undefined) return json(this.ingestAnswer, { error: `scripted ${this.ingestAnswer}` });
       if (req.headers.authorization !== `Bearer ${this.deviceToken}`) return json(401, { error: 'invalid token' });
       this.ingested.push({ path, body: JSON.parse(body.toString()) as unknown });
       return json(200, { message: 'OK' });

@@ -1,0 +1,94 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { runAgent } from '../src/agent.ts';
+import { resolveConfig, type AgentConfig } from '../src/config/config.ts';
+import { identityOf, Outbox } from '../src/outbox/outbox.ts';
+import type * as RetryPolicy from '../src/uplink/retry-policy.ts';
+import { FakeGateway } from './helpers/fake-gateway.ts';
+import { startTwoBeesCamera, tempDir, type NetworkCamera } from './helpers/media.ts';
+
+// The uplink's backoff pinned at a minute, as it grows to after a few failures (up to 5): what it waited out once
+// the cloud was back is then plain to see. The live link's backoff (backoffDelay) is left as it is.
+vi.mock('../src/uplink/retry-policy.ts', async (importOriginal) => ({
+  ...(await importOriginal<typeof RetryPolicy>()),
+  retryDelay: () => 60_000,
+}));
+
+const dir = tempDir('agent-cloud');
+const gateway = new FakeGateway();
+let camera: NetworkCamera;
+
+beforeAll(async () => {
+  camera = await startTwoBeesCamera(dir.path, { loop: true });
+  await gateway.start();
+}, 60_000);
+afterAll(async () => {
+  await camera?.close();
+  await gateway.stop();
+  dir.cleanup();
+});
+
+/** The config of an agent on the camera, with the motion detector, state in its own folder, and quick live requests. */
+function agentConfig(name: string): AgentConfig {
+  return resolveConfig({
+    file: {
+      hiveId: 'hive-1', boxId: 'box-1', deviceId: `pi-${name}`, source: { url: camera.url },
+      cloud: { url: gateway.url, token: gateway.deviceToken },
+      live: { statusIntervalSeconds: 1, pollWaitSeconds: 1 },
+      detector: { kind: 'motion' },
+      stateDir: join(dir.path, name),
+    },
+    env: {},
+  });
+}
+
+/** A running agent, its log collected; `stop()` resolves to its exit code. */
+function startAgent(config: AgentConfig) {
+  let stop: () => void = () => {};
+  const logs: string[] = [];
+  const exit = runAgent(config, { stopSignal: new Promise<void>((resolve) => (stop = resolve)), log: (m) => logs.push(m) });
+  return {
+    logs,
+    async stop(): Promise<number> {
+      stop();
+      return exit;
+    },
+  };
+}
+
+/** Queues one movement record in the outbox at `path`, as an earlier run would have left it. */
+function queueMovement(path: string, timestamp: number): string {
+  const movement = { hiveId: 'hive-1', boxId: 'box-1', beesIn: 4, beesOut: 2, timestamp };
+  const outbox = new Outbox({ path });
+  outbox.start();
+  const dedupeKey = identityOf('movement', movement);
+  outbox.enqueue('movement', dedupeKey, movement);
+  outbox.stop();
+  return dedupeKey;
+}
+
+const delivered = (timestamp: number) => gateway.ingested.some((r) => r.path === '/entrance/v1/movement' && (r.body as { timestamp: number }[]).some((m) => m.timestamp === timestamp));
+
+describe('agent and a cloud that goes away', () => {
+  // The device loop said "the cloud answers again" while the queued counts waited out the uplink's backoff (up to 5 min).
+  it('sends what it queued as soon as the live link hears from the cloud again', async () => {
+    const timestamp = 1_767_225_600;
+    gateway.deviceAnswer = 503;
+    gateway.ingestAnswer = 503;
+    const config = agentConfig('back');
+    queueMovement(config.outbox.path, timestamp);
+    const agent = startAgent(config);
+    try {
+      await gateway.waitFor(() => agent.logs.some((l) => l.startsWith('uplink retry 1 for movement in 60000 ms')) && agent.logs.some((l) => l.startsWith('live: ')), 20_000, 'both links failing');
+      gateway.deviceAnswer = undefined;
+      gateway.ingestAnswer = undefined;
+      const back = Date.now();
+      await gateway.waitFor(() => delivered(timestamp), 15_000, 'the queued movement delivered');
+      expect(Date.now() - back).toBeLessThan(15_000);
+      expect(agent.logs).toContainEqual(expect.stringMatching(/^live: the cloud answers again, after \d+ failed requests$/));
+      expect(agent.logs).toContainEqual(expect.stringMatching(/^uplink: movement delivered again after 1 failed attempts$/));
+    } finally {
+      expect(await agent.stop()).toBe(0);
+    }
+  }, 60_000);
+});
