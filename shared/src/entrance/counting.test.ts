@@ -326,6 +326,20 @@ describe('MovementAggregator', () => {
     expect(aggregator.flush()).toEqual([expect.objectContaining({ intervalStart: T0 + 1, beesIn: 1 })]);
   });
 
+  it('shows the open intervals as they stand without closing them, with the speed samples behind their speeds', () => {
+    const aggregator = new MovementAggregator({ zone, fps, intervalSeconds: 1 });
+    aggregator.observeFrame(T0, [{ trackId: 'x', x: 320, y: 300 }]);
+    aggregator.observeFrame(T0 + 0.1, [{ trackId: 'x', x: 320, y: 290 }]);
+    aggregator.observeFrame(T0 + 1.2, [{ trackId: 'x', x: 320, y: 20 }]);
+    const open = aggregator.openIntervals();
+    expect(open.map((i) => [i.intervalStart, i.frames, i.speedSamples])).toEqual([[T0, 2, 1], [T0 + 1, 1, 0]]);
+    expect(open[0]!.avgSpeed).toBeCloseTo(10);
+    expect(aggregator.endTrack('x')).toMatchObject({ direction: 'in' });
+    // Still open: the crossing lands in the interval it happened in, and both are emitted once.
+    expect(aggregator.flush().map((i) => [i.intervalStart, i.beesIn])).toEqual([[T0, 0], [T0 + 1, 1]]);
+    expect(aggregator.openIntervals()).toEqual([]);
+  });
+
   it('refuses frames out of time order', () => {
     const aggregator = new MovementAggregator({ zone, fps });
     aggregator.observeFrame(T0 + 1, []);

@@ -93,6 +93,8 @@ export interface IntervalSummary {
   netFlow: number;
   avgSpeed?: number;
   p95Speed?: number;
+  /** How many speed samples avgSpeed and p95Speed were taken from: their weight when two parts of one interval are merged. */
+  speedSamples: number;
   stationaryBees: number;
   detectedBees: number;
   beeInteractions: number;
@@ -460,6 +462,14 @@ export class MovementAggregator {
     return due.map((interval) => this.summarize(interval));
   }
 
+  /**
+   * The intervals not emitted yet, as they stand, oldest first; they stay open. What an agent saves so that a restart
+   * loses no counts (it merges them into the next run's intervals of the same end).
+   */
+  openIntervals(): IntervalSummary[] {
+    return [...this.intervals.values()].sort((a, b) => a.start - b.start).map((interval) => this.summarize(interval));
+  }
+
   /** Ends every track still open and emits every interval, oldest first. */
   flush(): IntervalSummary[] {
     for (const trackId of [...this.tracks.keys()]) this.endTrack(trackId, false);
@@ -489,6 +499,7 @@ export class MovementAggregator {
       beesIn: interval.beesIn,
       beesOut: interval.beesOut,
       netFlow: interval.beesIn - interval.beesOut,
+      speedSamples: speeds.length,
       stationaryBees: stationary,
       detectedBees: interval.tracks.size,
       beeInteractions: interval.interactions,
