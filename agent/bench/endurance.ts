@@ -173,6 +173,8 @@ async function main() {
     if (said.length > MAX_LOG_LINES_SHOWN) console.log(`  … and ${said.length - MAX_LOG_LINES_SHOWN} more`);
 
     const counted = /agent stopped: .*?in (\d+), out (\d+).*?; (\d+) records still queued/.exec(log);
+    // A live agent keeps the intervals still open at its stop for its next start, rather than send them part-counted.
+    const saved = /agent stopped: .*open intervals? saved for the next start to complete \(in (\d+), out (\d+)\)/.exec(log);
     const { rows } = await app.ctx.db.query<{ beesIn: string | null; beesOut: string | null; intervals: string }>(
       `SELECT sum(bees_in) AS "beesIn", sum(bees_out) AS "beesOut", count(*) AS intervals FROM movements WHERE owner_id = $1 AND box_id = 'sim-box'`,
       [user.id],
@@ -180,7 +182,8 @@ async function main() {
     const stored = rows[0]!;
     console.log(
       `counted by the agent: in ${counted?.[1] ?? '?'}, out ${counted?.[2] ?? '?'} (true ${trueIn}, ${trueOut}); ${counted?.[3] ?? '?'} records left queued; ` +
-        `stored in the cloud: in ${Number(stored.beesIn ?? 0)}, out ${Number(stored.beesOut ?? 0)} in ${Number(stored.intervals)} intervals${live ? '' : ` (${truth.intervals.length} expected)`}`,
+        `stored in the cloud: in ${Number(stored.beesIn ?? 0)}, out ${Number(stored.beesOut ?? 0)} in ${Number(stored.intervals)} intervals${live ? '' : ` (${truth.intervals.length} expected)`}` +
+        `${live ? `; saved for the agent's next start: in ${saved?.[1] ?? 0}, out ${saved?.[2] ?? 0}` : ''}`,
     );
   } finally {
     await camera?.stop();

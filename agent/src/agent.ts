@@ -23,6 +23,9 @@ import { BeeTracker } from './track/tracker.ts';
 import { OutageLog } from './uplink/outage-log.ts';
 import { Uplink } from './uplink/uplink.ts';
 
+/** How often a live agent saves the counts of the intervals it has not sent yet: what a power cut can lose at most. */
+export const OPEN_INTERVALS_SAVE_MS = 5000;
+
 export interface RunOptions {
   /** Process the source to its end, deliver everything, exit. */
   once?: boolean;
@@ -212,6 +215,8 @@ async function runWithOutbox(config: AgentConfig, options: RunOptions): Promise<
     log,
     // A file's rate is known at start; a camera's shows in what it delivers.
     ...(liveSource ? { readFps: () => capture.readFps, onPictureRate: followMeasuredRate } : {}),
+    // A camera's next run goes on where this one stops (a restart, an upgrade, a power cut); a file's run ends with it.
+    ...(liveSource ? { saveOpenIntervals: { everyMs: OPEN_INTERVALS_SAVE_MS } } : {}),
   });
   const snapshot = (): DeviceSnapshot => {
     const stats = pipeline.stats;
@@ -328,7 +333,9 @@ async function runWithOutbox(config: AgentConfig, options: RunOptions): Promise<
   clearTimeout(heldRateNote);
   const stats = pipeline.stats;
   const remaining = pendingAfterStop(config);
-  log(`agent stopped: ${stats.framesProcessed} frames${stats.framesRepeated > 0 ? ` (and ${stats.framesRepeated} repeats skipped)` : ''}, in ${stats.beesIn}, out ${stats.beesOut}, ${stats.intervalsQueued} intervals and ${stats.trajectoryBatchesQueued} trajectory batches queued; ${remaining} records still queued`);
+  const saved = stats.openIntervalsSaved;
+  const savedNote = saved && saved.intervals > 0 ? `; ${saved.intervals} open interval${saved.intervals === 1 ? '' : 's'} saved for the next start to complete (in ${saved.beesIn}, out ${saved.beesOut})` : '';
+  log(`agent stopped: ${stats.framesProcessed} frames${stats.framesRepeated > 0 ? ` (and ${stats.framesRepeated} repeats skipped)` : ''}, in ${stats.beesIn}, out ${stats.beesOut}, ${stats.intervalsQueued} intervals and ${stats.trajectoryBatchesQueued} trajectory batches queued; ${remaining} records still queued${savedNote}`);
   if (capture.state === 'failed') return 1;
   // A daemon leaves undelivered records for its next start; a one-shot run promised to deliver them.
   if (options.once) return remaining === 0 ? 0 : 1;

@@ -5,8 +5,10 @@ import { parseArgs } from 'node:util';
 import { appVersion, runAgent, statusFilePath, type AgentControls } from './agent.ts';
 import { createDetector } from './detect/factory.ts';
 import { ConfigError, parseZone, readConfigFile, resolveConfig, type PartialAgentConfig } from './config/config.ts';
+import { describeOpenIntervals, readSavedIntervals } from './count/open-intervals.ts';
 import { Outbox } from './outbox/outbox.ts';
 import { OutboxLock } from './outbox/outbox-lock.ts';
+import { OPEN_INTERVALS_STATE_KEY } from './pipeline.ts';
 import { cameraVerdict, measureDecode, measurePipeline } from './throughput.ts';
 
 /** Each command's usage and what it does; `hivegate-agent COMMAND --help` prints its own, `--help` all of them. */
@@ -299,12 +301,25 @@ function outboxLines(outboxPath: string): string[] {
       `quarantined:   ${stats.quarantined}`,
       `dropped:       movement ${stats.dropped.movement}, trajectories ${stats.dropped.trajectories}, metrics ${stats.dropped.metrics}`,
       `last upload:   ${lastUpload ? `${lastUpload.at} (${lastUpload.count} ${lastUpload.kind})` : 'never'}`,
+      ...openIntervalsLine(outbox),
     ];
   } catch (error) {
     if (!(error instanceof Error && 'code' in error && error.code === 'SQLITE_BUSY')) throw error;
     return ['queued:        unknown: the running agent keeps the outbox to itself (it started on a full disk; see its log)'];
   } finally {
     outbox.stop();
+  }
+}
+
+/** The counts a live agent saved of the intervals it has not sent yet (as of its last save), if any. */
+function openIntervalsLine(outbox: Outbox): string[] {
+  const saved = outbox.getState<unknown>(OPEN_INTERVALS_STATE_KEY);
+  if (saved === undefined) return [];
+  try {
+    const intervals = readSavedIntervals(saved);
+    return intervals.length === 0 ? [] : [`not sent yet:  ${describeOpenIntervals(intervals)} counted in intervals still open, saved for the agent to send when they close`];
+  } catch (error) {
+    return [`not sent yet:  unreadable (${(error as Error).message})`];
   }
 }
 

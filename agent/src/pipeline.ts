@@ -6,8 +6,9 @@ import { repeatsNote } from './capture/rate-notes.ts';
 import { PictureRateMeter } from './capture/picture-rate.ts';
 import { RepeatedFrameFilter } from './capture/repeated-frames.ts';
 import type { CounterOutput, EntranceCounter } from './count/entrance-counter.ts';
+import { describeOpenIntervals, openIntervalTotals, readSavedIntervals, savedForm, type OpenInterval } from './count/open-intervals.ts';
 import type { Area, Detection, Detector } from './detect/types.ts';
-import { identityOf, type Outbox } from './outbox/outbox.ts';
+import { identityOf, isStorageFull, type Outbox } from './outbox/outbox.ts';
 import type { BeeTracker, TrackerUpdate } from './track/tracker.ts';
 
 export interface FrameSource extends AsyncIterable<Frame> {
@@ -44,6 +45,8 @@ export interface PipelineStats {
   invalidRecords: number;
   /** Errors thrown by the frame tap (the live stream); counting went on regardless. */
   tapErrors: number;
+  /** With `saveOpenIntervals`: the intervals not emitted yet as last saved, for the next start to complete. */
+  openIntervalsSaved?: { intervals: number; beesIn: number; beesOut: number; at: string };
 }
 
 /** Sees what the pipeline sees, for evaluation and debugging; must not keep the frame's pixels. */
@@ -78,7 +81,17 @@ export interface PipelineOptions {
    * sends fewer frames in the dark, an agent that falls behind its camera), so the frame-counted settings can follow.
    */
   onPictureRate?: (fps: number) => void;
+  /**
+   * For a run the next one goes on from (a live source): the intervals not emitted yet are saved in the outbox's
+   * database every `everyMs` and when the pipeline stops, rather than emitted part-counted at the stop, and those
+   * the previous run saved are completed by this one. A kill or a power cut then loses at most the last `everyMs`
+   * of counts, and a restart within an interval sends that interval once, with the counts of both runs.
+   */
+  saveOpenIntervals?: { everyMs: number };
 }
+
+/** Where the open intervals are kept among the outbox's agent state. */
+export const OPEN_INTERVALS_STATE_KEY = 'openIntervals';
 
 const checkMovement = compileValidator(EntranceMovementInput);
 /** How often the status file is rewritten. */
@@ -94,6 +107,11 @@ export class Pipeline {
   private readonly repeats = new RepeatedFrameFilter();
   private readonly pictureRate = new PictureRateMeter();
   private repeatsNoted = false;
+  private lastSaveAt = Number.NEGATIVE_INFINITY;
+  /** What was saved last (JSON), so that a quiet night writes nothing new to the SD card. */
+  private lastSaved: string | undefined;
+  /** Why the open intervals could not be saved last time (said once, until they can be again). */
+  private saveError: string | undefined;
   readonly stats: PipelineStats = {
     framesProcessed: 0,
     framesDropped: 0,
@@ -134,6 +152,7 @@ export class Pipeline {
     // "capture running" for as long as the outage lasted.
     const statusTimer = setInterval(() => this.writeStatus(false), STATUS_INTERVAL_MS / 2);
     statusTimer.unref();
+    this.restoreOpenIntervals();
     try {
       for await (const frame of source) {
         this.tap(frame);
@@ -146,15 +165,65 @@ export class Pipeline {
         const update = tracker.update(frame.timestampMs, detections, looked);
         this.options.observer?.frame?.(frame, detections, update, looked);
         this.queue(counter.onFrame(frame.timestampMs, update.tracks, update.ended));
+        this.saveOpenIntervals(false);
         this.tick(frame);
       }
     } catch (error) {
       this.options.log?.(`pipeline stopped on an error: ${(error as Error).message}`);
     } finally {
       clearInterval(statusTimer);
-      this.queue(counter.flush(tracker.flush()));
+      if (this.options.saveOpenIntervals) {
+        this.queue(counter.suspend(tracker.flush()));
+        this.saveOpenIntervals(true);
+      } else {
+        this.queue(counter.flush(tracker.flush()));
+      }
       this.writeStatus(true);
     }
+  }
+
+  /** Hands the counter the intervals the previous run saved; a save it cannot read is said and left out. */
+  private restoreOpenIntervals(): void {
+    if (!this.options.saveOpenIntervals) return;
+    const saved = this.options.outbox.getState<unknown>(OPEN_INTERVALS_STATE_KEY);
+    if (saved === undefined) return;
+    let intervals: OpenInterval[];
+    try {
+      intervals = readSavedIntervals(saved);
+    } catch (error) {
+      this.options.log?.(`the open intervals the last run saved cannot be read (${(error as Error).message}); they are left out`);
+      return;
+    }
+    if (intervals.length === 0) return;
+    this.options.counter.restore(intervals);
+    this.lastSaved = JSON.stringify(savedForm(intervals));
+    this.options.log?.(`going on with ${describeOpenIntervals(intervals)} the last run had counted and not sent`);
+  }
+
+  /** Saves the counter's open intervals, at most every `everyMs` unless `now`; a full disk is said once, and counting goes on. */
+  private saveOpenIntervals(now: boolean): void {
+    const every = this.options.saveOpenIntervals?.everyMs;
+    if (every === undefined) return;
+    const at = performance.now();
+    if (!now && at - this.lastSaveAt < every) return;
+    this.lastSaveAt = at;
+    const intervals = this.options.counter.openIntervals();
+    const json = JSON.stringify(savedForm(intervals));
+    if (json !== this.lastSaved) {
+      try {
+        this.options.outbox.setState(OPEN_INTERVALS_STATE_KEY, savedForm(intervals));
+      } catch (error) {
+        if (!isStorageFull(error)) throw error;
+        const message = (error as Error).message;
+        if (message !== this.saveError) this.options.log?.(`cannot save the open intervals (${message}): a stop now loses what they counted since the last save`);
+        this.saveError = message;
+        return;
+      }
+      if (this.saveError) this.options.log?.('the open intervals are saved again');
+      this.saveError = undefined;
+      this.lastSaved = json;
+    }
+    this.stats.openIntervalsSaved = { intervals: intervals.length, ...openIntervalTotals(intervals), at: new Date().toISOString() };
   }
 
   private tap(frame: Frame): void {

@@ -14,11 +14,14 @@ interface ScriptedBee {
   path: (s: number) => [number, number];
 }
 
-/** Plays scripted bees at 10 fps as the tracker would report them: seen while alive, ended one frame later. */
-function play(counter: EntranceCounter, bees: ScriptedBee[], seconds: number) {
+/**
+ * Plays scripted bees at 10 fps as the tracker would report them: seen while alive, ended one frame later. From
+ * `fromSeconds` after T0 (a run started later) to `seconds`.
+ */
+function play(counter: EntranceCounter, bees: ScriptedBee[], seconds: number, fromSeconds = 0) {
   const points = new Map<number, TrackPoint[]>();
   const outputs = [];
-  for (let k = 0; k <= seconds * 10; k++) {
+  for (let k = fromSeconds * 10; k <= seconds * 10; k++) {
     const s = k / 10;
     const t = (T0 + s) * 1000;
     const tracks: TrackView[] = [];
@@ -96,6 +99,57 @@ describe('EntranceCounter', () => {
     const flight = (s: number): [number, number] => [100 + 300 * s, s < 0.5 ? 100 + 460 * s : s < 1 ? 330 : 330 - 460 * (s - 1)];
     play(c, [{ id: 5, from: 1, to: 2.5, path: flight }], 5);
     expect(c.flush([]).movements).toEqual([expect.objectContaining({ beesIn: 0, beesOut: 0 })]);
+  });
+
+  // An agent stopped within a minute sent that minute part-counted, and the next run's record of it was dropped as
+  // a duplicate (by the outbox, and by the cloud, which keeps the first record of a hive, box and minute).
+  it('hands a run restarted within an interval the counts before the stop, and sends that interval once with both', () => {
+    const first = counter();
+    play(first, [
+      { id: 1, from: 2, to: 8, path: (s) => [320, 100 + 40 * s] }, // in, at ~5 s
+      { id: 2, from: 8, to: 14, path: (s) => [320, 100 + 60 * s] }, // in at ~11.4 s, still in view at the stop at 12 s
+    ], 12);
+    const stop = first.suspend([{ id: 2, points: [{ x: 320, y: 340, t: (T0 + 12) * 1000 }] }]);
+    expect(stop.movements).toEqual([]);
+    expect(stop.crossings.map((x) => x.trackId)).toEqual([2]); // decided at the stop
+    expect(stop.trajectories).toHaveLength(1);
+    const saved = first.openIntervals();
+    expect(saved.map((i) => [i.summary.intervalEnd, i.summary.beesIn, i.summary.detectedBees])).toEqual([[T0 + 60, 2, 2]]);
+
+    const second = counter();
+    second.restore(JSON.parse(JSON.stringify(saved)) as typeof saved);
+    const outputs = play(second, [
+      { id: 1, from: 20, to: 26, path: (s) => [320, 400 - 40 * s] }, // out, at ~20.5 s
+      { id: 2, from: 70, to: 75, path: (s) => [320, 100 + 60 * s] }, // in, next minute
+    ], 119, 14);
+    const sent = [...outputs.flatMap((o) => o.movements), ...second.flush([]).movements];
+    expect(sent.map((m) => [m.timestamp, m.beesIn, m.beesOut, m.detectedBees])).toEqual([
+      [T0 + 60, 2, 1, 3],
+      [T0 + 120, 1, 0, 1],
+    ]);
+  });
+
+  it("sends an earlier run's interval that is over at this run's first frame, with the hive and box it was counted for", () => {
+    const first = counter();
+    play(first, [{ id: 1, from: 2, to: 8, path: (s) => [320, 100 + 40 * s] }], 30);
+    first.suspend([]);
+    const saved = first.openIntervals().map((i) => ({ ...i, boxId: 'box-0' })); // the box was renamed in between
+    const second = counter();
+    second.restore(saved);
+    expect(second.onFrame((T0 + 300) * 1000, [], []).movements).toEqual([expect.objectContaining({ boxId: 'box-0', beesIn: 1, timestamp: T0 + 60 })]);
+    expect(second.openIntervals().map((i) => [i.boxId, i.summary.intervalEnd])).toEqual([['box-1', T0 + 360]]);
+    expect(() => second.restore(saved)).toThrow('open intervals are restored before the first frame');
+  });
+
+  it('carries the parts of all earlier runs through restarts that come before the interval closes', () => {
+    const runs = [0, 1, 2].map(() => counter());
+    for (const [k, run] of runs.entries()) {
+      if (k > 0) run.restore(runs[k - 1]!.openIntervals());
+      // Each run sees one bee fly in, then stops; the last runs to the end of its input.
+      play(run, [{ id: 1, from: 15 * k + 1, to: 15 * k + 7, path: (s) => [320, 100 + 40 * s] }], 15 * k + 10, 15 * k);
+      if (k < 2) expect(run.suspend([]).movements).toEqual([]);
+    }
+    expect(runs[2]!.flush([]).movements).toEqual([expect.objectContaining({ beesIn: 3, detectedBees: 3, timestamp: T0 + 60 })]);
   });
 
   it('batches ended tracks into trajectory uploads', () => {
