@@ -107,6 +107,44 @@ describe('Outbox', () => {
     outbox.stop();
   });
 
+  // Over its bounds the outbox evicted the oldest records whatever their kind: a backlog of 70–100 KB trajectory
+  // batches took the minute counts and sensor readings queued among them with it.
+  it('evicts trajectory batches first, oldest first, and only then the oldest of the rest, counting drops per kind', () => {
+    const outbox = new Outbox({ path: freshPath(), maxRecords: 6 });
+    outbox.start();
+    const reading = (i: number) => ({ hiveId: 'h', dedupeKey: `k${i}`, fields: { weightKg: i } });
+    outbox.enqueueMany([
+      { kind: 'movement', dedupeKey: 'm0', payload: movement(0) },
+      { kind: 'trajectories', dedupeKey: 't0', payload: { batchId: 't0' } },
+      { kind: 'metrics', dedupeKey: 'k0', payload: reading(0) },
+      { kind: 'trajectories', dedupeKey: 't1', payload: { batchId: 't1' } },
+      { kind: 'movement', dedupeKey: 'm1', payload: movement(1) },
+      { kind: 'trajectories', dedupeKey: 't2', payload: { batchId: 't2' } },
+    ]);
+    outbox.enqueue('movement', 'm2', movement(2));
+    outbox.enqueue('metrics', 'k1', reading(1));
+    expect(outbox.pending('trajectories', 10).map((r) => r.dedupeKey)).toEqual(['t2']);
+    outbox.enqueue('movement', 'm3', movement(3));
+    outbox.enqueue('movement', 'm4', movement(4));
+    // No batch left: the oldest of the rest goes.
+    expect(outbox.pending('trajectories', 10)).toEqual([]);
+    expect(outbox.pending('movement', 10).map((r) => r.dedupeKey)).toEqual(['m1', 'm2', 'm3', 'm4']);
+    expect(outbox.pending('metrics', 10).map((r) => r.dedupeKey)).toEqual(['k0', 'k1']);
+    expect(outbox.stats().dropped).toEqual({ metrics: 0, movement: 1, trajectories: 3 });
+    outbox.stop();
+  });
+
+  it('evicts trajectory batches first by payload bytes too, newer ones included', () => {
+    const outbox = new Outbox({ path: freshPath(), maxBytes: 5000 });
+    outbox.start();
+    for (let i = 0; i < 10; i++) outbox.enqueue('movement', `m${i}`, movement(i));
+    outbox.enqueue('trajectories', 't0', { batchId: 't0', pad: 'x'.repeat(3000) });
+    outbox.enqueue('trajectories', 't1', { batchId: 't1', pad: 'x'.repeat(3000) });
+    expect(outbox.stats()).toMatchObject({ pending: { movement: 10, trajectories: 1 }, dropped: { metrics: 0, movement: 0, trajectories: 1 } });
+    expect(outbox.pending('trajectories', 10).map((r) => r.dedupeKey)).toEqual(['t1']);
+    outbox.stop();
+  });
+
   it('quarantines a record so it no longer blocks the queue, keeping why', () => {
     const outbox = new Outbox({ path: freshPath() });
     outbox.start();
@@ -194,6 +232,20 @@ describe('Outbox', () => {
     expect(lines.at(-1)).toMatch(/^outbox: a record held in memory was refused for good and is dropped: 400/);
     outbox.stop();
     expect(lines.at(-1)).toBe('outbox: 2 records held in memory are lost: the disk is still full');
+  });
+
+  it('drops trajectory batches first from what it holds while the disk is full', () => {
+    const outbox = new Outbox({ path: freshPath(), maxHeldRecords: 3 });
+    outbox.start();
+    fillDisk(outbox);
+    outbox.enqueue('trajectories', 't1', bigBatch(1)); // finds no room: from here on records are held
+    outbox.enqueue('movement', 'm1', movement(1));
+    outbox.enqueue('movement', 'm2', movement(2));
+    outbox.enqueue('trajectories', 't2', bigBatch(2));
+    outbox.enqueue('movement', 'm3', movement(3));
+    expect(outbox.pending('movement', 10).map((r) => r.dedupeKey)).toEqual(['m1', 'm2', 'm3']);
+    expect(outbox.stats()).toMatchObject({ held: 3, dropped: { metrics: 0, movement: 0, trajectories: 2 } });
+    outbox.stop();
   });
 
   // An agent restarted on a full disk never got going: SQLite could not size the file of its WAL index (SQLITE_IOERR_SHMSIZE).

@@ -9,7 +9,7 @@ export const RECORD_KINDS: readonly RecordKind[] = ['metrics', 'movement', 'traj
 export interface OutboxOptions {
   /** SQLite file; its directory is created. `:memory:` works for tests that need no durability. */
   path: string;
-  /** Most records kept waiting (pending + quarantined); the oldest are evicted beyond it. */
+  /** Most records kept waiting (pending + quarantined); beyond it trajectory batches are evicted first, oldest first (see `evict`). */
   maxRecords?: number;
   /** Most payload bytes kept waiting. */
   maxBytes?: number;
@@ -17,7 +17,7 @@ export interface OutboxOptions {
   maxAgeSeconds?: number;
   /** How long the identity of a sent record is remembered so re-enqueueing it stays a no-op. */
   sentRetentionSeconds?: number;
-  /** Most records held in memory while the disk is full (see `enqueueMany`); the oldest are dropped beyond it. */
+  /** Most records held in memory while the disk is full (see `enqueueMany`); beyond it trajectory batches go first, then the oldest. */
   maxHeldRecords?: number;
   /** Most payload bytes held in memory while the disk is full. */
   maxHeldBytes?: number;
@@ -66,6 +66,9 @@ interface HeldRecord {
   createdAt: number;
 }
 
+/** The kind evicted first when the outbox is over its bounds: the bulkiest, and the one least missed. */
+const EVICTED_FIRST: RecordKind = 'trajectories';
+
 type Identity = { kind: RecordKind; dedupeKey: string };
 /** `createdAt` is given for a held record written late: its age, for the age bound, counts from when it was made. */
 type NewRecord = Identity & { payload: unknown; createdAt?: number };
@@ -97,7 +100,8 @@ export function identityOf(kind: RecordKind, payload: Record<string, unknown>): 
  * Durable queue of everything the agent must deliver. A record is written here before any attempt to send it;
  * a unique index on (kind, identity) makes a re-enqueue a no-op, even after it was sent.
  *
- * When the disk is full, new records are held in memory instead (bounded, oldest dropped and counted) and offered
+ * When the disk is full, new records are held in memory instead (bounded too, trajectory batches dropped first, every drop
+ * counted) and offered
  * to the uplink like the written ones, so counting goes on and counts still reach the cloud; each later enqueue
  * first tries to write them. Only what is held when the agent stops on a disk that is still full is lost, and the
  * log says how much.
@@ -251,7 +255,9 @@ export class Outbox {
       added++;
     }
     while (this.held.length > this.maxHeldRecords || this.heldBytes > this.maxHeldBytes) {
-      const dropped = this.held.shift()!;
+      // As on disk (`evict`): trajectory batches go first.
+      const bulky = this.held.findIndex((h) => h.kind === EVICTED_FIRST);
+      const [dropped] = this.held.splice(bulky >= 0 ? bulky : 0, 1) as [HeldRecord];
       this.heldBytes -= dropped.bytes;
       this.countHeld(`dropped_${dropped.kind}`);
     }
@@ -410,7 +416,11 @@ export class Outbox {
       .run(name, by);
   }
 
-  /** Oldest-first eviction of unsent records beyond the age, count and size bounds; every drop is counted. */
+  /**
+   * Evicts unsent records beyond the age bound, then beyond the count and size bounds: trajectory batches first, oldest
+   * first, and only then the oldest of the rest. A batch is 70–100 KB of tracks a heatmap can do without; a minute's
+   * movement record or a sensor reading is a few hundred bytes that nothing else replaces. Every drop is counted per kind.
+   */
   private evict(now: number): void {
     const db = this.database;
     const drop = (rows: { id: number; kind: RecordKind }[]) => {
@@ -428,11 +438,17 @@ export class Outbox {
     const victims: { id: number; kind: RecordKind }[] = [];
     let count = n;
     let size = bytes;
-    for (const row of db.prepare(`SELECT id, kind, bytes FROM outbox WHERE state != 'sent' ORDER BY id`).iterate() as IterableIterator<{ id: number; kind: RecordKind; bytes: number }>) {
-      if (count <= this.maxRecords && size <= this.maxBytes) break;
-      victims.push({ id: row.id, kind: row.kind });
-      count--;
-      size -= row.bytes;
+    const candidates = [
+      db.prepare(`SELECT id, kind, bytes FROM outbox WHERE state != 'sent' AND kind = ? ORDER BY id`),
+      db.prepare(`SELECT id, kind, bytes FROM outbox WHERE state != 'sent' AND kind != ? ORDER BY id`),
+    ];
+    for (const query of candidates) {
+      for (const row of query.iterate(EVICTED_FIRST) as IterableIterator<{ id: number; kind: RecordKind; bytes: number }>) {
+        if (count <= this.maxRecords && size <= this.maxBytes) break;
+        victims.push({ id: row.id, kind: row.kind });
+        count--;
+        size -= row.bytes;
+      }
     }
     drop(victims);
   }
