@@ -23,7 +23,7 @@ import { operationsRoutes } from './observability/routes.ts';
 import { MetricsRepository } from './telemetry/metrics-repository.ts';
 import { MovementRepository } from './telemetry/movement-repository.ts';
 import { TelemetryReadRepository } from './telemetry/read-repository.ts';
-import { telemetryResolvers } from './telemetry/resolvers.ts';
+import { telemetryLoaders, telemetryResolvers } from './telemetry/resolvers.ts';
 import { telemetryRoutes } from './telemetry/routes.ts';
 import { createBlobStore } from './storage/index.ts';
 import { MediaSigner } from './media/signed-paths.ts';
@@ -170,7 +170,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await app.register(livePublishRoutes, { ctx });
     await app.register(liveFrameRoutes, { ctx });
     await app.register(heatmapRoutes, { ctx });
-    await app.register(graphqlPlugin, { ctx, resolvers: [accountResolvers, telemetryResolvers, liveResolvers, videoResolvers, heatmapResolvers] });
+    await app.register(graphqlPlugin, { ctx, resolvers: [accountResolvers, telemetryResolvers, liveResolvers, videoResolvers, heatmapResolvers], loaders: [telemetryLoaders] });
     // Last: jobs may only run once every capability has defined its kinds, and stop first on close.
     // Its catch-all GET route only answers paths no capability route matches (find-my-way prefers those).
     await app.register(webAppRoutes, { publicUrl: config.publicUrl });

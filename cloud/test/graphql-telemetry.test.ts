@@ -81,6 +81,46 @@ describe('telemetry reads', () => {
     expect(result.data).toEqual({ hive: { id: 'h', boxes: [{ id: 'b', hiveId: 'h' }], lastReading: { temperatureCelsius: 31 } }, boxes: [{ id: 'b' }] });
   });
 
+  it('gives each hive of a list its own boxes, newest reading and totals, in any mix of time zones', async () => {
+    const other = await createUser(t.app);
+    const day = Math.floor(Date.now() / 1000) - 60;
+    const movement = [
+      { hiveId: 'h1', boxId: 'b1', beesIn: 5, beesOut: 1, timestamp: day },
+      { hiveId: 'h1', boxId: 'b2', beesIn: 7, beesOut: 2, timestamp: day },
+      { hiveId: 'h2', boxId: 'b3', beesIn: 9, beesOut: 3, timestamp: day },
+    ];
+    await t.app.inject({ method: 'POST', url: '/entrance/v1/movement', headers: other.auth, payload: movement });
+    const readings = [{ hiveId: 'h1', fields: { weightKg: 41 }, timestamp: day }, { hiveId: 'h2', fields: { weightKg: 52 }, timestamp: day }];
+    await t.app.inject({ method: 'POST', url: '/iot/v1/metrics', headers: other.auth, payload: readings });
+    const result = await graphql(t.app, other.token, `{ hives { id lastReading { weightKg } boxes { id utc: today(timeZone: "UTC") { beesIn } kiritimati: today(timeZone: "Pacific/Kiritimati") { date beesIn } } } }`);
+    const dateIn = (timeZone: string, at: Date) => new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
+    // A minute ago is today in both zones, except in the minute after either zone's midnight.
+    const countedToday = (timeZone: string, beesIn: number) => (dateIn(timeZone, new Date(day * 1000)) === dateIn(timeZone, new Date()) ? beesIn : 0);
+    const box = (id: string, beesIn: number) => ({
+      id,
+      utc: { beesIn: countedToday('UTC', beesIn) },
+      kiritimati: { date: dateIn('Pacific/Kiritimati', new Date()), beesIn: countedToday('Pacific/Kiritimati', beesIn) },
+    });
+    expect(result.errors).toBeUndefined();
+    expect(result.data).toEqual({
+      hives: [
+        { id: 'h1', lastReading: { weightKg: 41 }, boxes: [box('b1', 5), box('b2', 7)] },
+        { id: 'h2', lastReading: { weightKg: 52 }, boxes: [box('b3', 9)] },
+      ],
+    });
+  });
+
+  // One request with hundreds of aliases kept the server busy for minutes, and every other request waited.
+  it('refuses an operation that selects too many fields, before it runs', async () => {
+    const aliases = Array.from({ length: 300 }, (_, i) => `a${i}: hives { id boxes { id today { beesIn } } }`).join(' ');
+    const response = await t.app.inject({ method: 'POST', url: '/graphql', headers: { authorization: `Bearer ${token}` }, payload: { query: `query Greedy { ${aliases} }` } });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().errors[0]).toMatchObject({
+      message: 'operation "Greedy" selects more than 400 fields (aliases and fragments counted where they are used): split it into several requests',
+      extensions: { code: 'QUERY_TOO_LARGE' },
+    });
+  });
+
   it('explains bad ranges, buckets and dates', async () => {
     const reversed = await graphql(t.app, token, `{ hiveMetrics(hiveId: "h", from: "2026-05-02T00:00:00Z", to: "2026-05-01T00:00:00Z") { time } }`);
     expect(reversed.errors?.[0]).toMatchObject({ message: '"to" must be after "from"', extensions: { code: 'BAD_USER_INPUT' } });

@@ -1,11 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import mercurius, { type IResolvers } from 'mercurius';
+import mercurius, { type IResolvers, type MercuriusLoaders } from 'mercurius';
 import { readdirSync, readFileSync } from 'node:fs';
 import { authenticateRequest, foreignOriginProblem } from '../auth/request-auth.ts';
 import { AuthError } from '../auth/tokens.ts';
 import type { AppContext } from '../context.ts';
 import { HttpError } from '../http/errors.ts';
 import type { GraphQLContext, Resolvers } from './context.ts';
+import { queryLimitsRule } from './query-limits.ts';
 import { DateTimeScalar } from './scalars.ts';
 import { graphqlUploads } from '../video/upload-plugin.ts';
 
@@ -18,14 +19,15 @@ export function loadSchema(): string {
   return files.map((f) => readFileSync(new URL(f, SCHEMA_DIR), 'utf8')).join('\n');
 }
 
-export function mergeResolvers(...parts: (Resolvers | IResolvers)[]): IResolvers {
+/** Merges the per-type maps of field functions (resolvers or loaders) that each capability gives. */
+export function mergeByType<T>(...parts: object[]): T {
   const merged: Record<string, Record<string, unknown>> = {};
   for (const part of parts) {
     for (const [typeName, fields] of Object.entries(part)) {
       merged[typeName] = { ...(merged[typeName] ?? {}), ...(fields as Record<string, unknown>) };
     }
   }
-  return merged as IResolvers;
+  return merged as T;
 }
 
 /** A request may carry no token (sign-in) or a refused one; resolvers that need a user report which. */
@@ -51,7 +53,7 @@ export function connectionInitToken(payload: unknown): string | undefined {
   return undefined;
 }
 
-export async function graphqlPlugin(app: FastifyInstance, { ctx, resolvers }: { ctx: AppContext; resolvers: Resolvers[] }) {
+export async function graphqlPlugin(app: FastifyInstance, { ctx, resolvers, loaders }: { ctx: AppContext; resolvers: Resolvers[]; loaders: MercuriusLoaders<GraphQLContext>[] }) {
   const baseResolvers: IResolvers = {
     DateTime: DateTimeScalar,
     Query: {
@@ -63,9 +65,11 @@ export async function graphqlPlugin(app: FastifyInstance, { ctx, resolvers }: { 
   const trustedOrigins = [...(ctx.config.publicUrl ? [new URL(ctx.config.publicUrl).origin] : []), ...ctx.config.corsOrigins];
   await app.register(mercurius, {
     schema: loadSchema(),
-    resolvers: mergeResolvers(baseResolvers, ...resolvers),
+    resolvers: mergeByType<IResolvers>(baseResolvers, ...resolvers),
+    loaders: mergeByType<MercuriusLoaders>(...loaders),
     path: '/graphql',
     graphiql: false,
+    validationRules: [queryLimitsRule()],
     context: async (request, reply): Promise<GraphQLContext> => ({ services: ctx, request, reply, ...(await principalOf(ctx, request)) }),
     // Subscriptions over websocket: the user comes from the upgrade request (cookie, headers) or, as browsers
     // cannot set headers on a websocket, from the token in the connection_init payload, which wins when present.

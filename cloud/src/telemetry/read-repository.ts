@@ -75,6 +75,17 @@ export class TelemetryReadRepository {
     return rows;
   }
 
+  /** The boxes of several hives in one query (a page listing hives with their boxes). */
+  async boxesOfHives(ownerId: number, hiveIds: string[], boxIds: string[] | null): Promise<BoxRow[]> {
+    const { rows } = await this.db.query<BoxRow>(
+      `SELECT box_id AS id, hive_id AS "hiveId", first_seen_at AS "firstSeenAt" FROM boxes
+       WHERE owner_id = $1 AND hive_id = ANY($2) AND ($3::text[] IS NULL OR box_id = ANY($3))
+       ORDER BY box_id`,
+      [ownerId, hiveIds, boxIds],
+    );
+    return rows;
+  }
+
   /**
    * Hives of `hiveIds` that a token made for `boxIds` may not send readings for: hives with boxes, none of them its
    * own. A hive without a counting box yet is allowed (a new device may send readings before its first count).
@@ -108,13 +119,16 @@ export class TelemetryReadRepository {
     return row?.firstSeenAt ? row : null;
   }
 
-  async lastReading(ownerId: number, hiveId: string): Promise<MetricReading | undefined> {
-    const { rows } = await this.db.query<MetricReading>(
-      `SELECT ts AS time, temperature_celsius AS "temperatureCelsius", humidity_percent AS "humidityPercent", weight_kg AS "weightKg"
-       FROM metrics WHERE owner_id = $1 AND hive_id = $2 ORDER BY ts DESC LIMIT 1`,
-      [ownerId, hiveId],
+  /** The newest reading of each hive, in one query: each hive's newest row by the (owner, hive, time) index. */
+  async lastReadings(ownerId: number, hiveIds: string[]): Promise<Map<string, MetricReading>> {
+    const { rows } = await this.db.query<MetricReading & { hiveId: string }>(
+      `SELECT h.id AS "hiveId", m.ts AS time, m.temperature_celsius AS "temperatureCelsius",
+              m.humidity_percent AS "humidityPercent", m.weight_kg AS "weightKg"
+       FROM unnest($2::text[]) AS h(id)
+       CROSS JOIN LATERAL (SELECT * FROM metrics WHERE owner_id = $1 AND hive_id = h.id ORDER BY ts DESC LIMIT 1) m`,
+      [ownerId, hiveIds],
     );
-    return rows[0];
+    return new Map(rows.map(({ hiveId, ...reading }) => [hiveId, reading]));
   }
 
   async metricSeries(ownerId: number, hiveId: string, from: Date, to: Date, bucketSeconds: number): Promise<MetricBucket[]> {
