@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { compileValidator, MetricBody, MovementBody, MAX_BATCH_ITEMS, formatPath } from './index.ts';
+import { compileValidator, MetricBody, MovementBody, MAX_BATCH_ITEMS, formatPath, nulCharacterPath } from './index.ts';
 
 const load = (name: string) => JSON.parse(readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8')) as Record<string, unknown>;
 const invalid = (name: string) => load(name) as Record<string, { body: unknown; error: string }>;
@@ -52,6 +52,16 @@ describe('batch bounds', () => {
   it('refuses infinite and out-of-range timestamps', () => {
     expect(checkMetrics({ hiveId: 1, fields: { weightKg: 1 }, timestamp: -1 }).ok).toBe(false);
     expect(checkMetrics({ hiveId: 1, fields: { weightKg: 1 }, timestamp: 1e15 }).ok).toBe(false);
+  });
+});
+
+describe('nulCharacterPath', () => {
+  it('names the first value or key holding U+0000, and nothing in clean input', () => {
+    expect(nulCharacterPath([{ hiveId: 'h', fields: { weightKg: 1 } }, { hiveId: 'a\u0000b' }])).toBe('[1].hiveId');
+    expect(nulCharacterPath({ status: { ['x\u0000']: 1 } })).toBe('status.x\u0000');
+    expect(nulCharacterPath({ variables: { ids: ['ok', '\u0000'] } })).toBe('variables.ids[1]');
+    expect(nulCharacterPath('\u0000')).toBe('body');
+    expect(nulCharacterPath({ a: ['x', 1, null, true, { b: 'y' }] })).toBeUndefined();
   });
 });
 

@@ -79,6 +79,26 @@ export function formatPath(instancePath: string, child?: string | number): strin
   return out;
 }
 
+/**
+ * Where the first string (or key) holding the NUL character U+0000 sits in a parsed JSON value, as `formatPath` names
+ * it (`body` for the value itself); undefined when there is none. JSON allows it, but Postgres text cannot store it.
+ */
+export function nulCharacterPath(value: unknown): string | undefined {
+  const visit = (node: unknown, pointer: string): string | undefined => {
+    if (typeof node === 'string') return node.includes('\u0000') ? pointer : undefined;
+    if (node === null || typeof node !== 'object') return undefined;
+    for (const [key, child] of Object.entries(node)) {
+      const at = `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      if (key.includes('\u0000')) return at;
+      const found = visit(child, at);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  };
+  const pointer = visit(value, '');
+  return pointer === undefined ? undefined : formatPath(pointer) || 'body';
+}
+
 function unescapePointer(segment: string): string {
   return segment.replace(/~1/g, '/').replace(/~0/g, '~');
 }

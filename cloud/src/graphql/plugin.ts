@@ -6,6 +6,7 @@ import { AuthError } from '../auth/tokens.ts';
 import type { AppContext } from '../context.ts';
 import { HttpError } from '../http/errors.ts';
 import type { GraphQLContext, Resolvers } from './context.ts';
+import { noNulInStringsRule } from './nul-strings.ts';
 import { queryLimitsRule } from './query-limits.ts';
 import { DateTimeScalar } from './scalars.ts';
 import { graphqlUploads } from '../video/upload-plugin.ts';
@@ -69,7 +70,7 @@ export async function graphqlPlugin(app: FastifyInstance, { ctx, resolvers, load
     loaders: mergeByType<MercuriusLoaders>(...loaders),
     path: '/graphql',
     graphiql: false,
-    validationRules: [queryLimitsRule()],
+    validationRules: [queryLimitsRule(), noNulInStringsRule],
     context: async (request, reply): Promise<GraphQLContext> => ({ services: ctx, request, reply, ...(await principalOf(ctx, request)) }),
     // Subscriptions over websocket: the user comes from the upgrade request (cookie, headers) or, as browsers
     // cannot set headers on a websocket, from the token in the connection_init payload, which wins when present.
