@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import cookie from '@fastify/cookie';
 import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
@@ -57,10 +57,11 @@ export interface BuildOptions {
  * use it with `inject` or a real port; server.ts listens with it.
  */
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const trustProxy: FastifyServerOptions['trustProxy'] = config.trustProxy;
   const app = Fastify({
     logger: options.logger === false ? false : { level: config.logLevel, serializers: { req: requestForLog } },
     bodyLimit: config.bodyLimitBytes,
-    trustProxy: true,
+    trustProxy,
     forceCloseConnections: 'idle',
     ajv: { customOptions: { strict: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();

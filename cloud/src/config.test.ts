@@ -30,6 +30,14 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ LIVE_KEEPALIVE_TIMEOUT_SECONDS: '0' })).toThrow('LIVE_KEEPALIVE_TIMEOUT_SECONDS must be >= 1');
   });
 
+  it('believes forwarded headers from loopback and private networks only, unless told otherwise', () => {
+    expect(loadConfig({}).trustProxy).toBe('loopback,linklocal,uniquelocal');
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, ::1, 203.0.113.7' }).trustProxy).toBe('10.0.0.0/8, ::1, 203.0.113.7');
+    expect(() => loadConfig({ TRUST_PROXY: 'nginx,10.0.0.0/40,2' })).toThrow('TRUST_PROXY must be true, false, or addresses and CIDR ranges (or loopback, linklocal, uniquelocal) separated by commas; not "nginx", "10.0.0.0/40", "2"');
+  });
+
   it('reads the JPEG push relay settings, with defaults', () => {
     expect(loadConfig({}).live).toMatchObject({ maxFrameBytes: 2 * 1024 * 1024, defaultRelayProtocol: 'hls' });
     expect(loadConfig({ LIVE_MAX_FRAME_BYTES: '500000', LIVE_DEFAULT_RELAY_PROTOCOL: 'http-jpeg-push' }).live).toMatchObject({ maxFrameBytes: 500_000, defaultRelayProtocol: 'http-jpeg-push' });

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { compileConfigCheck, HTTP_URL, invalidConfigMessage } from '@hivegate/shared';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import type { BlobStoreConfig } from './storage/index.ts';
 import type { JobQueueConfig } from './jobs/job-queue.ts';
@@ -24,6 +25,7 @@ const Env = Type.Object({
   PARTITION_MAINTENANCE: Type.Union([Type.Literal('true'), Type.Literal('false')], { default: 'true' }),
   DEDUPE_RETENTION_DAYS: Type.Integer({ minimum: 1, default: 30 }),
   CORS_ORIGINS: Type.String({ default: '' }),
+  TRUST_PROXY: Type.String({ minLength: 1, default: 'loopback,linklocal,uniquelocal' }),
   STORAGE: Type.Union([Type.Literal('fs'), Type.Literal('s3')], { default: 'fs' }),
   S3_ENDPOINT: Type.Optional(Type.String({ format: HTTP_URL })),
   S3_REGION: Type.String({ minLength: 1, default: 'us-east-1' }),
@@ -80,6 +82,11 @@ export interface Config {
   partitionMaintenance: boolean;
   dedupeRetentionDays: number;
   corsOrigins: string[];
+  /**
+   * Which peers' X-Forwarded-For/-Proto/-Host are believed (client addresses for sign-in throttling, https for the
+   * cookie): true for any, false for none, or addresses and CIDR ranges (fastify's trustProxy).
+   */
+  trustProxy: boolean | string;
   logLevel: Env['LOG_LEVEL'];
   storage: BlobStoreConfig;
   /** Lifetime of the signed URLs that let players fetch media without custom headers. */
@@ -150,7 +157,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const checked = checkEnv(raw);
   if (!checked.ok) throw new ConfigError(invalidConfigMessage(checked.problems));
   const e = checked.value;
-  const problems = [...databaseUrlProblems(e.DATABASE_URL), ...storageProblems(e)];
+  const problems = [...databaseUrlProblems(e.DATABASE_URL), ...storageProblems(e), ...trustProxyProblems(e.TRUST_PROXY)];
   if (problems.length > 0) throw new ConfigError(invalidConfigMessage(problems));
   const dataDir = path.resolve(e.DATA_DIR);
   return {
@@ -168,6 +175,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     partitionMaintenance: e.PARTITION_MAINTENANCE === 'true',
     dedupeRetentionDays: e.DEDUPE_RETENTION_DAYS,
     corsOrigins: e.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
+    trustProxy: trustProxyOf(e.TRUST_PROXY),
     logLevel: e.LOG_LEVEL,
     storage: storageConfig(e, dataDir),
     mediaUrlTtlSeconds: e.MEDIA_URL_TTL_SECONDS,
@@ -203,6 +211,27 @@ function databaseUrlProblems(url: string | undefined): string[] {
 }
 
 /** Every variable S3 storage needs, named together. */
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function trustProxyOf(value: string): boolean | string {
+  return value === 'true' || value === 'false' ? value === 'true' : value;
+}
+
+/** Each entry of an address list must be an address, a CIDR range or one of proxy-addr's names. */
+function trustProxyProblems(value: string): string[] {
+  if (value === 'true' || value === 'false') return [];
+  const bad = value.split(',').map((entry) => entry.trim()).filter((entry) => {
+    if (PROXY_NAMES.has(entry)) return false;
+    const [address = '', bits, ...rest] = entry.split('/');
+    const version = isIP(address);
+    const maxBits = version === 4 ? 32 : 128;
+    return version === 0 || rest.length > 0 || (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= maxBits));
+  });
+  return bad.length === 0
+    ? []
+    : [`TRUST_PROXY must be true, false, or addresses and CIDR ranges (or loopback, linklocal, uniquelocal) separated by commas; not ${bad.map((b) => JSON.stringify(b)).join(', ')}`];
+}
+
 function storageProblems(e: Env): string[] {
   if (e.STORAGE !== 's3') return [];
   return (['S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'] as const).filter((name) => !e[name]).map((name) => `${name} is required when STORAGE is s3`);

@@ -49,14 +49,45 @@ describe('accounts', () => {
     await gql(SIGN_UP, { login: 'guessme', password: 'the right password' });
     const ok = await gql(SIGN_IN, { login: 'guessme', password: 'the right password' });
     expect(ok.body.data?.signIn.user.login).toBe('guessme');
+    const guesser = { 'x-forwarded-for': '198.51.100.7' };
     for (let i = 0; i < 10; i++) {
-      const wrong = await gql(SIGN_IN, { login: 'guessme', password: `wrong ${i}` });
+      const wrong = await gql(SIGN_IN, { login: 'guessme', password: `wrong ${i}` }, guesser);
       expect(wrong.body.errors?.[0]).toMatchObject({ message: 'login or password is wrong', extensions: { code: 'UNAUTHENTICATED' } });
     }
-    const throttled = await gql(SIGN_IN, { login: 'guessme', password: 'the right password' });
-    expect(throttled.body.errors?.[0]?.extensions?.code).toBe('TOO_MANY_ATTEMPTS');
+    const throttled = await gql(SIGN_IN, { login: 'guessme', password: 'the right password' }, guesser);
+    expect(throttled.body.errors?.[0]).toMatchObject({ message: 'too many failed sign-ins; try again in 15 minutes', extensions: { code: 'TOO_MANY_ATTEMPTS' } });
+    // Ten wrong passwords from anywhere locked the owner out everywhere for 15 minutes: only the guesser's address is.
+    const owner = await gql(SIGN_IN, { login: 'guessme', password: 'the right password' }, { 'x-forwarded-for': '203.0.113.20' });
+    expect(owner.body.data?.signIn.user.login).toBe('guessme');
+    const stillThrottled = await gql(SIGN_IN, { login: 'guessme', password: 'the right password' }, guesser);
+    expect(stillThrottled.body.errors?.[0]?.extensions?.code).toBe('TOO_MANY_ATTEMPTS');
     const unknown = await gql(SIGN_IN, { login: 'nobody-here', password: 'whatever else' });
     expect(unknown.body.errors?.[0]?.message).toBe('login or password is wrong');
+  });
+
+  it('stops guessing spread over many addresses at a higher limit for the login', async () => {
+    await gql(SIGN_UP, { login: 'spread', password: 'the right password' });
+    // 100 wrong passwords from 100 addresses, recorded as sign-in does (100 password hashes would take a minute here).
+    await t.app.ctx.db.query(`INSERT INTO login_failures (login, address) SELECT 'spread', '198.51.100.' || i FROM generate_series(1, 99) AS i`);
+    const last = await gql(SIGN_IN, { login: 'spread', password: 'wrong again' }, { 'x-forwarded-for': '198.51.100.100' });
+    expect(last.body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+    const throttled = await gql(SIGN_IN, { login: 'spread', password: 'the right password' }, { 'x-forwarded-for': '203.0.113.99' });
+    expect(throttled.body.errors?.[0]?.extensions?.code).toBe('TOO_MANY_ATTEMPTS');
+  });
+
+  // Behind no proxy, any client could name any address in X-Forwarded-For and so escape the per-address limit.
+  it('believes X-Forwarded-For only from a trusted proxy', async () => {
+    const strict = await buildTestApp({ trustProxy: false });
+    try {
+      await strict.app.inject({ method: 'POST', url: '/graphql', payload: { query: SIGN_UP, variables: { login: 'direct', password: 'the right password' } } });
+      for (let i = 0; i < 10; i++) {
+        await strict.app.inject({ method: 'POST', url: '/graphql', headers: { 'x-forwarded-for': `198.51.100.${i}` }, payload: { query: SIGN_IN, variables: { login: 'direct', password: `wrong ${i}` } } });
+      }
+      const answer = await strict.app.inject({ method: 'POST', url: '/graphql', headers: { 'x-forwarded-for': '198.51.100.200' }, payload: { query: SIGN_IN, variables: { login: 'direct', password: 'the right password' } } });
+      expect(answer.json().errors?.[0]?.extensions?.code).toBe('TOO_MANY_ATTEMPTS');
+    } finally {
+      await strict.close();
+    }
   });
 
   it('signs out by revoking the session', async () => {

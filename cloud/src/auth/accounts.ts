@@ -19,13 +19,24 @@ export const MAX_PASSWORD_LENGTH = 200;
 
 export interface AccountPolicy {
   sessionDays: number;
-  /** Failed sign-ins allowed per login, and per client address, within the window. */
-  maxFailuresPerLogin: number;
+  /**
+   * Failed sign-ins allowed within the window: for one login from one address (the guesser is stopped, the owner
+   * signing in from elsewhere is not), from one address for any logins, and for one login from all addresses together
+   * (a backstop against guessing spread over many addresses, high enough that locking an owner out takes that many).
+   */
+  maxFailuresPerLoginAndAddress: number;
   maxFailuresPerAddress: number;
+  maxFailuresPerLogin: number;
   failureWindowMinutes: number;
 }
 
-export const DEFAULT_ACCOUNT_POLICY: AccountPolicy = { sessionDays: 30, maxFailuresPerLogin: 10, maxFailuresPerAddress: 50, failureWindowMinutes: 15 };
+export const DEFAULT_ACCOUNT_POLICY: AccountPolicy = {
+  sessionDays: 30,
+  maxFailuresPerLoginAndAddress: 10,
+  maxFailuresPerAddress: 50,
+  maxFailuresPerLogin: 100,
+  failureWindowMinutes: 15,
+};
 
 export interface SignedIn {
   user: User;
@@ -65,7 +76,8 @@ export class AccountService {
       await this.db.query('INSERT INTO login_failures (login, address) VALUES ($1, $2)', [login, address]);
       throw new AccountError('login or password is wrong', 'UNAUTHENTICATED');
     }
-    await this.db.query('DELETE FROM login_failures WHERE login = $1', [login]);
+    // Only this address's failures: a guesser elsewhere keeps the count it has earned.
+    await this.db.query('DELETE FROM login_failures WHERE login = $1 AND address = $2', [login, address]);
     return this.startSession(user);
   }
 
@@ -81,15 +93,22 @@ export class AccountService {
   }
 
   private async assertNotThrottled(login: string, address: string): Promise<void> {
-    const { rows } = await this.db.query<{ byLogin: number; byAddress: number }>(
-      `SELECT count(*) FILTER (WHERE login = $1)::int AS "byLogin", count(*) FILTER (WHERE address = $2)::int AS "byAddress"
-       FROM login_failures WHERE failed_at > now() - make_interval(mins => $3) AND (login = $1 OR address = $2)`,
+    const { rows } = await this.db.query<{ kind: 'pair' | 'address' | 'login'; failures: number; oldest: Date | null }>(
+      `WITH recent AS (
+         SELECT login, address, failed_at FROM login_failures
+         WHERE failed_at > now() - make_interval(mins => $3) AND (login = $1 OR address = $2))
+       SELECT 'pair' AS kind, count(*)::int AS failures, min(failed_at) AS oldest FROM recent WHERE login = $1 AND address = $2
+       UNION ALL SELECT 'address', count(*)::int, min(failed_at) FROM recent WHERE address = $2
+       UNION ALL SELECT 'login', count(*)::int, min(failed_at) FROM recent WHERE login = $1`,
       [login, address, this.policy.failureWindowMinutes],
     );
-    const { byLogin, byAddress } = rows[0]!;
-    if (byLogin >= this.policy.maxFailuresPerLogin || byAddress >= this.policy.maxFailuresPerAddress) {
-      throw new AccountError(`too many failed sign-ins; try again in ${this.policy.failureWindowMinutes} minutes`, 'TOO_MANY_ATTEMPTS');
-    }
+    const allowed = { pair: this.policy.maxFailuresPerLoginAndAddress, address: this.policy.maxFailuresPerAddress, login: this.policy.maxFailuresPerLogin };
+    const reached = rows.filter((row) => row.failures >= allowed[row.kind]);
+    if (reached.length === 0) return;
+    // Free again once the oldest failure counted leaves the window.
+    const freeAt = Math.max(...reached.map((row) => (row.oldest?.getTime() ?? Date.now()) + this.policy.failureWindowMinutes * 60_000));
+    const minutes = Math.max(1, Math.ceil((freeAt - Date.now()) / 60_000));
+    throw new AccountError(`too many failed sign-ins; try again in ${minutes} minute${minutes === 1 ? '' : 's'}`, 'TOO_MANY_ATTEMPTS');
   }
 
   /** Forgets failures older than the window (run with the periodic maintenance). */
