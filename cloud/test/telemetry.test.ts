@@ -58,6 +58,26 @@ describe('POST /iot/v1/metrics', () => {
     expect(await count('metrics', user.id)).toBe(1000);
   });
 
+  // A reading in the year 9999 was stored and stood as the hive's latest reading for good; one from 1970 was stored too.
+  it('refuses, by item, a time before 2000 or more than a day ahead, and stores nothing of the batch', async () => {
+    const { user, auth } = await createUser(t.app);
+    const now = Math.floor(Date.now() / 1000);
+    const cases: [string, object, string][] = [
+      ['/iot/v1/metrics', [{ hiveId: 'h', fields: { weightKg: 1 }, timestamp: now }, { hiveId: 'h', fields: { weightKg: 1 }, timestamp: 253_402_300_799 }], "[1].timestamp 253402300799 is more than a day ahead of the server's clock: is the device's clock set?"],
+      ['/iot/v1/metrics', { hiveId: 'h', fields: { weightKg: 1 }, timestamp: 0 }, "timestamp 0 is before 2000: is the device's clock set?"],
+      ['/entrance/v1/movement', [{ hiveId: 'h', boxId: 'b', beesIn: 1, beesOut: 0, timestamp: 86_400 }], "[0].timestamp 86400 is before 2000: is the device's clock set?"],
+    ];
+    for (const [url, body, error] of cases) {
+      const response = await post(url, body, auth);
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toEqual({ error });
+    }
+    expect(await count('metrics', user.id)).toBe(0);
+    expect(await count('movements', user.id)).toBe(0);
+    // Within a day ahead (a clock a little fast, a time zone mistaken) is still taken.
+    expect((await post('/iot/v1/metrics', { hiveId: 'h', fields: { weightKg: 1 }, timestamp: now + 3600 }, auth)).statusCode).toBe(200);
+  });
+
   it('stores nothing of a batch with one bad item', async () => {
     const { user, auth } = await createUser(t.app);
     const batch = [{ hiveId: 1, fields: { weightKg: 1 } }, { hiveId: 1, fields: { weightKg: 2 }, extra: true }];

@@ -10,6 +10,18 @@ export const MAX_UNIX_SECONDS = 253_402_300_799;
  * writer's zero date), not a recording.
  */
 export const EARLIEST_DEVICE_TIME_MS = Date.UTC(2000, 0, 1);
+/** A device's time may be this far ahead of the server's clock (time zones, a clock a little fast), not more. */
+export const MAX_DEVICE_TIME_AHEAD_MS = 86_400_000;
+
+/**
+ * Why a device's time is not believable (before 2000, or more than a day ahead of `now`: a clock never set, or
+ * seconds sent as milliseconds), or undefined. `shown` is the value as the device sent it.
+ */
+export function deviceTimeProblem(instantMs: number, now: Date, shown: string): string | undefined {
+  if (instantMs < EARLIEST_DEVICE_TIME_MS) return `${shown} is before 2000: is the device's clock set?`;
+  if (instantMs > now.getTime() + MAX_DEVICE_TIME_AHEAD_MS) return `${shown} is more than a day ahead of the server's clock: is the device's clock set?`;
+  return undefined;
+}
 
 /**
  * Hive and box identifiers arrive as JSON strings or integers (spec §2.1); the service stores

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { EARLIEST_DEVICE_TIME_MS, Identifier, MAX_UNIX_SECONDS, UnixSeconds } from './common.ts';
+import { deviceTimeProblem, Identifier, MAX_UNIX_SECONDS, UnixSeconds } from './common.ts';
 
 /** Bounds of one trajectory upload: enough for minutes of a busy entrance, small enough to bin in milliseconds. */
 export const MAX_TRAJECTORY_TRACKS = 2000;
@@ -82,9 +82,6 @@ export type TrajectoryCheck = { ok: true; instant: Date; points: number } | { ok
  * it on the edge.
  */
 export const TRAJECTORY_EDGE_SLACK = 0.05;
-/** A trajectory's day may be this far ahead of the server's clock (time zones, a clock a little fast). */
-const MAX_AHEAD_MS = 86_400_000;
-
 /**
  * What the schema cannot say: the total point count, a believable timestamp (not before 2000, not more than a day
  * ahead of `now`: a camera with an unset clock made a heatmap day in 1970 or 2036), and every point a finite number
@@ -94,9 +91,8 @@ const MAX_AHEAD_MS = 86_400_000;
 export function checkTrajectoryUpload(body: TrajectoryUpload, now = new Date()): TrajectoryCheck {
   const instant = trajectoryInstant(body.timestamp);
   if (!instant) return { ok: false, error: `timestamp ${JSON.stringify(body.timestamp)} is not a valid date and time` };
-  if (instant.getTime() < EARLIEST_DEVICE_TIME_MS || instant.getTime() > now.getTime() + MAX_AHEAD_MS) {
-    return { ok: false, error: `timestamp ${JSON.stringify(body.timestamp)} is ${instant.getTime() < EARLIEST_DEVICE_TIME_MS ? 'before 2000' : "more than a day ahead of the server's clock"}: is the device's clock set?` };
-  }
+  const clockProblem = deviceTimeProblem(instant.getTime(), now, `timestamp ${JSON.stringify(body.timestamp)}`);
+  if (clockProblem) return { ok: false, error: clockProblem };
   const { width, height } = body.frameDimensions;
   const slackX = width * TRAJECTORY_EDGE_SLACK;
   const slackY = height * TRAJECTORY_EDGE_SLACK;

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { asArray, ErrorResponse, MessageResponse, MetricBody, MovementBody } from '@hivegate/shared';
+import { asArray, deviceTimeProblem, ErrorResponse, MessageResponse, MetricBody, MovementBody } from '@hivegate/shared';
 import { assertBoxAllowed, requireScope } from '../auth/request-auth.ts';
 import type { Principal } from '../auth/tokens.ts';
 import { HttpError } from '../http/errors.ts';
@@ -24,6 +24,7 @@ export async function telemetryRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
     },
     async (request) => {
       const items = asArray(request.body as MetricBody);
+      assertBelievableTimes(items, Array.isArray(request.body));
       await assertHivesAllowed(ctx, request.principal!, items);
       const outcome = await ctx.metricsRepository.ingest(request.principal!.userId, items, nowSeconds());
       ctx.observability.ingested('metrics', outcome);
@@ -45,6 +46,7 @@ export async function telemetryRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
     },
     async (request) => {
       const items = asArray(request.body as MovementBody);
+      assertBelievableTimes(items, Array.isArray(request.body));
       for (const item of items) assertBoxAllowed(request.principal!, String(item.boxId));
       const outcome = await ctx.movementRepository.ingest(request.principal!.userId, items, nowSeconds());
       ctx.observability.ingested('movement', outcome);
@@ -59,6 +61,19 @@ async function assertHivesAllowed(ctx: AppContext, principal: Principal, items: 
   const hiveIds = [...new Set(items.map((item) => String(item.hiveId)))];
   const [refused] = await ctx.telemetryReads.hivesOfOtherBoxes(principal.userId, hiveIds, principal.boxIds);
   if (refused !== undefined) throw new HttpError(403, `this token may not send readings for hive "${refused}": its boxes count in other hives`);
+}
+
+/**
+ * A reading from a device whose clock was never set (1970), or with milliseconds for seconds, is refused by name: it
+ * was stored, and one in the year 9999 stood as the hive's latest reading for good.
+ */
+function assertBelievableTimes(items: readonly { timestamp?: number }[], batch: boolean): void {
+  const now = new Date();
+  items.forEach((item, index) => {
+    if (item.timestamp === undefined) return;
+    const problem = deviceTimeProblem(item.timestamp * 1000, now, `${batch ? `[${index}].` : ''}timestamp ${item.timestamp}`);
+    if (problem) throw new HttpError(400, problem);
+  });
 }
 
 function nowSeconds(): number {
