@@ -35,6 +35,29 @@ describe('telemetry reads', () => {
     expect(buckets[1]).toMatchObject({ beesIn: 20, samples: 10 });
   });
 
+  // Daily bars were UTC days next to a "today" in the user's zone, and Kolkata's hourly buckets were labelled at :30.
+  it('lays buckets on the wall clock of the time zone asked for', async () => {
+    const series = (field: string, id: string, bucketSeconds: number, timeZone?: string) =>
+      graphql(t.app, token, `{ ${field}(${field === 'hiveMetrics' ? 'hiveId' : 'boxId'}: "${id}", from: "2026-04-30T00:00:00Z", to: "2026-05-03T00:00:00Z", bucketSeconds: ${bucketSeconds}${timeZone ? `, timeZone: "${timeZone}"` : ''}) { time samples } }`);
+    expect((await series('entranceMovement', 'b', 86_400)).data?.entranceMovement).toEqual([
+      { time: '2026-05-01T00:00:00.000Z', samples: 60 },
+      { time: '2026-05-02T00:00:00.000Z', samples: 1 },
+    ]);
+    // In Los Angeles (PDT, UTC−7) the first hour of May 1 UTC is the evening of April 30.
+    expect((await series('entranceMovement', 'b', 86_400, 'America/Los_Angeles')).data?.entranceMovement).toEqual([
+      { time: '2026-04-30T07:00:00.000Z', samples: 60 },
+      { time: '2026-05-01T07:00:00.000Z', samples: 1 },
+    ]);
+    // Kolkata is UTC+5:30: its hours start at :30 UTC.
+    expect((await series('entranceMovement', 'b', 3600, 'Asia/Kolkata')).data?.entranceMovement).toEqual([
+      { time: '2026-04-30T23:30:00.000Z', samples: 29 },
+      { time: '2026-05-01T00:30:00.000Z', samples: 31 },
+      { time: '2026-05-01T23:30:00.000Z', samples: 1 },
+    ]);
+    expect((await series('hiveMetrics', 'h', 86_400, 'Europe/Vienna')).data?.hiveMetrics).toEqual([{ time: '2026-04-30T22:00:00.000Z', samples: 120 }]);
+    expect((await series('hiveMetrics', 'h', 3600, 'Mars/Olympus')).errors?.[0]?.message).toBe('timeZone must be an IANA time zone such as "Europe/Vienna", got "Mars/Olympus"');
+  });
+
   it('gives daily totals per box for a UTC date', async () => {
     const result = await graphql(t.app, token, `{ entranceTotals(date: "2026-05-01") { boxId hiveId date beesIn beesOut netFlow lastSampleAt } }`);
     expect(result.data?.entranceTotals).toEqual([

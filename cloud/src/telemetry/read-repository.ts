@@ -40,6 +40,13 @@ export interface BoxRow {
   firstSeenAt: Date;
 }
 
+/**
+ * The start of the `$5`-second bucket a row's `ts` falls in, buckets laid on the wall clock of time zone `$6`: a
+ * day's bucket starts at local midnight (23 or 25 hours long on the days the clocks change), an hour's on the local
+ * hour (Kolkata's at :00, not :30). In UTC these are the buckets of epoch seconds, as before time zones were asked.
+ */
+const LOCAL_BUCKET = `(date_bin(make_interval(secs => $5), ts AT TIME ZONE $6, TIMESTAMP '1970-01-01') AT TIME ZONE $6)`;
+
 /** What beekeepers read: everything here is filtered by the owner first. */
 export class TelemetryReadRepository {
   constructor(private readonly db: Queryable) {}
@@ -131,21 +138,21 @@ export class TelemetryReadRepository {
     return new Map(rows.map(({ hiveId, ...reading }) => [hiveId, reading]));
   }
 
-  async metricSeries(ownerId: number, hiveId: string, from: Date, to: Date, bucketSeconds: number): Promise<MetricBucket[]> {
+  async metricSeries(ownerId: number, hiveId: string, from: Date, to: Date, bucketSeconds: number, timeZone = 'UTC'): Promise<MetricBucket[]> {
     const { rows } = await this.db.query<MetricBucket>(
-      `SELECT to_timestamp(floor(extract(epoch FROM ts) / $5) * $5) AS time,
+      `SELECT ${LOCAL_BUCKET} AS time,
               avg(temperature_celsius) AS "temperatureCelsius", avg(humidity_percent) AS "humidityPercent",
               avg(weight_kg) AS "weightKg", count(*)::int AS samples
        FROM metrics WHERE owner_id = $1 AND hive_id = $2 AND ts >= $3 AND ts < $4
        GROUP BY 1 ORDER BY 1`,
-      [ownerId, hiveId, from, to, bucketSeconds],
+      [ownerId, hiveId, from, to, bucketSeconds, timeZone],
     );
     return rows;
   }
 
-  async movementSeries(ownerId: number, boxId: string, from: Date, to: Date, bucketSeconds: number): Promise<MovementBucket[]> {
+  async movementSeries(ownerId: number, boxId: string, from: Date, to: Date, bucketSeconds: number, timeZone = 'UTC'): Promise<MovementBucket[]> {
     const { rows } = await this.db.query<MovementBucket>(
-      `SELECT to_timestamp(floor(extract(epoch FROM ts) / $5) * $5) AS time,
+      `SELECT ${LOCAL_BUCKET} AS time,
               sum(bees_in)::float8 AS "beesIn", sum(bees_out)::float8 AS "beesOut",
               sum(coalesce(net_flow, bees_in - bees_out))::float8 AS "netFlow",
               avg(avg_speed) AS "avgSpeed", avg(p95_speed) AS "p95Speed",
@@ -153,7 +160,7 @@ export class TelemetryReadRepository {
               sum(bee_interactions)::int AS "beeInteractions", count(*)::int AS samples
        FROM movements WHERE owner_id = $1 AND box_id = $2 AND ts >= $3 AND ts < $4
        GROUP BY 1 ORDER BY 1`,
-      [ownerId, boxId, from, to, bucketSeconds],
+      [ownerId, boxId, from, to, bucketSeconds, timeZone],
     );
     return rows;
   }

@@ -9,6 +9,14 @@ interface RangeArgs {
   from: Date;
   to: Date;
   bucketSeconds?: number | null;
+  timeZone?: string | null;
+}
+
+/** The IANA time zone the arguments name (default UTC): its wall clock lays out buckets and days. */
+function timeZoneOf(args: { timeZone?: string | null }): string {
+  const timeZone = args.timeZone ?? 'UTC';
+  if (!isTimeZone(timeZone)) throw clientError(`timeZone must be an IANA time zone such as "Europe/Vienna", got "${timeZone}"`);
+  return timeZone;
 }
 
 function bucketOrThrow(args: RangeArgs): number {
@@ -42,12 +50,12 @@ export const telemetryResolvers: Resolvers = {
       if (user.boxIds && !(await ctx.services.telemetryReads.hive(user.userId, hiveId, user.boxIds))) {
         throw clientError(`this token may not read hive "${hiveId}": none of its boxes counts there`, 'FORBIDDEN');
       }
-      return ctx.services.telemetryReads.metricSeries(user.userId, hiveId, args.from, args.to, bucketSeconds);
+      return ctx.services.telemetryReads.metricSeries(user.userId, hiveId, args.from, args.to, bucketSeconds, timeZoneOf(args));
     },
     entranceMovement: (_root: unknown, args: RangeArgs & { boxId: string }, ctx: GraphQLContext) => {
       const user = requireUser(ctx);
       requireBox(user, String(args.boxId));
-      return ctx.services.telemetryReads.movementSeries(user.userId, String(args.boxId), args.from, args.to, bucketOrThrow(args));
+      return ctx.services.telemetryReads.movementSeries(user.userId, String(args.boxId), args.from, args.to, bucketOrThrow(args), timeZoneOf(args));
     },
     entranceTotals: (_root: unknown, args: { boxIds?: (string | null)[] | null; date?: string | null; timeZone?: string | null }, ctx: GraphQLContext) => {
       const user = requireUser(ctx);
@@ -108,8 +116,7 @@ interface CalendarDay {
 
 /** The day the arguments name, `date` (default today) in `timeZone` (default UTC), with the instants it spans. */
 function calendarDay(args: { date?: string | null; timeZone?: string | null }): CalendarDay {
-  const timeZone = args.timeZone ?? 'UTC';
-  if (!isTimeZone(timeZone)) throw clientError(`timeZone must be an IANA time zone such as "Europe/Vienna", got "${timeZone}"`);
+  const timeZone = timeZoneOf(args);
   const date = args.date ?? dateIn(timeZone);
   if (!isIsoDate(date)) throw clientError('date must be a calendar date YYYY-MM-DD');
   return { date, ...dayBounds(date, timeZone) };

@@ -78,17 +78,18 @@ export const HiveQuery = defineOperation<{ hive: ApiaryHive | null }, { hiveId: 
   `query Hive($hiveId: ID!, $timeZone: String) { hive(id: $hiveId) { ${HIVE} } }`,
 );
 
-type Range = { from: string; to: string; bucketSeconds: number | null };
+// Buckets are laid on the browser's wall clock too, so a day's bar is the same day as "today".
+type Range = { from: string; to: string; bucketSeconds: number | null } & InTimeZone;
 
 export const HiveMetricsQuery = defineOperation<{ hiveMetrics: MetricBucket[] }, Range & { hiveId: string }>(
-  `query HiveMetrics($hiveId: ID!, $from: DateTime!, $to: DateTime!, $bucketSeconds: Int) {
-    hiveMetrics(hiveId: $hiveId, from: $from, to: $to, bucketSeconds: $bucketSeconds) { ${READING} samples }
+  `query HiveMetrics($hiveId: ID!, $from: DateTime!, $to: DateTime!, $bucketSeconds: Int, $timeZone: String) {
+    hiveMetrics(hiveId: $hiveId, from: $from, to: $to, bucketSeconds: $bucketSeconds, timeZone: $timeZone) { ${READING} samples }
   }`,
 );
 
 export const EntranceMovementQuery = defineOperation<{ entranceMovement: MovementBucket[] }, Range & { boxId: string }>(
-  `query EntranceMovement($boxId: ID!, $from: DateTime!, $to: DateTime!, $bucketSeconds: Int) {
-    entranceMovement(boxId: $boxId, from: $from, to: $to, bucketSeconds: $bucketSeconds) {
+  `query EntranceMovement($boxId: ID!, $from: DateTime!, $to: DateTime!, $bucketSeconds: Int, $timeZone: String) {
+    entranceMovement(boxId: $boxId, from: $from, to: $to, bucketSeconds: $bucketSeconds, timeZone: $timeZone) {
       time beesIn beesOut netFlow avgSpeed p95Speed detectedBees samples
     }
   }`,

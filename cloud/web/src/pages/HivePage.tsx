@@ -36,7 +36,7 @@ const CLIMATE_SERIES = [
  * three empty charts used to lead the page of a hive that has no sensor, or no scale.
  */
 function ClimateCharts({ hiveId, range, lastReading }: { hiveId: string; range: TimeRange; lastReading: Reading | null }) {
-  const metrics = useQuery(HiveMetricsQuery, { hiveId, from: range.from.toISOString(), to: range.to.toISOString(), bucketSeconds: null });
+  const metrics = useQuery(HiveMetricsQuery, { hiveId, from: range.from.toISOString(), to: range.to.toISOString(), bucketSeconds: null, timeZone: browserTimeZone() });
   const buckets = metrics.data?.hiveMetrics ?? [];
   const times = buckets.map((b) => Date.parse(b.time));
   const gap = gapThreshold(times);
@@ -79,7 +79,7 @@ function ClimateCharts({ hiveId, range, lastReading }: { hiveId: string; range: 
 
 function BoxTraffic({ boxId, range }: { boxId: string; range: TimeRange }) {
   const bucketSeconds = trafficBucketSeconds(range.from, range.to);
-  const movement = useQuery(EntranceMovementQuery, { boxId, from: range.from.toISOString(), to: range.to.toISOString(), bucketSeconds });
+  const movement = useQuery(EntranceMovementQuery, { boxId, from: range.from.toISOString(), to: range.to.toISOString(), bucketSeconds, timeZone: browserTimeZone() });
   const buckets = movement.data?.entranceMovement ?? [];
   const times = buckets.map((b) => Date.parse(b.time));
   const headingId = `box-${boxId}-traffic`;
