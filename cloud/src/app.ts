@@ -16,6 +16,7 @@ import { UsersRepository } from './auth/users-repository.ts';
 import { AccountService } from './auth/accounts.ts';
 import { accountResolvers } from './auth/resolvers.ts';
 import { graphqlPlugin } from './graphql/plugin.ts';
+import { decodeRequestBodies } from './http/content-encoding.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { Observability } from './observability/metrics.ts';
@@ -143,6 +144,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     // Every API here speaks JSON; a text body is a client mistake better named as such (415) than parsed.
     app.removeContentTypeParser('text/plain');
     installErrorHandling(app, (reason) => ctx.observability.rejected(reason));
+    decodeRequestBodies(app);
     app.addHook('onResponse', async (request, reply) => {
       ctx.observability.requestDuration.observe(
         { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) },

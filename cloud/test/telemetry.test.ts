@@ -1,3 +1,4 @@
+import { deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
@@ -76,6 +77,27 @@ describe('POST /iot/v1/metrics', () => {
     expect(await count('movements', user.id)).toBe(0);
     // Within a day ahead (a clock a little fast, a time zone mistaken) is still taken.
     expect((await post('/iot/v1/metrics', { hiveId: 'h', fields: { weightKg: 1 }, timestamp: now + 3600 }, auth)).statusCode).toBe(200);
+  });
+
+  // A gzip body was answered "body is not valid JSON", and a body in an encoding the server cannot read was accepted.
+  it('reads gzip and deflate bodies, refuses other encodings with 415 and a broken gzip body with 400', async () => {
+    const { user, auth } = await createUser(t.app);
+    const body = JSON.stringify([{ hiveId: 'gz', fields: { weightKg: 1 } }, { hiveId: 'gz', fields: { weightKg: 2 } }]);
+    const send = (payload: Buffer | string, encoding: string) =>
+      t.app.inject({ method: 'POST', url: '/iot/v1/metrics', headers: { ...auth, 'content-type': 'application/json', 'content-encoding': encoding }, payload });
+    expect((await send(gzipSync(body), 'gzip')).statusCode).toBe(200);
+    expect((await send(deflateSync(body), 'deflate')).statusCode).toBe(200);
+    expect(await count('metrics', user.id)).toBe(4);
+    const brotli = await send(body, 'br');
+    expect(brotli.statusCode).toBe(415);
+    expect(brotli.json()).toEqual({ error: 'content encoding br is not supported; send gzip, deflate or none' });
+    const broken = await send(Buffer.from('not gzip at all'), 'gzip');
+    expect(broken.statusCode).toBe(400);
+    expect(broken.json().error).toMatch(/^body is not valid gzip data/);
+    // The limit counts the bytes unpacked: a small body that unpacks past it is refused.
+    const bomb = await send(gzipSync(JSON.stringify({ hiveId: 'gz', fields: { weightKg: 1 }, pad: 'x'.repeat(8 * 1024 * 1024) })), 'gzip');
+    expect(bomb.statusCode).toBe(413);
+    expect(await count('metrics', user.id)).toBe(4);
   });
 
   it('stores nothing of a batch with one bad item', async () => {

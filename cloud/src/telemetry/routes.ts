@@ -5,7 +5,7 @@ import type { Principal } from '../auth/tokens.ts';
 import { HttpError } from '../http/errors.ts';
 import type { AppContext } from '../context.ts';
 
-const errorResponses = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 413: ErrorResponse, 500: ErrorResponse };
+const errorResponses = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 413: ErrorResponse, 415: ErrorResponse, 500: ErrorResponse };
 
 export async function telemetryRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   const ingest = requireScope(ctx.tokens, 'ingest');
