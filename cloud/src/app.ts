@@ -162,7 +162,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await app.register(swagger, {
       openapi: {
         info: { title: 'HiveGate telemetry and video service', version: SPEC_VERSION },
-        components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+        components: {
+          securitySchemes: {
+            bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+            publishToken: { type: 'apiKey', in: 'header', name: 'X-Publish-Token', description: "a live session's publishToken (also accepted as a bearer token)" },
+          },
+        },
       },
     });
 

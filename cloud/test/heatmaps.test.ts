@@ -140,7 +140,7 @@ describe('trajectory upload', () => {
 
   it.each([
     [{ trackHistory: { '17': [[1, 1], [2, 2], [3, 3], [4, 4], [700, 10]] } }, 'trackHistory.17[4] is outside the 640×480 frame'],
-    [{ trackHistory: { a: [[1, 2, 3]] } }, 'trackHistory.a[0] must NOT have more than 2 items'],
+    [{ trackHistory: { a: [[1, 2, 3]] } }, 'trackHistory.a[0] must contain at most 2 items'],
     [{ timestamp: 'last tuesday' }, 'timestamp'],
     [{ timestamp: '2026-02-30T10:00:00' }, 'timestamp "2026-02-30T10:00:00" is not a valid date and time'],
     [{ timestamp: 0 }, "timestamp 0 is before 2000: is the device's clock set?"],

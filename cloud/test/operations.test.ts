@@ -53,6 +53,31 @@ describe('operations endpoints', () => {
     expect(doc.paths['/health'].get.responses['503']).toBeDefined();
   });
 
+  // A trajectory point was a tuple (items: [..], additionalItems), which OpenAPI 3.0 does not have: strict validators and
+  // code generators refused the whole document. The publisher's PUT and DELETE named no success and no credentials.
+  it('serves an OpenAPI 3.0 document that uses only 3.0 schema keywords, with every operation\'s success and credentials', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    expect(doc.openapi).toMatch(/^3\.0\./);
+    const notIn30 = new Set(['const', 'prefixItems', 'additionalItems', 'patternProperties', '$schema', '$id', 'examples', 'if', 'then', 'else', 'contains', 'propertyNames']);
+    const problems: string[] = [];
+    const walk = (node: unknown, at: string): void => {
+      if (Array.isArray(node)) return node.forEach((child, i) => walk(child, `${at}/${i}`));
+      if (node === null || typeof node !== 'object') return;
+      for (const [key, value] of Object.entries(node)) {
+        if (notIn30.has(key) || (key === 'items' && Array.isArray(value)) || (key === 'type' && Array.isArray(value))) problems.push(`${at}/${key}`);
+        walk(value, `${at}/${key}`);
+      }
+    };
+    walk(doc.paths, '');
+    expect(problems).toEqual([]);
+    const publish = doc.paths['/api/entrance-live/publish/{sessionId}/{file}'];
+    expect(Object.keys(publish.put.responses)).toEqual(expect.arrayContaining(['201', '204']));
+    expect(publish.put.security).toEqual([{ publishToken: [] }, { bearer: [] }]);
+    expect(doc.components.securitySchemes.publishToken).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-Publish-Token' });
+    const trackPoint = doc.paths['/api/entrance-heatmaps/trajectories'].post.requestBody.content['application/json'].schema.properties.trackHistory.additionalProperties.items;
+    expect(trackPoint).toMatchObject({ type: 'array', items: { type: 'number' }, minItems: 2, maxItems: 2 });
+  });
+
   it('counts ingested rows and rejected requests for Prometheus', async () => {
     const { auth } = await createUser(t.app);
     await t.app.inject({ method: 'POST', url: '/iot/v1/metrics', headers: auth, payload: [{ hiveId: 1, fields: { weightKg: 1 }, dedupeKey: 'a' }, { hiveId: 1, fields: { weightKg: 1 }, dedupeKey: 'a' }] });

@@ -23,8 +23,13 @@ export const FrameDimensions = Type.Object(
 );
 export type FrameDimensions = Static<typeof FrameDimensions>;
 
-/** `[x, y]` in pixels of the frame, origin top left. */
-export const TrajectoryPoint = Type.Tuple([Type.Number(), Type.Number()]);
+/**
+ * `[x, y]` in pixels of the frame, origin top left. Written as an array of two numbers rather than a tuple: OpenAPI
+ * 3.0 has no tuples, and the tuple's `items: [...]` made /openapi.json invalid for strict tools.
+ */
+export const TrajectoryPoint = Type.Unsafe<[number, number]>(
+  Type.Array(Type.Number(), { minItems: 2, maxItems: 2, description: '[x, y] in pixels of the frame, origin top left' }),
+);
 
 /** Body of `POST /api/entrance-heatmaps/trajectories`, in the shape existing entrance observers send. */
 export const TrajectoryUpload = Type.Object(

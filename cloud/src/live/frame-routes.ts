@@ -7,7 +7,7 @@ import { HttpError } from '../http/errors.ts';
 import { MEDIA_PREFIX } from '../media/signed-paths.ts';
 import { JPEG_CONTENT_TYPE, inspectJpeg, mjpegContentType } from './jpeg.ts';
 import { FRAME_FILE, MJPEG_FILE, PUBLISH_PATH } from './live-service.ts';
-import { publishToken } from './publish-routes.ts';
+import { PUBLISHER_SECURITY, publishToken } from './publish-routes.ts';
 import { isEnded } from './session-machine.ts';
 
 const FrameParams = Type.Object({ sessionId: Type.String({ minLength: 1, maxLength: 64 }) });
@@ -46,8 +46,9 @@ export async function liveFrameRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
         request.liveSession = session;
       },
       schema: {
-        summary: 'Publish one JPEG frame (http-jpeg-push relay); X-Publish-Token or bearer publish token',
+        summary: 'Publish one JPEG frame (http-jpeg-push relay) as an image/jpeg body; X-Publish-Token or bearer publish token',
         tags: ['live publish'],
+        security: PUBLISHER_SECURITY,
         params: FrameParams,
         response: {
           200: LiveFrameAccepted,

@@ -19,6 +19,9 @@ declare module 'fastify' {
   }
 }
 
+/** How /openapi.json says a publisher authenticates: the session's publish token in either header. */
+export const PUBLISHER_SECURITY: Record<string, string[]>[] = [{ publishToken: [] }, { bearer: [] }];
+
 /**
  * The publish token from `X-Publish-Token` or else `Authorization: Bearer` (ffmpeg's -headers). The header wins:
  * the existing entrance observer sends its API token as the bearer and the publish token in `X-Publish-Token`.
@@ -51,10 +54,11 @@ export async function livePublishRoutes(app: FastifyInstance, { ctx }: { ctx: Ap
     request.liveSession = session;
   };
   const schema = {
-    summary: 'HLS publisher upload (ffmpeg -method PUT)',
+    summary: 'HLS publisher upload (ffmpeg -method PUT): a playlist or segment as the body; X-Publish-Token or bearer publish token',
     tags: ['live publish'],
+    security: PUBLISHER_SECURITY,
     params: Params,
-    response: { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse, 410: ErrorResponse, 413: ErrorResponse },
+    response: { 201: { description: 'Stored (a new file)', type: 'null' }, 204: { description: 'Stored over the file of that name, or deleted', type: 'null' }, 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse, 410: ErrorResponse, 413: ErrorResponse },
   };
 
   app.put<{ Params: PublishParams }>(`${PUBLISH_PATH}/:sessionId/:file`, { onRequest: authorize, bodyLimit: maxBytes, schema }, async (request, reply) => {
