@@ -1,4 +1,5 @@
 import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
+import { isIsoDate } from '../telemetry/buckets.ts';
 
 const ISO_WITH_ZONE = /(Z|[+-]\d{2}:?\d{2})$/i;
 
@@ -9,7 +10,8 @@ export function parseInstant(value: unknown, what = 'DateTime'): Date {
   }
   const text = /T\d{2}:\d{2}/.test(value) && !ISO_WITH_ZONE.test(value) ? `${value}Z` : value;
   const date = new Date(text);
-  if (Number.isNaN(date.getTime())) throw new GraphQLError(`${what} "${value}" is not a valid date`);
+  // The Date parser rolls 2026-02-30 over to March 2: the calendar date as written must exist.
+  if (Number.isNaN(date.getTime()) || !isIsoDate(value.slice(0, 10))) throw new GraphQLError(`${what} "${value}" is not a valid date`);
   return date;
 }
 
