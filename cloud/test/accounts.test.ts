@@ -118,6 +118,16 @@ describe('API tokens from the profile', () => {
     expect((await graphql(t.app, session, `mutation { revokeApiToken(id: "${apiToken.id}") }`)).errors?.[0]?.message).toBe('no such active token');
   });
 
+  // scopes: [] got "scopes must be some of …", and boxIds: [] made a token that could act for no box at all.
+  it('explains empty or unknown scopes and refuses an empty box list', async () => {
+    const owner = await createUser(t.app);
+    const create = (args: string) => graphql(t.app, owner.token, `mutation { createApiToken(name: "cam", ${args}) { token } }`);
+    expect((await create('scopes: []')).errors?.[0]?.message).toBe('scopes must name at least one of *, ingest, device, read, control, or be left out for ingest and device');
+    expect((await create('scopes: ["ingest", "admin"]')).errors?.[0]?.message).toBe('scopes must be some of *, ingest, device, read, control; not "admin"');
+    expect((await create('boxIds: []')).errors?.[0]?.message).toBe('boxIds must name at least one box, or be left out for every box');
+    expect((await create('boxIds: ["b1"]')).data?.createApiToken).toMatchObject({ token: expect.any(String) });
+  });
+
   it('does not let a device token mint tokens or revoke another user\'s', async () => {
     const device = await createUser(t.app, { scopes: ['ingest', 'device', 'control'] });
     const minted = await graphql(t.app, device.token, `mutation { createApiToken(name: "more") { token } }`);

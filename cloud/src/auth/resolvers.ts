@@ -52,8 +52,12 @@ export const accountResolvers: Resolvers = {
       if (name === '' || name.length > 100) throw clientError('name must be 1-100 characters');
       const scopes = args.scopes ?? ['ingest', 'device'];
       const unknown = scopes.filter((s) => s !== ALL_SCOPES && !(SCOPES as readonly string[]).includes(s));
-      if (scopes.length === 0 || unknown.length > 0) throw clientError(`scopes must be some of ${[ALL_SCOPES, ...SCOPES].join(', ')}`);
+      const known = [ALL_SCOPES, ...SCOPES].join(', ');
+      if (scopes.length === 0) throw clientError(`scopes must name at least one of ${known}, or be left out for ingest and device`);
+      if (unknown.length > 0) throw clientError(`scopes must be some of ${known}; not ${unknown.map((s) => JSON.stringify(s)).join(', ')}`);
       const boxIds = args.boxIds?.map(String) ?? null;
+      // A token for no box could act for nothing: almost surely a client that meant "every box" (leave boxIds out).
+      if (boxIds?.length === 0) throw clientError('boxIds must name at least one box, or be left out for every box');
       const { token, tokenId } = await ctx.services.tokens.issue({ userId: user.userId, name, scopes, boxIds });
       const apiToken = (await ctx.services.tokenRecords.list(user.userId)).find((t) => t.id === tokenId);
       return { token, apiToken };
