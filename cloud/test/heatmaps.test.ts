@@ -155,6 +155,15 @@ describe('trajectory upload', () => {
     expect(((await response.json()) as { error: string }).error).toContain(error);
   });
 
+  // A 16:9 upload after 4:3 ones set the day's frame to 16:9, and the 4:3 entrance was drawn stretched.
+  it('keeps the frame size of the day\'s first upload when a later one names another', async () => {
+    const { user, token } = await createUser(t.app, { scopes: ['ingest'] });
+    const at = (batchId: string, frame: { width: number; height: number }) => ({ boxId: 'resized', timestamp: '2026-05-06T08:00:00', frameDimensions: frame, trackHistory: randomTracks(7, 2, 5, frame), batchId });
+    expect((await post(token, at('4:3', { width: 640, height: 480 }))).status).toBe(200);
+    expect((await post(token, at('16:9', { width: 1920, height: 1080 }))).status).toBe(200);
+    expect(await day(user.id, 'resized', '2026-05-06')).toMatchObject({ frameWidth: 640, frameHeight: 480, trajectoryCount: 4 });
+  });
+
   it('refuses a body with more points than one upload may carry', async () => {
     const { token } = await createUser(t.app, { scopes: ['ingest'] });
     const track = Array.from({ length: 2000 }, (_, i) => [i % 640, 1]);

@@ -177,8 +177,7 @@ export class HeatmapsRepository {
            trajectory_count = d.trajectory_count + EXCLUDED.trajectory_count,
            point_count = d.point_count + EXCLUDED.point_count,
            last_sample_at = GREATEST(d.last_sample_at, EXCLUDED.last_sample_at),
-           frame_width = EXCLUDED.frame_width,
-           frame_height = EXCLUDED.frame_height,
+           -- The day keeps the frame its first upload named: a later size of another shape stretched the image.
            updated_at = now()
          WHERE d.cols = EXCLUDED.cols AND d.rows = EXCLUDED.rows
          RETURNING d.cols`,
