@@ -23,7 +23,8 @@ const { values } = parseArgs({
     scenario: { type: 'string', default: 'busy-afternoon' },
     seconds: { type: 'string', default: '120' },
     port: { type: 'string', default: process.env.PORT ?? '8600' },
-    'data-dir': { type: 'string', default: path.join(ROOT, '.data', 'demo') },
+    // PORT and DATA_DIR are read as the cloud reads them (the demo's default folder stays apart from `pnpm start`'s).
+    'data-dir': { type: 'string', default: process.env.DATA_DIR ?? path.join(ROOT, '.data', 'demo') },
     detector: { type: 'string' },
     'no-serve': { type: 'boolean', default: false },
   },
