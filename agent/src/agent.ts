@@ -65,6 +65,11 @@ interface RateChange {
   applied: Record<string, number>;
 }
 
+/** A cloud link's stop as the status file says it (`status` reads it), or nothing while it runs. */
+function linkStop(field: string, stopped: { reason: string; retryAt: number } | undefined): Record<string, { reason: string; nextTryAt: string }> {
+  return stopped ? { [field]: { reason: stopped.reason, nextTryAt: new Date(stopped.retryAt).toISOString() } } : {};
+}
+
 /** Notes the last upload for `status`; on a full disk the note waits for a later upload rather than failing this one. */
 function noteLastUpload(outbox: Outbox, kind: string, count: number): void {
   try {
@@ -212,6 +217,8 @@ async function runWithOutbox(config: AgentConfig, options: RunOptions): Promise<
     onRecords: () => uplink.notify(),
     ...(streamer ? { onFrame: (frame: Parameters<LiveStreamer['offer']>[0]) => streamer.offer(frame) } : {}),
     statusFile: statusFilePath(config),
+    // A stop the cloud caused shows in `status`: the log said it once, and "last upload" only grew older.
+    extraStatus: () => ({ ...linkStop('uplinkStopped', uplink.stopped), ...linkStop('liveControlStopped', device?.stopped) }),
     log,
     // A file's rate is known at start; a camera's shows in what it delivers.
     ...(liveSource ? { readFps: () => capture.readFps, onPictureRate: followMeasuredRate } : {}),

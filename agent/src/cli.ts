@@ -26,7 +26,7 @@ every record is delivered: exit code 0, or 1 when records are still queued at th
   },
   status: {
     usage: 'hivegate-agent status [--config FILE | --state-dir DIR]',
-    about: 'Says whether an agent is running on that state directory, what its outbox holds, and what its pipeline last did.',
+    about: 'Says whether an agent is running on that state directory, what its outbox holds, what its pipeline last did, and whether the cloud stopped its uploads or live control (a refused token).',
     pipeline: false,
   },
   bench: {
@@ -258,6 +258,8 @@ function status(args: string[]): number {
       `pipeline:      updated ${String(pipeline.updatedAt)}, capture ${String(pipeline.captureState)}, ${String(pipeline.fps)} fps${pipeline.readFps === undefined ? '' : ` (the source read at ${String(pipeline.readFps)})`}, ${String(pipeline.framesProcessed)} frames, ${String(pipeline.framesDropped)} dropped, ${String(pipeline.framesRepeated ?? 0)} repeats skipped${pipeline.memoryRssMb === undefined ? '' : `, ${String(pipeline.memoryRssMb)} MB resident`}`,
       ...(typeof pipeline.captureProblem === 'string' ? [`capture:       ${captureTrouble(pipeline)}`] : []),
       `counts:        in ${String(pipeline.beesIn)}, out ${String(pipeline.beesOut)}, unknown direction ${String(pipeline.unknownDirection)}, inference skipped ${String(pipeline.inferenceSkipped)}`,
+      ...linkStopLines('uplink:        ', 'nothing is sent', pipeline.uplinkStopped),
+      ...linkStopLines('live control:  ', 'no live video on request', pipeline.liveControlStopped),
     );
     // Held records are in the running agent's memory, not in the outbox file read above.
     if (typeof pipeline.outboxHeldInMemory === 'number' && pipeline.outboxHeldInMemory > 0) {
@@ -268,6 +270,13 @@ function status(args: string[]): number {
   }
   console.log(lines.join('\n'));
   return 0;
+}
+
+/** A cloud link the cloud stopped (a refused token), as the status file says; nothing while it runs. */
+function linkStopLines(label: string, meaning: string, stop: unknown): string[] {
+  if (!stop || typeof stop !== 'object' || !('reason' in stop)) return [];
+  const nextTry = 'nextTryAt' in stop ? String(stop.nextTryAt) : 'later';
+  return [`${label}STOPPED (${meaning}): ${String(stop.reason)}; next try ${nextTry}, or at once on SIGHUP (systemctl reload hivegate-agent) once the token is fixed`];
 }
 
 /** Why the source is not delivering, as the status file says. */

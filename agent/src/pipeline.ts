@@ -69,6 +69,8 @@ export interface PipelineOptions {
   onFrame?: (frame: Frame) => void;
   /** JSON file the `status` command reads; written every few seconds. */
   statusFile?: string;
+  /** More for the status file, read at each write (the cloud links' stops). */
+  extraStatus?: () => Record<string, unknown>;
   log?: (message: string) => void;
   observer?: PipelineObserver;
   /**
@@ -315,7 +317,8 @@ export class Pipeline {
       const outboxHeldInMemory = this.options.outbox.heldRecords;
       // The smoothed rate holds the last frames' value; with none for a while the rate is none.
       const fps = this.lastTick !== undefined && performance.now() - this.lastTick < 2 * STATUS_INTERVAL_MS ? Math.round(this.stats.fps * 10) / 10 : 0;
-      writeFileSync(temp, JSON.stringify({ updatedAt: new Date(now).toISOString(), pid: process.pid, ...this.stats, fps, memoryRssMb, outboxHeldInMemory }, null, 2));
+      const extra = this.options.extraStatus?.() ?? {};
+      writeFileSync(temp, JSON.stringify({ updatedAt: new Date(now).toISOString(), pid: process.pid, ...this.stats, fps, memoryRssMb, outboxHeldInMemory, ...extra }, null, 2));
       renameSync(temp, statusFile);
       if (this.statusWriteError) this.options.log?.(`${statusFile} is written again`);
       this.statusWriteError = undefined;

@@ -1,6 +1,9 @@
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { runAgent } from '../src/agent.ts';
+import { runAgent, statusFilePath, type AgentControls } from '../src/agent.ts';
 import { resolveConfig, type AgentConfig } from '../src/config/config.ts';
 import { identityOf, Outbox } from '../src/outbox/outbox.ts';
 import type * as RetryPolicy from '../src/uplink/retry-policy.ts';
@@ -29,11 +32,11 @@ afterAll(async () => {
 });
 
 /** The config of an agent on the camera, with the motion detector, state in its own folder, and quick live requests. */
-function agentConfig(name: string): AgentConfig {
+function agentConfig(name: string, token = gateway.deviceToken): AgentConfig {
   return resolveConfig({
     file: {
       hiveId: 'hive-1', boxId: 'box-1', deviceId: `pi-${name}`, source: { url: camera.url },
-      cloud: { url: gateway.url, token: gateway.deviceToken },
+      cloud: { url: gateway.url, token },
       live: { statusIntervalSeconds: 1, pollWaitSeconds: 1 },
       detector: { kind: 'motion' },
       stateDir: join(dir.path, name),
@@ -46,9 +49,14 @@ function agentConfig(name: string): AgentConfig {
 function startAgent(config: AgentConfig) {
   let stop: () => void = () => {};
   const logs: string[] = [];
-  const exit = runAgent(config, { stopSignal: new Promise<void>((resolve) => (stop = resolve)), log: (m) => logs.push(m) });
+  let controls: AgentControls | undefined;
+  const exit = runAgent(config, { stopSignal: new Promise<void>((resolve) => (stop = resolve)), log: (m) => logs.push(m), onReady: (ready) => (controls = ready) });
   return {
     logs,
+    /** New credentials, as SIGHUP brings them. */
+    updateToken(token: string): void {
+      controls!.updateCredentials(gateway.url, token);
+    },
     async stop(): Promise<number> {
       stop();
       return exit;
@@ -87,6 +95,33 @@ describe('agent and a cloud that goes away', () => {
       expect(Date.now() - back).toBeLessThan(15_000);
       expect(agent.logs).toContainEqual(expect.stringMatching(/^live: the cloud answers again, after \d+ failed requests$/));
       expect(agent.logs).toContainEqual(expect.stringMatching(/^uplink: movement delivered again after 1 failed attempts$/));
+    } finally {
+      expect(await agent.stop()).toBe(0);
+    }
+  }, 60_000);
+
+  // A refused token was one log line ("UPLINK STOPPED: 401 …"); status showed only "last upload" growing older.
+  it('status says the uplink and live control stopped on a refused token, and why, until the token is fixed', async () => {
+    const timestamp = 1_767_225_660;
+    const config = agentConfig('refused', 'stale-token');
+    queueMovement(config.outbox.path, timestamp);
+    const agent = startAgent(config);
+    const statusFile = statusFilePath(config);
+    const status = () => (existsSync(statusFile) ? (JSON.parse(readFileSync(statusFile, 'utf8')) as Record<string, { reason: string; nextTryAt: string } | undefined>) : {});
+    try {
+      await gateway.waitFor(() => status().uplinkStopped !== undefined && status().liveControlStopped !== undefined, 20_000, 'both stops in the status file');
+      expect(status().uplinkStopped).toEqual({ reason: '401 from /entrance/v1/movement: invalid token; the cloud refused the token: check cloud.token / HIVEGATE_TOKEN', nextTryAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+      expect(status().liveControlStopped?.reason).toMatch(/^401 from \/api\/entrance-live\/device\/\w+: invalid token; the cloud refused the token: check cloud\.token \/ HIVEGATE_TOKEN$/);
+      const shown = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'status', '--state-dir', config.stateDir], { cwd: join(import.meta.dirname, '..') });
+      const line = (label: string) => shown.stdout.split('\n').find((l) => l.startsWith(label));
+      expect(line('uplink:')).toBe(
+        `uplink:        STOPPED (nothing is sent): ${status().uplinkStopped!.reason}; next try ${status().uplinkStopped!.nextTryAt}, or at once on SIGHUP (systemctl reload hivegate-agent) once the token is fixed`,
+      );
+      expect(line('live control:')).toMatch(/^live control: {2}STOPPED \(no live video on request\): 401 from \/api\/entrance-live\/device\/\w+: invalid token; .* next try \d{4}-/);
+      // Fixed (SIGHUP): both go again, and the status file no longer says they stopped.
+      agent.updateToken(gateway.deviceToken);
+      await gateway.waitFor(() => delivered(timestamp), 10_000, 'the queued movement delivered');
+      await gateway.waitFor(() => status().uplinkStopped === undefined && status().liveControlStopped === undefined, 10_000, 'the stops gone from the status file');
     } finally {
       expect(await agent.stop()).toBe(0);
     }

@@ -78,6 +78,8 @@ export class DeviceLoop {
   /** Sleepers by loop: queueing an event wakes the event loop only, new credentials or stop wake everything. */
   private readonly wakers = { control: new Set<() => void>(), events: new Set<() => void>() };
   private blockedUntil = 0;
+  /** Why the cloud refused the device, with what to check, while that stops the loop. */
+  private blockedReason = '';
   private unsupportedUntil = 0;
   private running = false;
   lastContactAt: number | undefined;
@@ -88,6 +90,11 @@ export class DeviceLoop {
 
   get blocked(): boolean {
     return Date.now() < this.blockedUntil;
+  }
+
+  /** While a 401/403 stops live control: why, and when the loop tries again by itself. */
+  get stopped(): { reason: string; retryAt: number } | undefined {
+    return this.blocked ? { reason: this.blockedReason, retryAt: this.blockedUntil } : undefined;
   }
 
   start(): void {
@@ -293,7 +300,8 @@ export class DeviceLoop {
         this.blockedUntil = retryAt;
         this.lastError = reason;
         const hint = response.status === 401 ? 'the cloud refused the token: check cloud.token / HIVEGATE_TOKEN' : 'the token may lack the "device" scope or this box';
-        if (!wasBlocked) this.options.onEvent?.({ type: 'blocked', path, status: response.status, reason: `${reason}; ${hint}`, retryAt });
+        this.blockedReason = `${reason}; ${hint}`;
+        if (!wasBlocked) this.options.onEvent?.({ type: 'blocked', path, status: response.status, reason: this.blockedReason, retryAt });
         return 'blocked';
       }
       case 'reject': {

@@ -59,6 +59,8 @@ export class Uplink {
   /** Ends the backoff a retry is waiting out, when that wait may be cut short (`cloudAnswers`). */
   private cutBackoff: (() => void) | undefined;
   private blockedUntil = 0;
+  /** Why the cloud refused the token, with what to check, while that stops all sending. */
+  private blockedReason = '';
   /** Kinds whose endpoint the cloud does not have (an older cloud): only they wait, the rest keeps flowing. */
   private readonly kindBlockedUntil = new Map<RecordKind, number>();
   private passLock: Promise<void> = Promise.resolve();
@@ -80,6 +82,11 @@ export class Uplink {
 
   get blocked(): boolean {
     return Date.now() < this.blockedUntil;
+  }
+
+  /** While a refused token stops all sending: why, and when the uplink tries again by itself. */
+  get stopped(): { reason: string; retryAt: number } | undefined {
+    return this.blocked ? { reason: this.blockedReason, retryAt: this.blockedUntil } : undefined;
   }
 
   start(): void {
@@ -318,7 +325,9 @@ export class Uplink {
     const hint = refusedToken
       ? 'the cloud refused the token: check cloud.token / HIVEGATE_TOKEN'
       : `the cloud has no ${ENDPOINTS[kind].path}: check cloud.url / HIVEGATE_CLOUD_URL, or upgrade the cloud`;
-    this.options.onEvent?.({ type: 'blocked', kind, status: error.status, reason: `${error.message}; ${hint}`, retryAt });
+    const reason = `${error.message}; ${hint}`;
+    if (refusedToken) this.blockedReason = reason;
+    this.options.onEvent?.({ type: 'blocked', kind, status: error.status, reason, retryAt });
   }
 }
 
