@@ -1,4 +1,5 @@
 import { SCOPES, type Scope } from '@hivegate/shared/auth';
+import type { ComponentChildren } from 'preact';
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { ApiTokensQuery, CreateApiTokenMutation, RevokeApiTokenMutation, type ApiToken, type User } from '../api/accounts.ts';
 import { messageOf, request } from '../api/graphql.ts';
@@ -135,6 +136,21 @@ function CreateTokenForm({ onCreated }: { onCreated: (token: string, apiToken: A
   );
 }
 
+/**
+ * A cell that also carries its column's name, shown only where the table is drawn as one card per token (narrow
+ * screens, whose header row is hidden); screen readers get the column header instead, as on the desktop.
+ */
+function LabelledCell({ label, title, children }: { label: string; title?: string; children: ComponentChildren }) {
+  return (
+    <td role="cell" title={title}>
+      <span class="cell-label" aria-hidden="true">
+        {label}
+      </span>
+      {children}
+    </td>
+  );
+}
+
 function TokenRow({ token, onRevoked }: { token: ApiToken; onRevoked: () => void }) {
   const nameCell = useRef<HTMLTableCellElement>(null);
   const [revokedHere, setRevokedHere] = useState(false);
@@ -145,16 +161,18 @@ function TokenRow({ token, onRevoked }: { token: ApiToken; onRevoked: () => void
   const expired = token.expiresAt !== null && Date.parse(token.expiresAt) < Date.now();
   const status = token.revokedAt ? `Revoked ${formatDate(token.revokedAt)}` : expired ? 'Expired' : 'Active';
   return (
-    <tr class={token.revokedAt || expired ? 'inactive' : undefined}>
-      <th scope="row" ref={nameCell} tabIndex={-1}>
+    <tr role="row" class={token.revokedAt || expired ? 'inactive' : undefined}>
+      <th scope="row" role="rowheader" ref={nameCell} tabIndex={-1}>
         {token.name}
       </th>
-      <td>{token.scopes.join(', ')}</td>
-      <td>{token.boxIds && token.boxIds.length > 0 ? token.boxIds.join(', ') : 'all'}</td>
-      <td>{formatDate(token.createdAt)}</td>
-      <td title={token.lastUsedAt ? formatDateTime(token.lastUsedAt) : undefined}>{token.lastUsedAt ? formatRelative(token.lastUsedAt) : 'never'}</td>
-      <td>{status}</td>
-      <td class="row-actions">
+      <LabelledCell label="Permissions">{token.scopes.join(', ')}</LabelledCell>
+      <LabelledCell label="Boxes">{token.boxIds && token.boxIds.length > 0 ? token.boxIds.join(', ') : 'all'}</LabelledCell>
+      <LabelledCell label="Created">{formatDate(token.createdAt)}</LabelledCell>
+      <LabelledCell label="Last used" title={token.lastUsedAt ? formatDateTime(token.lastUsedAt) : undefined}>
+        {token.lastUsedAt ? formatRelative(token.lastUsedAt) : 'never'}
+      </LabelledCell>
+      <LabelledCell label="Status">{status}</LabelledCell>
+      <td role="cell" class="row-actions">
         {!token.revokedAt && (
           <ConfirmedAction
             action="Revoke"
@@ -207,7 +225,7 @@ export function ProfilePage({ user }: { user: User }) {
               tokens.reload();
             }}
           />
-          <div class="card">
+          <div class="card tokens-card">
             <h3>Your tokens</h3>
             {tokens.error && <Notice tone="error">{tokens.error.message}</Notice>}
             {tokens.loading && !tokens.data ? (
@@ -215,22 +233,24 @@ export function ProfilePage({ user }: { user: User }) {
             ) : ordered.length === 0 ? (
               <p class="empty">No tokens yet.</p>
             ) : (
-              <div class="table-wrap" role="region" aria-label="API tokens" tabIndex={0}>
-                <table class="data-table tokens-table">
-                  <thead>
-                    <tr>
-                      <th scope="col">Name</th>
-                      <th scope="col">Permissions</th>
-                      <th scope="col">Boxes</th>
-                      <th scope="col">Created</th>
-                      <th scope="col">Last used</th>
-                      <th scope="col">Status</th>
-                      <th scope="col">
+              <div class="table-wrap tokens-wrap" role="region" aria-label="API tokens" tabIndex={0}>
+                {/* The explicit roles keep the table a table for screen readers where narrow screens restyle it as cards
+                    (some browsers drop a table's semantics once its display changes). */}
+                <table class="data-table tokens-table" role="table">
+                  <thead role="rowgroup">
+                    <tr role="row">
+                      <th scope="col" role="columnheader">Name</th>
+                      <th scope="col" role="columnheader">Permissions</th>
+                      <th scope="col" role="columnheader">Boxes</th>
+                      <th scope="col" role="columnheader">Created</th>
+                      <th scope="col" role="columnheader">Last used</th>
+                      <th scope="col" role="columnheader">Status</th>
+                      <th scope="col" role="columnheader">
                         <span class="visually-hidden">Actions</span>
                       </th>
                     </tr>
                   </thead>
-                  <tbody>
+                  <tbody role="rowgroup">
                     {ordered.map((token) => (
                       <TokenRow key={token.id} token={token} onRevoked={tokens.reload} />
                     ))}

@@ -1,0 +1,126 @@
+/**
+ * The web app on phone-sized screens (320 and 375 px wide, the narrowest phones in use) in Chromium against the real
+ * cloud: the API token table.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DESKTOP, openPage, screenshot, signIn, signUp, startWebTest, type WebTestEnvironment } from './browser.ts';
+
+const PASSWORD = 'correct horse battery';
+const NARROW_PHONES = [
+  { width: 320, height: 640 },
+  { width: 375, height: 740 },
+];
+
+let env: WebTestEnvironment;
+const suffix = randomBytes(3).toString('hex');
+const user = { login: `phone_${suffix}`, box: `porch-${suffix}` };
+
+/** Makes an API token through the app's own GraphQL endpoint, with the session of the signed-in page. */
+async function createToken(page: Page, name: string, scopes: string[], boxIds: string[] | null): Promise<{ token: string; id: string }> {
+  return page.evaluate(
+    async ({ name, scopes, boxIds }) => {
+      const response = await fetch('/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          query: 'mutation ($name: String!, $scopes: [String!], $boxIds: [ID!]) { createApiToken(name: $name, scopes: $scopes, boxIds: $boxIds) { token apiToken { id } } }',
+          variables: { name, scopes, boxIds },
+        }),
+      });
+      const { data } = (await response.json()) as { data: { createApiToken: { token: string; apiToken: { id: string } } } };
+      return { token: data.createApiToken.token, id: data.createApiToken.apiToken.id };
+    },
+    { name, scopes, boxIds },
+  );
+}
+
+/** How far the page can be scrolled sideways (0 when everything fits the screen's width). */
+function sidewaysOverflow(page: Page): Promise<number> {
+  return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+}
+
+beforeAll(async () => {
+  env = await startWebTest();
+  const { context, page } = await openPage(env);
+  try {
+    await signUp(page, user.login, PASSWORD);
+    await createToken(page, 'scale in the garden', ['ingest', 'device'], null);
+    await createToken(page, 'entrance camera', ['ingest', 'device', 'read', 'control'], [user.box]);
+    // One long word (a device id, say) may break anywhere; nothing else in the table may.
+    await createToken(page, `station-${'x'.repeat(60)}`, ['read'], null);
+    const old = await createToken(page, 'old weather station', ['ingest'], null);
+    await page.evaluate(async (id) => {
+      await fetch('/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'mutation ($id: ID!) { revokeApiToken(id: $id) }', variables: { id } }) });
+    }, old.id);
+  } finally {
+    await context.close();
+  }
+}, 120_000);
+
+afterAll(async () => {
+  await env?.close();
+});
+
+describe('web app on narrow phones', () => {
+  // Every cell of the table broke anywhere, so on a phone the columns shrank to one letter a line ("N/a/m/e"), in a box
+  // capped at 24rem that scrolled on its own.
+  it('shows the API tokens readably from 320 px up (a card each below the desktop), and as a table on the desktop', async () => {
+    const { context, page, problems } = await openPage(env);
+    try {
+      await signIn(page, user.login, PASSWORD);
+      // Below the desktop the list has too little room for seven columns (beside the form on a tablet, too): a card per token.
+      for (const viewport of [...NARROW_PHONES, { width: 640, height: 800 }, { width: 861, height: 800 }, { width: 1024, height: 800 }, DESKTOP]) {
+        const cards = viewport.width < DESKTOP.width;
+        await page.setViewportSize(viewport);
+        await page.goto('/profile');
+        // The table's own scroll box (the section around it has the same name).
+        const wrap = page.locator('.table-wrap', { has: page.locator('.tokens-table') });
+        await wrap.getByRole('row', { name: /old weather station/ }).waitFor();
+        const words = await wrap.evaluate((element) => {
+          const broken: string[] = [];
+          const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+          for (let node = walker.nextNode() as Text | null; node; node = walker.nextNode() as Text | null) {
+            if (node.parentElement?.closest('.visually-hidden')) continue;
+            // Lines may break at spaces and hyphens (porch-2 / b), not inside the parts between.
+            for (const match of node.data.matchAll(/[^\s-]+/g)) {
+              // A word longer than a phone is wide has to break.
+              if (match[0].length > 30) continue;
+              const range = document.createRange();
+              range.setStart(node, match.index);
+              range.setEnd(node, match.index + match[0].length);
+              const lineTops = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+              if (lineTops.size > 1) broken.push(match[0]);
+            }
+          }
+          return broken;
+        });
+        expect(words, `words broken across lines at ${viewport.width} px`).toEqual([]);
+        // All of it is on the page: nothing hidden to the side, no box scrolling inside the page.
+        const inner = await wrap.evaluate((element) => ({ sideways: element.scrollWidth - element.clientWidth, down: element.scrollHeight - element.clientHeight }));
+        expect(inner.sideways, `${viewport.width} px`).toBe(0);
+        if (cards) expect(inner.down, `${viewport.width} px`).toBe(0);
+        expect(await sidewaysOverflow(page), `${viewport.width} px`).toBeLessThanOrEqual(0);
+        // The revoke button is on the screen, and on a card each line says which column it is.
+        const camera = wrap.getByRole('row', { name: /entrance camera/ });
+        const revoke = (await camera.getByRole('button', { name: 'Revoke entrance camera' }).boundingBox())!;
+        expect(revoke.x + revoke.width).toBeLessThanOrEqual(viewport.width);
+        if (cards) {
+          expect(await camera.innerText()).toMatch(/Permissions\s+ingest, device, read, control[\s\S]*Boxes\s+porch-/);
+          await screenshot(page, `profile-tokens-${viewport.width}`);
+        }
+      }
+
+      // The desktop keeps its table: a header row, and a row of cells per token.
+      await page.setViewportSize(DESKTOP);
+      const table = page.locator('.tokens-table');
+      expect(await table.locator('thead').isVisible()).toBe(true);
+      expect(await table.locator('tbody tr').first().evaluate((row) => getComputedStyle(row).display)).toBe('table-row');
+      expect(await table.getByRole('row', { name: /entrance camera/ }).innerText()).not.toContain('Permissions');
+      expect(problems.list).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});
