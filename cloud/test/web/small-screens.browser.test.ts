@@ -1,11 +1,11 @@
 /**
  * The web app on phone-sized screens (320 and 375 px wide, the narrowest phones in use) in Chromium against the real
- * cloud: the API token table.
+ * cloud: the API token table, the entrance's counts of today.
  */
 import { randomBytes } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DESKTOP, openPage, screenshot, signIn, signUp, startWebTest, type WebTestEnvironment } from './browser.ts';
+import { DESKTOP, openPage, postJson, screenshot, signIn, signUp, startWebTest, type WebTestEnvironment } from './browser.ts';
 
 const PASSWORD = 'correct horse battery';
 const NARROW_PHONES = [
@@ -15,7 +15,7 @@ const NARROW_PHONES = [
 
 let env: WebTestEnvironment;
 const suffix = randomBytes(3).toString('hex');
-const user = { login: `phone_${suffix}`, box: `porch-${suffix}` };
+const user = { login: `phone_${suffix}`, hive: `orchard-${suffix}`, box: `porch-${suffix}` };
 
 /** Makes an API token through the app's own GraphQL endpoint, with the session of the signed-in page. */
 async function createToken(page: Page, name: string, scopes: string[], boxIds: string[] | null): Promise<{ token: string; id: string }> {
@@ -46,7 +46,7 @@ beforeAll(async () => {
   const { context, page } = await openPage(env);
   try {
     await signUp(page, user.login, PASSWORD);
-    await createToken(page, 'scale in the garden', ['ingest', 'device'], null);
+    const device = await createToken(page, 'scale in the garden', ['ingest', 'device'], null);
     await createToken(page, 'entrance camera', ['ingest', 'device', 'read', 'control'], [user.box]);
     // One long word (a device id, say) may break anywhere; nothing else in the table may.
     await createToken(page, `station-${'x'.repeat(60)}`, ['read'], null);
@@ -54,6 +54,15 @@ beforeAll(async () => {
     await page.evaluate(async (id) => {
       await fetch('/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'mutation ($id: ID!) { revokeApiToken(id: $id) }', variables: { id } }) });
     }, old.id);
+
+    // A busy colony's day: six-digit counts.
+    const now = Math.floor(Date.now() / 1000);
+    const startOfDay = Math.floor(now / 86_400) * 86_400;
+    const movement = [
+      { beesIn: 400_000, beesOut: 80_000 },
+      { beesIn: 254_321, beesOut: 43_456 },
+    ].map((counts, k) => ({ hiveId: user.hive, boxId: user.box, timestamp: Math.max(startOfDay, now - 120 + k * 60), avgSpeed: 4, p95Speed: 8, ...counts }));
+    expect(await postJson(`${env.url}/entrance/v1/movement`, device.token, movement)).toEqual({ status: 200, body: { message: 'OK' } });
   } finally {
     await context.close();
   }
@@ -118,6 +127,32 @@ describe('web app on narrow phones', () => {
       expect(await table.locator('thead').isVisible()).toBe(true);
       expect(await table.locator('tbody tr').first().evaluate((row) => getComputedStyle(row).display)).toBe('table-row');
       expect(await table.getByRole('row', { name: /entrance camera/ }).innerText()).not.toContain('Permissions');
+      expect(problems.list).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  // The counts of today stood in one row that did not wrap: five digits overflowed a 320 px screen, six a 375 px one.
+  it("keeps today's six-digit entrance counts on the screen of a narrow phone", async () => {
+    const { context, page, problems } = await openPage(env);
+    try {
+      await signIn(page, user.login, PASSWORD);
+      for (const viewport of NARROW_PHONES) {
+        await page.setViewportSize(viewport);
+        await page.goto(`/boxes/${user.box}`);
+        const today = page.getByRole('region', { name: 'Entrance traffic today' });
+        await expect.poll(() => today.innerText()).toMatch(/In today\s+654,321[\s\S]*Out today\s+123,456[\s\S]*Net\s+\+530,865/);
+        await page.waitForLoadState('networkidle');
+        const outside = await today.locator('dd').evaluateAll((figures) => figures.filter((dd) => dd.getBoundingClientRect().right > document.documentElement.clientWidth).map((dd) => dd.textContent));
+        expect(outside, `${viewport.width} px`).toEqual([]);
+        expect(await sidewaysOverflow(page), `box page at ${viewport.width} px`).toBeLessThanOrEqual(0);
+        await screenshot(page, `entrance-today-${viewport.width}`);
+
+        await page.goto('/');
+        await expect.poll(() => page.getByRole('article', { name: `Hive ${user.hive}` }).locator('.traffic-today').innerText()).toMatch(/In\s+654,321/);
+        expect(await sidewaysOverflow(page), `apiary at ${viewport.width} px`).toBeLessThanOrEqual(0);
+      }
       expect(problems.list).toEqual([]);
     } finally {
       await context.close();
