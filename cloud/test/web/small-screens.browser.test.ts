@@ -1,6 +1,6 @@
 /**
  * The web app on phone-sized screens (320 and 375 px wide, the narrowest phones in use) in Chromium against the real
- * cloud: the API token table, the entrance's counts of today.
+ * cloud: the API token table, the entrance's counts of today, the charts' time labels.
  */
 import { randomBytes } from 'node:crypto';
 import type { Page } from 'playwright-core';
@@ -63,6 +63,9 @@ beforeAll(async () => {
       { beesIn: 254_321, beesOut: 43_456 },
     ].map((counts, k) => ({ hiveId: user.hive, boxId: user.box, timestamp: Math.max(startOfDay, now - 120 + k * 60), avgSpeed: 4, p95Speed: 8, ...counts }));
     expect(await postJson(`${env.url}/entrance/v1/movement`, device.token, movement)).toEqual({ status: 200, body: { message: 'OK' } });
+    // A day of hourly readings.
+    const metrics = Array.from({ length: 24 }, (_, k) => ({ hiveId: user.hive, timestamp: now - k * 3600 - 60, fields: { temperatureCelsius: 33 + (k % 5) * 0.4 } }));
+    expect(await postJson(`${env.url}/iot/v1/metrics`, device.token, metrics)).toEqual({ status: 200, body: { message: 'OK' } });
   } finally {
     await context.close();
   }
@@ -152,6 +155,37 @@ describe('web app on narrow phones', () => {
         await page.goto('/');
         await expect.poll(() => page.getByRole('article', { name: `Hive ${user.hive}` }).locator('.traffic-today').innerText()).toMatch(/In\s+654,321/);
         expect(await sidewaysOverflow(page), `apiary at ${viewport.width} px`).toBeLessThanOrEqual(0);
+      }
+      expect(problems.list).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  // A 7-day chart had a single time label at 375 px (30 days at 320 px).
+  it('labels the time axis of a phone chart at least twice', async () => {
+    const { context, page, problems } = await openPage(env);
+    try {
+      await signIn(page, user.login, PASSWORD);
+      for (const viewport of NARROW_PHONES) {
+        await page.setViewportSize(viewport);
+        for (const range of ['7d', '30d']) {
+          await page.goto(`/hives/${user.hive}?range=${range}`);
+          const temperature = page.getByRole('figure', { name: /Temperature/ });
+          await temperature.locator('svg path.line').waitFor();
+          const svg = temperature.locator('svg');
+          const frame = (await svg.boundingBox())!;
+          const labels = await svg.locator('.axes text.tick-label[text-anchor=middle]').evaluateAll((texts) => texts.map((text) => ({ text: text.textContent, box: text.getBoundingClientRect().toJSON() as DOMRect })));
+          const where = `${range} at ${viewport.width} px: ${labels.map((l) => l.text).join(', ')}`;
+          expect(labels.length, where).toBeGreaterThanOrEqual(2);
+          // Side by side, apart, and inside the chart.
+          labels.forEach((label, i) => {
+            expect(label.box.left, where).toBeGreaterThanOrEqual(frame.x);
+            expect(label.box.right, where).toBeLessThanOrEqual(frame.x + frame.width);
+            if (i > 0) expect(label.box.left, where).toBeGreaterThan(labels[i - 1]!.box.right + 4);
+          });
+        }
+        await screenshot(page, `hive-30d-${viewport.width}`);
       }
       expect(problems.list).toEqual([]);
     } finally {

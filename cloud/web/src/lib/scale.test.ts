@@ -60,6 +60,39 @@ describe('timeTicks', () => {
   it('gives nothing for an empty range', () => {
     expect(timeTicks(10, 10, 5).ticks).toEqual([]);
   });
+
+  // Room for three labels (a phone) gave a 7-day chart one: the step jumped from 2 days (four labels) to 7 (one).
+  it('gives a phone-sized axis two or three labels for a week and a month', () => {
+    const from = new Date(2026, 4, 10, 7, 23).getTime();
+    const week = timeTicks(from, from + 7 * 86_400_000, 3);
+    expect(week.step).toBe(3 * 86_400_000);
+    expect(week.ticks.map((t) => new Date(t).getDate())).toEqual([11, 14, 17]);
+    expect(timeTicks(from, from + 7 * 86_400_000, 2).ticks).toHaveLength(2);
+    expect(timeTicks(from, from + 30 * 86_400_000, 3).ticks.map((t) => new Date(t).getDate())).toEqual([11, 21, 31]);
+    expect(timeTicks(from, from + 30 * 86_400_000, 2).ticks).toHaveLength(2);
+  });
+
+  it('fits at least two and at most the room given, for ranges from hours to a season', () => {
+    const spans = [6 * 3600_000, 86_400_000, 2 * 86_400_000, 7 * 86_400_000, 30 * 86_400_000, 90 * 86_400_000];
+    for (const hour of [0, 7, 23]) {
+      const from = new Date(2026, 2, 20, hour, 23).getTime();
+      for (const span of spans) {
+        for (let room = 2; room <= 12; room++) {
+          const { ticks } = timeTicks(from, from + span, room);
+          expect(ticks.length, `${span / 3600_000} h in room for ${room}, from ${hour}:23`).toBeGreaterThanOrEqual(2);
+          expect(ticks.length, `${span / 3600_000} h in room for ${room}, from ${hour}:23`).toBeLessThanOrEqual(room);
+        }
+      }
+    }
+  });
+
+  // Past 30 days × the room there was no longer step: a two-year range got a label every 30 days, two dozen of them.
+  it('keeps a custom range of up to two years within the room', () => {
+    const from = new Date(2025, 0, 15, 9).getTime();
+    for (const span of [365 * 86_400_000, 732 * 86_400_000]) {
+      for (let room = 3; room <= 12; room++) expect(timeTicks(from, from + span, room).ticks.length).toBeLessThanOrEqual(room);
+    }
+  });
 });
 
 describe('linePath', () => {

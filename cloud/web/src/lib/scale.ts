@@ -55,15 +55,14 @@ function roundTo(value: number, step: number): number {
 
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;
-const TIME_STEPS = [HOUR, 2 * HOUR, 3 * HOUR, 6 * HOUR, 12 * HOUR, DAY, 2 * DAY, 7 * DAY, 14 * DAY, 30 * DAY];
-
 /**
- * Tick instants between from and to (ms), at whole local hours or local midnights, at most `maxTicks` of them.
- * Local time because a beekeeper reads "06:00" as their morning.
+ * Each step at most about twice the one before, so that whenever one step gives more labels than fit, the next gives
+ * no fewer than two: a jump from 2 to 7 days left a 7-day chart on a phone a single label.
  */
-export function timeTicks(from: number, to: number, maxTicks: number): { ticks: number[]; step: number } {
-  if (!(to > from) || maxTicks < 1) return { ticks: [], step: HOUR };
-  const step = TIME_STEPS.find((s) => (to - from) / s <= maxTicks) ?? TIME_STEPS[TIME_STEPS.length - 1]!;
+const TIME_STEPS = [HOUR, 2 * HOUR, 3 * HOUR, 6 * HOUR, 12 * HOUR, ...[1, 2, 3, 5, 7, 10, 15, 30, 60, 90, 180, 365].map((days) => days * DAY)];
+
+/** Instants from `from` to `to` at whole local hours (steps under a day) or local midnights, `step` apart. */
+function ticksAt(from: number, to: number, step: number): number[] {
   const ticks: number[] = [];
   const start = new Date(from);
   if (step < DAY) {
@@ -77,7 +76,24 @@ export function timeTicks(from: number, to: number, maxTicks: number): { ticks: 
     const days = Math.round(step / DAY);
     for (const t = start; t.getTime() <= to; t.setDate(t.getDate() + days)) ticks.push(t.getTime());
   }
-  return { ticks, step };
+  return ticks;
+}
+
+/**
+ * Tick instants between from and to (ms), at whole local hours or local midnights: the most that are at most
+ * `maxTicks`, i.e. those of the shortest step whose ticks fit. Local time because a beekeeper reads "06:00" as their
+ * morning.
+ */
+export function timeTicks(from: number, to: number, maxTicks: number): { ticks: number[]; step: number } {
+  if (!(to > from) || maxTicks < 1) return { ticks: [], step: HOUR };
+  for (const step of TIME_STEPS) {
+    // A step this short gives more ticks than fit whatever the alignment; skipped without listing them.
+    if ((to - from) / step > maxTicks + 1) continue;
+    const ticks = ticksAt(from, to, step);
+    if (ticks.length <= maxTicks) return { ticks, step };
+  }
+  const longest = TIME_STEPS[TIME_STEPS.length - 1]!;
+  return { ticks: ticksAt(from, to, longest), step: longest };
 }
 
 /** A point of a series: time in ms, value or null for "no reading". */
