@@ -1,11 +1,11 @@
 /**
  * The web app on phone-sized screens (320 and 375 px wide, the narrowest phones in use) in Chromium against the real
- * cloud: the API token table, the entrance's counts of today, the charts' time labels.
+ * cloud: the API token table, the entrance's counts of today, the charts' time labels and their read-out on touch.
  */
 import { randomBytes } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DESKTOP, openPage, postJson, screenshot, signIn, signUp, startWebTest, type WebTestEnvironment } from './browser.ts';
+import { DESKTOP, openPage, postJson, recordProblems, screenshot, signIn, signUp, startWebTest, type WebTestEnvironment } from './browser.ts';
 
 const PASSWORD = 'correct horse battery';
 const NARROW_PHONES = [
@@ -162,9 +162,12 @@ describe('web app on narrow phones', () => {
     }
   });
 
-  // A 7-day chart had a single time label at 375 px (30 days at 320 px).
-  it('labels the time axis of a phone chart at least twice', async () => {
-    const { context, page, problems } = await openPage(env);
+  // A 7-day chart had a single time label at 375 px (30 days at 320 px), and tapping a chart showed no value: only a
+  // moving mouse did.
+  it('labels the time axis of a phone chart at least twice, and reads out the values where a finger taps', { timeout: 60_000 }, async () => {
+    const context = await env.browser.newContext({ viewport: NARROW_PHONES[0], baseURL: env.url, locale: 'en-GB', timezoneId: 'UTC', hasTouch: true, isMobile: true });
+    const page = await context.newPage();
+    const problems = recordProblems(page);
     try {
       await signIn(page, user.login, PASSWORD);
       for (const viewport of NARROW_PHONES) {
@@ -184,6 +187,18 @@ describe('web app on narrow phones', () => {
             expect(label.box.right, where).toBeLessThanOrEqual(frame.x + frame.width);
             if (i > 0) expect(label.box.left, where).toBeGreaterThan(labels[i - 1]!.box.right + 4);
           });
+
+          // A tap reads out the reading there, and it stays after the finger lifts.
+          await svg.tap({ position: { x: frame.width - 16, y: frame.height / 2 } });
+          await expect.poll(() => svg.locator('.hover').count(), { message: where }).toBe(1);
+          expect(await svg.locator('.hover').textContent()).toMatch(/^\d+ \w+ \d{4}, \d\d:\d\dTemperature: 3\d\.\d °C$/);
+          await page.waitForTimeout(300);
+          expect(await svg.locator('.hover').count()).toBe(1);
+          const traffic = page.getByRole('figure', { name: /Traffic per/ }).locator('svg');
+          const trafficFrame = (await traffic.boundingBox())!;
+          await traffic.tap({ position: { x: trafficFrame.width - 16, y: trafficFrame.height / 2 } });
+          await expect.poll(() => traffic.locator('.hover').count(), { message: where }).toBe(1);
+          expect(await traffic.locator('.hover').textContent()).toMatch(/^\d+ \w+ \d{4}, \d\d:\d\dIn: [\d,]+Out: [\d,]+Net: \+[\d,]+$/);
         }
         await screenshot(page, `hive-30d-${viewport.width}`);
       }

@@ -26,6 +26,22 @@ export function pointedIndex(event: PointerEvent, width: number, from: number, t
   return index < 0 ? undefined : index;
 }
 
+/**
+ * The pointer handlers of a chart's read-out: it follows a mouse or pen as it moves, and shows where a finger taps (a
+ * tap sends no pointermove). A finger lifted also leaves the chart, so only a mouse or pen leaving hides the read-out;
+ * a tapped one stays until the next tap.
+ */
+export function readoutHandlers(pick: (event: PointerEvent) => number | undefined, setHover: (index: number | undefined) => void) {
+  const point = (event: PointerEvent) => setHover(pick(event));
+  return {
+    onPointerDown: point,
+    onPointerMove: point,
+    onPointerLeave: (event: PointerEvent) => {
+      if (event.pointerType !== 'touch') setHover(undefined);
+    },
+  };
+}
+
 /** Grid lines and labels; decorative for assistive technology, which reads the chart's description and table. */
 export function Axes({
   x,

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { formatDateTime, formatNumber } from '../../lib/format.ts';
 import { isolatedPoints, linePath, type Point } from '../../lib/scale.ts';
-import { Axes, HoverReadout, pointedIndex, timePlot } from './Axes.tsx';
+import { Axes, HoverReadout, pointedIndex, readoutHandlers, timePlot } from './Axes.tsx';
 import { ChartFigure } from './ChartFigure.tsx';
 
 export interface LineSeries {
@@ -67,8 +67,7 @@ export function LineChart(props: LineChartProps) {
             viewBox={`0 0 ${width} ${height}`}
             role="img"
             aria-labelledby={`${ids.title} ${ids.desc}`}
-            onPointerMove={(event) => setHover(pointedIndex(event, width, from, to, times))}
-            onPointerLeave={() => setHover(undefined)}
+            {...readoutHandlers((event) => pointedIndex(event, width, from, to, times), setHover)}
           >
             <title id={ids.title}>{`${title} (${unit})`}</title>
             <desc id={ids.desc}>{describe(props)}</desc>

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { formatCount, formatDateTime } from '../../lib/format.ts';
 import { linePath } from '../../lib/scale.ts';
-import { Axes, HoverReadout, MARGIN, pointedIndex, timePlot } from './Axes.tsx';
+import { Axes, HoverReadout, MARGIN, pointedIndex, readoutHandlers, timePlot } from './Axes.tsx';
 import { ChartFigure } from './ChartFigure.tsx';
 
 export interface TrafficChartProps {
@@ -66,8 +66,7 @@ export function TrafficChart(props: TrafficChartProps) {
             viewBox={`0 0 ${width} ${height}`}
             role="img"
             aria-labelledby={`${ids.title} ${ids.desc}`}
-            onPointerMove={(event) => setHover(pointedIndex(event, width, from, to, times, bucketMs / 2))}
-            onPointerLeave={() => setHover(undefined)}
+            {...readoutHandlers((event) => pointedIndex(event, width, from, to, times, bucketMs / 2), setHover)}
           >
             <title id={ids.title}>{title}</title>
             <desc id={ids.desc}>{describe(props)}</desc>
