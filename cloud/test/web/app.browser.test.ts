@@ -293,7 +293,7 @@ describe('web app in Chromium', () => {
   });
 
   // After a pressed button gave way (disabled while busy, or replaced by the next step's), focus fell to the page.
-  it('keeps the keyboard focus where the work goes on: empty fields, a refused sign-in, a new token, a revoke', async () => {
+  it('keeps the keyboard focus where the work goes on: empty fields, a refused sign-in, a new token, a revoke taken back and made', async () => {
     const { context, page, problems } = await openPage(env);
     const focused = () => page.evaluate(() => ({ name: document.activeElement?.getAttribute('name') ?? null, text: document.activeElement?.textContent?.trim() ?? '' }));
     try {
@@ -317,17 +317,50 @@ describe('web app in Chromium', () => {
       await page.getByRole('heading', { level: 1, name: 'Apiary' }).waitFor();
 
       await page.goto('/profile');
+      // A form sent without a name left the focus on its button, and the message was tied to no field.
+      const nameField = page.getByLabel('Name');
+      const createButton = page.getByRole('button', { name: 'Create token' });
+      const fieldState = (field: Locator) =>
+        field.evaluate((element) => ({
+          focused: element === document.activeElement,
+          invalid: element.getAttribute('aria-invalid'),
+          described: (element.getAttribute('aria-describedby') ?? '').split(' ').map((id) => document.getElementById(id)?.textContent ?? ''),
+        }));
+      await createButton.focus();
+      await page.keyboard.press('Enter');
+      const noName = 'Give the token a name, such as the device that will use it.';
+      await expect.poll(() => page.getByRole('alert').textContent()).toBe(noName);
+      expect(await fieldState(nameField)).toEqual({ focused: true, invalid: 'true', described: ['For example “scale hive 3” or “entrance camera”.', noName] });
       // One long word: it stretched the table far past its card, and Revoke out of sight.
       const name = `focus-check-${'x'.repeat(80)}`;
-      await page.getByLabel('Name').fill(name);
-      await page.getByRole('button', { name: 'Create token' }).focus();
+      await page.keyboard.type(name);
+      for (const scope of ['ingest', 'device']) await page.getByRole('checkbox', { name: new RegExp(`^${scope}`) }).uncheck();
+      await createButton.focus();
+      await page.keyboard.press('Enter');
+      await expect.poll(() => page.getByRole('alert').textContent()).toBe('Choose at least one permission.');
+      expect((await fieldState(page.getByRole('checkbox', { name: /^ingest/ }))).focused).toBe(true);
+      expect((await fieldState(page.getByRole('group', { name: 'Permissions' }))).described).toEqual(['Choose at least one permission.']);
+      expect((await fieldState(nameField)).invalid).toBeNull();
+      await page.keyboard.press('Space');
+      await createButton.focus();
       await page.keyboard.press('Enter');
       await page.getByRole('textbox', { name: 'New API token' }).waitFor();
       await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.className)).toBe('token-value');
       const row = page.getByRole('row', { name: /focus-check/ });
+      await expect.poll(() => row.count()).toBe(1);
+      // "Done" closed the reveal and the focus fell to the page; it goes to the new token's row, which names it.
+      await page.getByRole('button', { name: 'Done, I have stored it' }).focus();
+      await page.keyboard.press('Enter');
+      await expect.poll(async () => (await focused()).text).toBe(name);
       const table = page.locator('.tokens-table');
       expect(await table.evaluate((element) => element.scrollWidth <= element.parentElement!.clientWidth)).toBe(true);
       await row.getByRole('button', { name: `Revoke ${name}` }).focus();
+      await page.keyboard.press('Enter');
+      await expect.poll(async () => (await focused()).text).toBe('Keep');
+      // Escape takes the question back (it did nothing), and the focus returns to "Revoke".
+      await page.keyboard.press('Escape');
+      await expect.poll(async () => (await focused()).text).toBe(`Revoke ${name}`);
+      expect(await row.getByRole('button', { name: 'Keep' }).count()).toBe(0);
       await page.keyboard.press('Enter');
       await expect.poll(async () => (await focused()).text).toBe('Keep');
       await page.keyboard.press('Shift+Tab');

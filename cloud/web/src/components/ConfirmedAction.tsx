@@ -2,8 +2,8 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { messageOf } from '../api/graphql.ts';
 
 /**
- * A destructive action behind a second, explicit press: "{action}" asks, then "{action} now" does it and "Keep"
- * takes it back. The subject is named for screen readers only; a failure is shown beside the buttons.
+ * A destructive action behind a second, explicit press: "{action}" asks, then "{action} now" does it and "Keep" (or
+ * Escape) takes it back. The subject is named for screen readers only; a failure is shown beside the buttons.
  */
 export function ConfirmedAction({ action, busyLabel, subject, onConfirm }: { action: string; busyLabel: string; subject: string; onConfirm: () => Promise<void> }) {
   const [confirming, setConfirming] = useState(false);
@@ -35,7 +35,14 @@ export function ConfirmedAction({ action, busyLabel, subject, onConfirm }: { act
   return (
     <>
       {confirming ? (
-        <span class="confirm">
+        <span
+          class="confirm"
+          onKeyDown={(event) => {
+            if (event.key !== 'Escape' || busy) return;
+            event.preventDefault();
+            setAsking(false);
+          }}
+        >
           <button type="button" class="button danger small" onClick={confirm} aria-disabled={busy}>
             {busy ? busyLabel : `${action} now`} <span class="visually-hidden">{subject}</span>
           </button>

@@ -64,16 +64,29 @@ function CreateTokenForm({ onCreated }: { onCreated: (token: string, apiToken: A
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<Scope[]>(DEFAULT_SCOPES);
   const [boxes, setBoxes] = useState('');
-  const [error, setError] = useState<string | undefined>();
+  /** What went wrong, and the field it is about (none for the server's refusals). */
+  const [error, setError] = useState<{ message: string; field?: 'name' | 'scopes' } | undefined>();
   const [busy, setBusy] = useState(false);
   const id = useId();
+  const errorId = `${id}-error`;
+  const nameInput = useRef<HTMLInputElement>(null);
+  const permissions = useRef<HTMLFieldSetElement>(null);
 
   const submit = async (event: Event) => {
     event.preventDefault();
     if (busy) return;
     setError(undefined);
-    if (name.trim() === '') return setError('Give the token a name, such as the device that will use it.');
-    if (scopes.length === 0) return setError('Choose at least one permission.');
+    // Focus goes to the field to fix (not left on the button), which names the message as its description.
+    if (name.trim() === '') {
+      setError({ message: 'Give the token a name, such as the device that will use it.', field: 'name' });
+      nameInput.current?.focus();
+      return;
+    }
+    if (scopes.length === 0) {
+      setError({ message: 'Choose at least one permission.', field: 'scopes' });
+      permissions.current?.querySelector('input')?.focus();
+      return;
+    }
     const boxIds = boxes
       .split(/[\s,]+/)
       .map((b) => b.trim())
@@ -86,7 +99,7 @@ function CreateTokenForm({ onCreated }: { onCreated: (token: string, apiToken: A
       setScopes(DEFAULT_SCOPES);
       onCreated(createApiToken.token, createApiToken.apiToken);
     } catch (err) {
-      setError(messageOf(err));
+      setError({ message: messageOf(err) });
     } finally {
       setBusy(false);
     }
@@ -97,12 +110,20 @@ function CreateTokenForm({ onCreated }: { onCreated: (token: string, apiToken: A
       <h3 id={`${id}-title`}>Create an API token</h3>
       <div class="field">
         <label for={`${id}-name`}>Name</label>
-        <input id={`${id}-name`} value={name} maxLength={100} onInput={(e) => setName(e.currentTarget.value)} aria-describedby={`${id}-name-hint`} />
+        <input
+          id={`${id}-name`}
+          ref={nameInput}
+          value={name}
+          maxLength={100}
+          onInput={(e) => setName(e.currentTarget.value)}
+          aria-describedby={error?.field === 'name' ? `${id}-name-hint ${errorId}` : `${id}-name-hint`}
+          aria-invalid={error?.field === 'name' ? true : undefined}
+        />
         <p class="hint" id={`${id}-name-hint`}>
           For example “scale hive 3” or “entrance camera”.
         </p>
       </div>
-      <fieldset class="field checks">
+      <fieldset class="field checks" ref={permissions} aria-describedby={error?.field === 'scopes' ? errorId : undefined}>
         <legend>Permissions</legend>
         {SCOPES.map((scope) => (
           <label key={scope} class="check">
@@ -126,7 +147,11 @@ function CreateTokenForm({ onCreated }: { onCreated: (token: string, apiToken: A
           Box ids separated by commas. Leave empty to allow every box.
         </p>
       </div>
-      {error && <Notice tone="error">{error}</Notice>}
+      {error && (
+        <Notice tone="error" id={errorId}>
+          {error.message}
+        </Notice>
+      )}
       <div class="actions">
         <button type="submit" class="button primary" aria-disabled={busy}>
           {busy ? 'Creating…' : 'Create token'}
@@ -151,9 +176,12 @@ function LabelledCell({ label, title, children }: { label: string; title?: strin
   );
 }
 
-function TokenRow({ token, onRevoked }: { token: ApiToken; onRevoked: () => void }) {
+function TokenRow({ token, onRevoked, focusName = false }: { token: ApiToken; onRevoked: () => void; focusName?: boolean }) {
   const nameCell = useRef<HTMLTableCellElement>(null);
   const [revokedHere, setRevokedHere] = useState(false);
+  useEffect(() => {
+    if (focusName) nameCell.current?.focus();
+  }, [focusName]);
   // Once revoked, the row has no button left to hold the focus: it goes to the row's name, which reads the new status.
   useEffect(() => {
     if (revokedHere && token.revokedAt) nameCell.current?.focus();
@@ -194,7 +222,9 @@ function TokenRow({ token, onRevoked }: { token: ApiToken; onRevoked: () => void
 export function ProfilePage({ user }: { user: User }) {
   useDocumentTitle('Profile');
   const tokens = useQuery(ApiTokensQuery, {});
-  const [created, setCreated] = useState<{ token: string; name: string } | undefined>();
+  const [created, setCreated] = useState<{ token: string; name: string; id: string } | undefined>();
+  // Once the new token is stored and its reveal closes, focus goes to the token's row (it fell to the page before).
+  const [focusTokenId, setFocusTokenId] = useState<string | undefined>();
   const list = tokens.data?.apiTokens ?? [];
   const ordered = [...list].sort((a, b) => Number(Boolean(a.revokedAt)) - Number(Boolean(b.revokedAt)) || Date.parse(b.createdAt) - Date.parse(a.createdAt));
 
@@ -217,11 +247,20 @@ export function ProfilePage({ user }: { user: User }) {
       <section aria-labelledby="tokens-heading" class="section">
         <h2 id="tokens-heading">API tokens</h2>
         <p class="muted">Scales, sensors and entrance cameras authenticate with a token. Revoke a token when a device is lost or retired.</p>
-        {created && <TokenReveal token={created.token} name={created.name} onDone={() => setCreated(undefined)} />}
+        {created && (
+          <TokenReveal
+            token={created.token}
+            name={created.name}
+            onDone={() => {
+              setFocusTokenId(created.id);
+              setCreated(undefined);
+            }}
+          />
+        )}
         <div class="token-layout">
           <CreateTokenForm
             onCreated={(token, apiToken) => {
-              setCreated({ token, name: apiToken.name });
+              setCreated({ token, name: apiToken.name, id: apiToken.id });
               tokens.reload();
             }}
           />
@@ -252,7 +291,7 @@ export function ProfilePage({ user }: { user: User }) {
                   </thead>
                   <tbody role="rowgroup">
                     {ordered.map((token) => (
-                      <TokenRow key={token.id} token={token} onRevoked={tokens.reload} />
+                      <TokenRow key={token.id} token={token} onRevoked={tokens.reload} focusName={token.id === focusTokenId} />
                     ))}
                   </tbody>
                 </table>
