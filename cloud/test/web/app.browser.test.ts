@@ -484,6 +484,57 @@ describe('web app in Chromium', () => {
     }
   });
 
+  // An ended session (expired, or revoked elsewhere) led to the sign-in page's "Welcome back", with no word of why.
+  it('says on the sign-in page that the session ended, while the app was open and on a later visit, but not after signing out', async () => {
+    const { context, page, problems } = await openPage(env);
+    const ended = page.getByText('Your session has ended.');
+    const endSessions = async () => {
+      await env.testApp.app.ctx.db.query(
+        `UPDATE api_tokens SET revoked_at = now() WHERE kind = 'session' AND revoked_at IS NULL AND user_id = (SELECT id FROM users WHERE login = $1)`,
+        [bob.login],
+      );
+      // The server trusts a token's checked status this long here (tokenCacheSeconds).
+      await new Promise((resolve) => setTimeout(resolve, (env.testApp.config.tokenCacheSeconds + 0.2) * 1000));
+    };
+    try {
+      await signIn(page, bob.login, PASSWORD);
+      await endSessions();
+      // The app's next request finds the session gone.
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Profile' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+      expect(new URL(page.url()).search).toBe(`?next=${encodeURIComponent('/profile')}`);
+      await ended.waitFor();
+      expect(await page.locator('.auth-card').innerText()).toContain('Sign in again to carry on.');
+      expect(await page.getByText('Welcome back').count()).toBe(0);
+      await page.getByLabel('Login').fill(bob.login);
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Profile' }).waitFor();
+
+      // A later visit, with the cookie of a session that has ended since.
+      await endSessions();
+      await page.goto('/');
+      await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+      await ended.waitFor();
+      await page.getByLabel('Login').fill(bob.login);
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Apiary' }).waitFor();
+
+      // Signing out is no surprise, then or on the next visit.
+      await page.getByRole('button', { name: /Sign out/ }).click();
+      await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+      await page.getByText('Welcome back').waitFor();
+      expect(await ended.count()).toBe(0);
+      await page.goto('/profile');
+      await page.getByText('Welcome back').waitFor();
+      expect(await ended.count()).toBe(0);
+      expect(problems.list).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('signs out, and then every page asks to sign in again', async () => {
     const { context, page, problems } = await openPage(env);
     try {
@@ -499,6 +550,7 @@ describe('web app in Chromium', () => {
       await other.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Profile' }).click();
       await other.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
       expect(new URL(other.url()).search).toBe(`?next=${encodeURIComponent('/profile')}`);
+      await other.getByText('Your session has ended.').waitFor();
       await page.goto('/profile');
       await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
       expect(new URL(page.url()).search).toBe(`?next=${encodeURIComponent('/profile')}`);

@@ -12,7 +12,31 @@ import { ProfilePage } from './pages/ProfilePage.tsx';
 import { SignInPage } from './pages/SignInPage.tsx';
 import { navigate, useLocation } from './router.tsx';
 
-type Session = { state: 'checking' } | { state: 'failed'; message: string } | { state: 'signed-out' } | { state: 'signed-in'; user: User };
+/** `ended`: the session expired or was revoked (not signed out here), which the sign-in page says. */
+type Session = { state: 'checking' } | { state: 'failed'; message: string } | { state: 'signed-out'; ended?: boolean } | { state: 'signed-in'; user: User };
+
+/**
+ * Whether this browser was last signed in, kept across visits: the session cookie is out of reach of scripts, so
+ * without it a visit after the session expired could not tell an ended session from a first visit.
+ */
+const SIGNED_IN_KEY = 'hivegate.signed-in';
+
+function rememberSignedIn(signedIn: boolean): void {
+  try {
+    if (signedIn) localStorage.setItem(SIGNED_IN_KEY, '1');
+    else localStorage.removeItem(SIGNED_IN_KEY);
+  } catch {
+    // Storage refused (a private window, a policy): the sign-in page then just does not say why.
+  }
+}
+
+function wasSignedIn(): boolean {
+  try {
+    return localStorage.getItem(SIGNED_IN_KEY) === '1';
+  } catch {
+    return false;
+  }
+}
 
 export function App() {
   const location = useLocation();
@@ -22,13 +46,16 @@ export function App() {
   const check = useCallback(() => {
     setSession({ state: 'checking' });
     request(MeQuery, {})
-      .then(({ me }) => setSession(me ? { state: 'signed-in', user: me } : { state: 'signed-out' }))
+      .then(({ me }) => setSession(me ? { state: 'signed-in', user: me } : { state: 'signed-out', ended: wasSignedIn() }))
       .catch((err: unknown) => setSession({ state: 'failed', message: messageOf(err) }));
   }, []);
 
   useEffect(check, [check]);
-  // A session that expires or is revoked while the app is open sends the user back to sign in.
-  useEffect(() => onUnauthenticated(() => setSession((s) => (s.state === 'signed-in' ? { state: 'signed-out' } : s))), []);
+  // A session that expires or is revoked while the app is open sends the user back to sign in, told why.
+  useEffect(() => onUnauthenticated(() => setSession((s) => (s.state === 'signed-in' ? { state: 'signed-out', ended: true } : s))), []);
+  useEffect(() => {
+    if (session.state === 'signed-in') rememberSignedIn(true);
+  }, [session.state]);
 
   const here = location.pathname + location.search;
   const next = safeNextPath(new URLSearchParams(location.search).get('next'));
@@ -45,6 +72,7 @@ export function App() {
     } catch {
       // Signed out locally either way; the cookie is HttpOnly, so only the server could clear it, and it expires.
     } finally {
+      rememberSignedIn(false);
       setSession({ state: 'signed-out' });
       navigate(paths.signIn());
     }
@@ -67,7 +95,15 @@ export function App() {
     switch (route.name) {
       case 'sign-in':
       case 'sign-up':
-        page = <SignInPage key={route.name} mode={route.name} next={next} onSignedIn={(u) => setSession({ state: 'signed-in', user: u })} />;
+        page = (
+          <SignInPage
+            key={route.name}
+            mode={route.name}
+            next={next}
+            sessionEnded={session.state === 'signed-out' && session.ended === true}
+            onSignedIn={(u) => setSession({ state: 'signed-in', user: u })}
+          />
+        );
         break;
       case 'overview':
         page = <OverviewPage />;

@@ -10,7 +10,8 @@ import { Link } from '../router.tsx';
 /** Must match the server's rule; the server checks again and its message is shown if they ever disagree. */
 const MIN_PASSWORD_LENGTH = 10;
 
-export function SignInPage({ mode, next, onSignedIn }: { mode: 'sign-in' | 'sign-up'; next: string; onSignedIn: (user: User) => void }) {
+/** `sessionEnded`: the user was signed in until their session expired or was revoked, and is told so. */
+export function SignInPage({ mode, next, sessionEnded = false, onSignedIn }: { mode: 'sign-in' | 'sign-up'; next: string; sessionEnded?: boolean; onSignedIn: (user: User) => void }) {
   const signUp = mode === 'sign-up';
   const title = signUp ? 'Create your account' : 'Sign in';
   useDocumentTitle(title);
@@ -52,7 +53,15 @@ export function SignInPage({ mode, next, onSignedIn }: { mode: 'sign-in' | 'sign
     <div class="auth-page">
       <div class="auth-card">
         <PageTitle>{title}</PageTitle>
-        <p class="muted">{signUp ? 'Watch your hive entrances, readings and heatmaps in one place.' : 'Welcome back. Sign in to see your apiary.'}</p>
+        {signUp ? (
+          <p class="muted">Watch your hive entrances, readings and heatmaps in one place.</p>
+        ) : sessionEnded ? (
+          <Notice tone="warn" title="Your session has ended.">
+            <p>It expired, or it was ended elsewhere. Sign in again to carry on.</p>
+          </Notice>
+        ) : (
+          <p class="muted">Welcome back. Sign in to see your apiary.</p>
+        )}
         <form onSubmit={submit} class="stack" noValidate>
           <div class="field">
             <label for={`${id}-login`}>Login</label>
