@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DESKTOP, openPage, PHONE, postJson, screenshot, signIn, signUp, startWebTest, type WebTestEnvironment } from './browser.ts';
+import { DESKTOP, openPage, PHONE, postJson, recordProblems, screenshot, signIn, signUp, startWebTest, type WebTestEnvironment } from './browser.ts';
 
 const PASSWORD = 'correct horse battery';
 const HOUR = 3600;
@@ -478,6 +478,58 @@ describe('web app in Chromium', () => {
       await page.goto(`/hives/${noScale}?from=2026-01-01T00:00:00.000Z&to=2026-01-02T00:00:00.000Z`);
       await expect.poll(() => page.getByRole('region', { name: 'Climate and weight' }).innerText()).toMatch(/No temperature, humidity or weight readings in this range; the last came (1 hour ago|\d+ minutes ago)\./);
       await screenshot(page, 'hive-without-readings-desktop');
+      expect(problems.list).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  // With the server gone, another range drew the previous range's readings on the new axis, under the error.
+  it("shows no range's data under another when the server cannot be reached, and keeps a moving window's through a failed re-read", async () => {
+    const context = await env.browser.newContext({ viewport: DESKTOP, baseURL: env.url, locale: 'en-GB', timezoneId: 'UTC' });
+    const page = await context.newPage();
+    // The browser logs each request cut off below.
+    const problems = recordProblems(page, [/net::ERR_INTERNET_DISCONNECTED/]);
+    const offline = () => page.route('**/graphql', (route) => route.abort('internetdisconnected'));
+    try {
+      await page.clock.install();
+      await signIn(page, alice.login, PASSWORD);
+      await page.goto(`/hives/${alice.hive}`);
+      const climate = page.getByRole('region', { name: 'Climate and weight' });
+      const traffic = page.getByRole('region', { name: `Entrance · box ${alice.box}` });
+      await climate.getByRole('figure', { name: /Temperature/ }).locator('svg path.line').waitFor();
+      await traffic.getByRole('figure', { name: 'Traffic per 15 min' }).locator('rect.bar').first().waitFor();
+
+      // "The last 24 h" a minute later is the same window: its charts stay, with the error above them.
+      await offline();
+      await page.clock.runFor(61_000);
+      await expect.poll(() => climate.getByRole('alert').textContent()).toContain('Cannot reach the server');
+      expect(await climate.getByRole('figure', { name: /Temperature/ }).count()).toBe(1);
+      expect(await traffic.getByRole('figure', { name: 'Traffic per 15 min' }).count()).toBe(1);
+
+      // Another range: the error alone, no charts of the last range and no claim that there are no readings.
+      await page.getByRole('radio', { name: '7 d' }).check();
+      await expect.poll(() => new URL(page.url()).search).toBe('?range=7d');
+      await expect.poll(() => traffic.getByRole('alert').textContent()).toContain('Cannot reach the server');
+      await expect.poll(() => climate.getByRole('alert').textContent()).toContain('Cannot reach the server');
+      expect(await page.getByRole('figure').count()).toBe(0);
+      expect(await climate.innerText()).not.toMatch(/No .*readings/);
+
+      // Back online, the new range's charts come.
+      await page.unroute('**/graphql');
+      await page.getByRole('radio', { name: '30 d' }).check();
+      await climate.getByRole('figure', { name: /Temperature/ }).locator('svg path.line').waitFor();
+      await traffic.getByRole('figure', { name: 'Traffic per 6 h' }).waitFor();
+      expect(await page.getByRole('alert').count()).toBe(0);
+
+      // The same on the box page: a day's heatmap that could not be read is not reported missing.
+      await page.goto(`/boxes/${alice.box}`);
+      const heatmaps = page.getByRole('region', { name: 'Daily heatmaps' });
+      await heatmaps.getByText(/^No heatmaps yet/).waitFor();
+      await offline();
+      await heatmaps.getByLabel('Day', { exact: true }).fill('2026-05-01');
+      await expect.poll(() => heatmaps.getByRole('alert').textContent()).toContain('Cannot reach the server');
+      expect(await heatmaps.innerText()).not.toMatch(/No heatmap/);
       expect(problems.list).toEqual([]);
     } finally {
       await context.close();

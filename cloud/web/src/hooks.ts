@@ -11,6 +11,12 @@ export interface QueryState<TData> {
 
 export interface QueryOptions<TData> {
   skip?: boolean;
+  /**
+   * What the data shows, where that is less than all of the variables (default: the variables). A failed request
+   * keeps the data it would have replaced only when that is of the same key: a window that moves with the clock
+   * ("the last 24 h", re-read each minute) passes its preset, so one failed re-read does not blank its charts.
+   */
+  dataKey?: string;
   /** Re-read this often (ms); a function picks the interval from the latest data (undefined: do not re-read). */
   pollMs?: number | ((data: TData) => number | undefined);
 }
@@ -25,12 +31,15 @@ function pollInterval<TData>(pollMs: QueryOptions<TData>['pollMs'], data: TData 
 
 /**
  * Runs a query when its variables change (aborting the previous request), keeps the last data while re-reading so
- * charts do not blink, and optionally re-reads on a timer.
+ * charts do not blink, and optionally re-reads on a timer. When a request fails, the last data stays only if it
+ * answered the same question (see `dataKey`): data of other variables (the previous range of a chart) is dropped
+ * rather than shown under the new ones.
  */
 export function useQuery<TData, TVariables>(operation: Operation<TData, TVariables>, variables: TVariables, options: QueryOptions<TData> = {}): QueryState<TData> {
-  const [state, setState] = useState<Omit<QueryState<TData>, 'reload'>>({ loading: !options.skip });
+  const [state, setState] = useState<Omit<QueryState<TData>, 'reload'> & { dataKey?: string }>({ loading: !options.skip });
   const [generation, setGeneration] = useState(0);
   const key = JSON.stringify(variables);
+  const dataKey = options.dataKey ?? key;
   const optionsRef = useRef(options);
   optionsRef.current = options;
   const lastData = useRef<TData>();
@@ -47,13 +56,17 @@ export function useQuery<TData, TVariables>(operation: Operation<TData, TVariabl
     request(operation, JSON.parse(key) as TVariables, { signal: controller.signal })
       .then((data) => {
         lastData.current = data;
-        setState({ data, loading: false });
+        setState({ data, dataKey, loading: false });
         const every = pollInterval(optionsRef.current.pollMs, data);
         if (every) timer = setTimeout(reload, every);
       })
       .catch((error: unknown) => {
         if (isAbort(error)) return;
-        setState((previous) => ({ data: previous.data, error: error instanceof Error ? error : new ApiError(String(error)), loading: false }));
+        setState((previous) => ({
+          ...(previous.dataKey === dataKey ? { data: previous.data, dataKey } : {}),
+          error: error instanceof Error ? error : new ApiError(String(error)),
+          loading: false,
+        }));
         const every = pollInterval(optionsRef.current.pollMs, lastData.current);
         if (every) timer = setTimeout(reload, Math.max(every, MIN_RETRY_MS));
       });
@@ -61,9 +74,9 @@ export function useQuery<TData, TVariables>(operation: Operation<TData, TVariabl
       controller.abort();
       clearTimeout(timer);
     };
-  }, [operation, key, generation, options.skip, reload]);
+  }, [operation, key, dataKey, generation, options.skip, reload]);
 
-  return { ...state, reload };
+  return { data: state.data, error: state.error, loading: state.loading, reload };
 }
 
 /** The rendered width of an element, followed as the window resizes (charts draw at their real pixel width). */

@@ -21,6 +21,14 @@ function gapThreshold(times: number[]): number {
   return Number.isFinite(smallest) ? smallest * 3 : Infinity;
 }
 
+/**
+ * What a chart's data shows, for keeping it when a re-read fails: a preset window is the same one a minute later
+ * (it moves with the clock); a custom range is its bounds. Data of another range is not shown under a new one.
+ */
+function rangeDataKey(id: string, range: TimeRange): string {
+  return JSON.stringify([id, range.preset === 'custom' ? [range.from.getTime(), range.to.getTime()] : range.preset]);
+}
+
 /** ["humidity", "weight"] → "humidity or weight". */
 const MISSING_LIST = new Intl.ListFormat('en', { type: 'disjunction' });
 
@@ -36,7 +44,7 @@ const CLIMATE_SERIES = [
  * three empty charts used to lead the page of a hive that has no sensor, or no scale.
  */
 function ClimateCharts({ hiveId, range, lastReading }: { hiveId: string; range: TimeRange; lastReading: Reading | null }) {
-  const metrics = useQuery(HiveMetricsQuery, { hiveId, from: range.from.toISOString(), to: range.to.toISOString(), bucketSeconds: null, timeZone: browserTimeZone() });
+  const metrics = useQuery(HiveMetricsQuery, { hiveId, from: range.from.toISOString(), to: range.to.toISOString(), bucketSeconds: null, timeZone: browserTimeZone() }, { dataKey: rangeDataKey(hiveId, range) });
   const buckets = metrics.data?.hiveMetrics ?? [];
   const times = buckets.map((b) => Date.parse(b.time));
   const gap = gapThreshold(times);
@@ -47,8 +55,8 @@ function ClimateCharts({ hiveId, range, lastReading }: { hiveId: string; range: 
     <section aria-labelledby="climate-heading" class="section" aria-busy={metrics.loading}>
       <h2 id="climate-heading">Climate and weight</h2>
       {metrics.error && <Notice tone="error">{metrics.error.message}</Notice>}
-      {metrics.loading && !metrics.data ? (
-        <Loading label="Loading readings…" />
+      {!metrics.data ? (
+        metrics.loading && <Loading label="Loading readings…" />
       ) : sent.length === 0 ? (
         <p class="muted">
           {lastReading
@@ -79,7 +87,7 @@ function ClimateCharts({ hiveId, range, lastReading }: { hiveId: string; range: 
 
 function BoxTraffic({ boxId, range }: { boxId: string; range: TimeRange }) {
   const bucketSeconds = trafficBucketSeconds(range.from, range.to);
-  const movement = useQuery(EntranceMovementQuery, { boxId, from: range.from.toISOString(), to: range.to.toISOString(), bucketSeconds, timeZone: browserTimeZone() });
+  const movement = useQuery(EntranceMovementQuery, { boxId, from: range.from.toISOString(), to: range.to.toISOString(), bucketSeconds, timeZone: browserTimeZone() }, { dataKey: rangeDataKey(boxId, range) });
   const buckets = movement.data?.entranceMovement ?? [];
   const times = buckets.map((b) => Date.parse(b.time));
   const headingId = `box-${boxId}-traffic`;
@@ -90,8 +98,8 @@ function BoxTraffic({ boxId, range }: { boxId: string; range: TimeRange }) {
         <Link href={paths.box(boxId)}>Live view, heatmaps and clips</Link>
       </div>
       {movement.error && <Notice tone="error">{movement.error.message}</Notice>}
-      {movement.loading && !movement.data ? (
-        <Loading label="Loading entrance traffic…" />
+      {!movement.data ? (
+        movement.loading && <Loading label="Loading entrance traffic…" />
       ) : (
         <div class="chart-grid two">
           <TrafficChart

@@ -85,8 +85,8 @@ export function HeatmapGallery({ boxId }: { boxId: string }) {
         )}
       </div>
       {heatmaps.error && <Notice tone="error">{heatmaps.error.message}</Notice>}
-      {heatmaps.loading && !heatmaps.data ? (
-        <Loading label="Loading heatmaps…" />
+      {!heatmaps.data ? (
+        heatmaps.loading && <Loading label="Loading heatmaps…" />
       ) : list.length === 0 ? (
         <p class="empty">{day ? `No heatmap for ${formatUtcDay(day)}.` : 'No heatmaps yet: they appear once the entrance camera uploads bee trajectories.'}</p>
       ) : (
