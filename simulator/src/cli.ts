@@ -19,7 +19,7 @@ const USAGE = `usage:
                                              write DIR/clip.mp4 and DIR/truth.json
   sim camera --file CLIP [--loop] [--port N] play a recording as a live camera on 127.0.0.1
   sim fleet --cloud URL --token TOKEN [--devices N] [--seconds S] [--commands N] [--ramp S]
-            [--status-every S] [--telemetry-every S] [--poll-wait S]
+            [--status-every S] [--telemetry-every S] [--poll-wait S] [--timeout S]
                                              run N virtual entrance observers; prints a JSON report`;
 
 class UsageError extends Error {}
@@ -123,6 +123,7 @@ async function fleet(args: string[]): Promise<void> {
       'status-every': { type: 'string' },
       'telemetry-every': { type: 'string' },
       'poll-wait': { type: 'string' },
+      timeout: { type: 'string' },
     },
   });
   if (!values.cloud || !/^https?:\/\//.test(values.cloud)) throw new UsageError('--cloud must be the cloud\'s http(s) URL');
@@ -139,6 +140,7 @@ async function fleet(args: string[]): Promise<void> {
       statusEverySeconds: integerFlag('status-every', values['status-every'], 1, 3600),
       telemetryEverySeconds: integerFlag('telemetry-every', values['telemetry-every'], 1, 3600),
       pollWaitSeconds: integerFlag('poll-wait', values['poll-wait'], 0, 25),
+      requestTimeoutSeconds: integerFlag('timeout', values.timeout, 1, 600),
     },
     log: (line) => console.error(line),
   });

@@ -1,4 +1,4 @@
-import { LatencyStats, type OperationReport } from './latency-stats.ts';
+import { LatencyStats, type OperationReport, type RequestTotals } from './latency-stats.ts';
 import { VirtualDevice, type DeviceTiming } from './virtual-device.ts';
 
 export interface FleetOptions {
@@ -19,13 +19,16 @@ export interface FleetOptions {
 export interface FleetReport {
   devices: number;
   seconds: number;
+  /** Every device request: sent = succeeded + failed + unfinished (still waiting when the run stopped). */
+  requests: RequestTotals;
+  /** Per operation; `poll` is counted without latencies (a long-poll waits for commands by design). */
   operations: Record<string, OperationReport>;
   /** Mutation sent → the device's long-poll returned the command. */
   commandDelivery: OperationReport;
   errors: number;
 }
 
-const DEFAULT_TIMING: DeviceTiming = { statusEverySeconds: 30, telemetryEverySeconds: 60, pollWaitSeconds: 20 };
+export const DEFAULT_TIMING: DeviceTiming = { statusEverySeconds: 30, telemetryEverySeconds: 60, pollWaitSeconds: 20, requestTimeoutSeconds: 15 };
 
 /** Runs N virtual entrance observers against a cloud for a while and reports errors and latencies. */
 export async function runFleet(options: FleetOptions): Promise<FleetReport> {
@@ -58,8 +61,15 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
   await driver;
   for (const start of starts) clearTimeout(start);
   await Promise.all(devices.map((d) => d.stop()));
-  const commandDelivery = delivery.report().command ?? { count: 0, errors: 0, errorsByReason: {}, p50Ms: null, p95Ms: null, p99Ms: null, maxMs: null };
-  return { devices: options.devices, seconds: options.seconds, operations: stats.report(), commandDelivery, errors: stats.totalErrors() + delivery.totalErrors() };
+  const commandDelivery = delivery.report().command ?? { sent: 0, count: 0, errors: 0, errorsByReason: {}, unfinished: 0, p50Ms: null, p95Ms: null, p99Ms: null, maxMs: null };
+  return {
+    devices: options.devices,
+    seconds: options.seconds,
+    requests: stats.totals(),
+    operations: stats.report(),
+    commandDelivery,
+    errors: stats.totalErrors() + delivery.totalErrors(),
+  };
 }
 
 async function graphql(options: FleetOptions, query: string, variables: Record<string, unknown>) {

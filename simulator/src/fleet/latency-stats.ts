@@ -1,46 +1,100 @@
-/** Per-operation outcome counts and latency percentiles of a load run. */
+/**
+ * Per-operation outcome of a load run. Every request is accounted for: `sent = count + errors + unfinished`.
+ * Percentiles are over the timed successes; operations counted without timing (long-polls, which wait for commands
+ * by design) have none.
+ */
 export interface OperationReport {
+  /** Requests started. */
+  sent: number;
+  /** Requests answered with success. */
   count: number;
+  /** Requests that failed (an HTTP error status, a timeout, a refused or broken connection…), by reason below. */
   errors: number;
   errorsByReason: Record<string, number>;
+  /** Requests still waiting for their answer when the run stopped. */
+  unfinished: number;
   p50Ms: number | null;
   p95Ms: number | null;
   p99Ms: number | null;
   maxMs: number | null;
 }
 
-export class LatencyStats {
-  private readonly samples = new Map<string, number[]>();
-  private readonly errors = new Map<string, Map<string, number>>();
+/** All operations together. */
+export interface RequestTotals {
+  sent: number;
+  succeeded: number;
+  failed: number;
+  unfinished: number;
+}
 
+interface OperationLedger {
+  sent: number;
+  succeeded: number;
+  samples: number[];
+  errors: Map<string, number>;
+}
+
+export class LatencyStats {
+  private readonly operations = new Map<string, OperationLedger>();
+
+  private ledger(operation: string): OperationLedger {
+    let ledger = this.operations.get(operation);
+    if (!ledger) this.operations.set(operation, (ledger = { sent: 0, succeeded: 0, samples: [], errors: new Map() }));
+    return ledger;
+  }
+
+  /** A request was started; until it is recorded or failed it counts as unfinished. */
+  sent(operation: string): void {
+    this.ledger(operation).sent++;
+  }
+
+  /** A request succeeded after `ms`. */
   record(operation: string, ms: number): void {
-    let list = this.samples.get(operation);
-    if (!list) this.samples.set(operation, (list = []));
-    list.push(ms);
+    const ledger = this.ledger(operation);
+    ledger.succeeded++;
+    ledger.samples.push(ms);
+  }
+
+  /** A request succeeded, and how long it took says nothing about the cloud (a long-poll waits on purpose). */
+  recordUntimed(operation: string): void {
+    this.ledger(operation).succeeded++;
   }
 
   fail(operation: string, reason: string): void {
-    let reasons = this.errors.get(operation);
-    if (!reasons) this.errors.set(operation, (reasons = new Map()));
-    reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
+    const { errors } = this.ledger(operation);
+    errors.set(reason, (errors.get(reason) ?? 0) + 1);
   }
 
   totalErrors(): number {
-    let total = 0;
-    for (const reasons of this.errors.values()) for (const n of reasons.values()) total += n;
-    return total;
+    return this.totals().failed;
+  }
+
+  totals(): RequestTotals {
+    const totals = { sent: 0, succeeded: 0, failed: 0, unfinished: 0 };
+    for (const report of Object.values(this.report())) {
+      totals.sent += report.sent;
+      totals.succeeded += report.count;
+      totals.failed += report.errors;
+      totals.unfinished += report.unfinished;
+    }
+    return totals;
   }
 
   report(): Record<string, OperationReport> {
-    const operations = new Set([...this.samples.keys(), ...this.errors.keys()]);
     const out: Record<string, OperationReport> = {};
-    for (const operation of [...operations].sort()) {
-      const sorted = [...(this.samples.get(operation) ?? [])].sort((a, b) => a - b);
-      const reasons = Object.fromEntries(this.errors.get(operation) ?? []);
+    for (const operation of [...this.operations.keys()].sort()) {
+      const ledger = this.operations.get(operation)!;
+      const sorted = [...ledger.samples].sort((a, b) => a - b);
+      const reasons = Object.fromEntries(ledger.errors);
+      const errors = Object.values(reasons).reduce((a, b) => a + b, 0);
+      // Sent is at least what finished, so a caller that records without sending still adds up.
+      const sent = Math.max(ledger.sent, ledger.succeeded + errors);
       out[operation] = {
-        count: sorted.length,
-        errors: Object.values(reasons).reduce((a, b) => a + b, 0),
+        sent,
+        count: ledger.succeeded,
+        errors,
         errorsByReason: reasons,
+        unfinished: sent - ledger.succeeded - errors,
         p50Ms: nearestRank(sorted, 50),
         p95Ms: nearestRank(sorted, 95),
         p99Ms: nearestRank(sorted, 99),

@@ -5,6 +5,8 @@ export interface DeviceTiming {
   statusEverySeconds: number;
   telemetryEverySeconds: number;
   pollWaitSeconds: number;
+  /** A request unanswered this long fails as a timeout (a long-poll gets its wait on top). */
+  requestTimeoutSeconds: number;
 }
 
 export interface VirtualDeviceOptions {
@@ -112,23 +114,45 @@ export class VirtualDevice {
     }
   }
 
+  /**
+   * One request, accounted for whatever happens: it succeeds, fails (by reason) or, when the device stops while it
+   * waits, stays unfinished. Long-polls are counted, not timed: they wait for commands on purpose.
+   */
   private async call(operation: string, path: string, body: unknown): Promise<unknown> {
+    if (!this.running) throw new Error('the device has stopped');
+    const { stats, timing } = this.options;
+    const timeoutMs = (timing.requestTimeoutSeconds + (operation === 'poll' ? timing.pollWaitSeconds : 0)) * 1000;
+    const request = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      request.abort();
+    }, timeoutMs);
+    const stopped = (): void => request.abort();
+    this.abort.signal.addEventListener('abort', stopped, { once: true });
+    stats.sent(operation);
     const started = performance.now();
     try {
       const response = await fetch(new URL(path, this.options.cloudUrl), {
         method: 'POST',
         headers: { authorization: `Bearer ${this.options.token}`, 'content-type': 'application/json' },
         body: JSON.stringify(body),
-        signal: this.abort.signal,
+        signal: request.signal,
       });
       const text = await response.text();
       if (!response.ok) throw new HttpFailure(`HTTP ${response.status}`);
-      if (operation !== 'poll') this.options.stats.record(operation, performance.now() - started);
-      return text ? JSON.parse(text) : undefined;
+      const answer: unknown = text ? JSON.parse(text) : undefined;
+      if (operation === 'poll') stats.recordUntimed(operation);
+      else stats.record(operation, performance.now() - started);
+      return answer;
     } catch (error) {
-      if (this.abort.signal.aborted) throw error;
-      this.options.stats.fail(operation, error instanceof HttpFailure ? error.message : `network: ${(error as Error).message}`);
+      // Stopped while waiting: neither a success nor a failure of the cloud, so it stays unfinished.
+      if (this.abort.signal.aborted && !timedOut) throw error;
+      stats.fail(operation, timedOut ? 'timeout' : error instanceof HttpFailure ? error.message : `network: ${(error as Error).message}`);
       throw error;
+    } finally {
+      clearTimeout(timer);
+      this.abort.signal.removeEventListener('abort', stopped);
     }
   }
 }
@@ -136,7 +160,12 @@ export class VirtualDevice {
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
   });
 }

@@ -1,0 +1,72 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { runFleet, type FleetOptions, type FleetReport } from '../src/fleet/fleet.ts';
+import { FakeCloud, type FakeCloudOptions } from './fake-cloud.ts';
+
+let cloud: FakeCloud | undefined;
+afterEach(async () => {
+  await cloud?.stop();
+  cloud = undefined;
+});
+
+async function fleetAgainst(cloudOptions: FakeCloudOptions, options: Partial<FleetOptions>): Promise<FleetReport> {
+  cloud = new FakeCloud(cloudOptions);
+  const cloudUrl = await cloud.start();
+  return runFleet({
+    cloudUrl,
+    token: 'test-token',
+    devices: 3,
+    seconds: 1.5,
+    ...options,
+    timing: { statusEverySeconds: 0.2, telemetryEverySeconds: 0.4, pollWaitSeconds: 5, requestTimeoutSeconds: 5, ...options.timing },
+  });
+}
+
+/** Every request sent is a success, a failure or unfinished, per operation and in the totals. */
+function expectEveryRequestAccountedFor(report: FleetReport): void {
+  const totals = { sent: 0, succeeded: 0, failed: 0, unfinished: 0 };
+  for (const [operation, op] of Object.entries(report.operations)) {
+    expect(op.sent, operation).toBe(op.count + op.errors + op.unfinished);
+    expect(op.unfinished, operation).toBeGreaterThanOrEqual(0);
+    totals.sent += op.sent;
+    totals.succeeded += op.count;
+    totals.failed += op.errors;
+    totals.unfinished += op.unfinished;
+  }
+  expect(report.requests).toEqual(totals);
+}
+
+describe('sim fleet against a cloud on loopback', () => {
+  it('accounts for every request, the long-polls still waiting at the end among them', async () => {
+    const report = await fleetAgainst({}, {});
+    expectEveryRequestAccountedFor(report);
+    expect(report.errors).toBe(0);
+    expect(report.operations.status?.count).toBeGreaterThanOrEqual(3);
+    expect(report.operations.status?.p50Ms).not.toBeNull();
+    // Each device's one long-poll was still waiting for commands when the run stopped: sent, not answered, no error.
+    expect(report.operations.poll).toMatchObject({ sent: 3, count: 0, errors: 0, unfinished: 3 });
+  }, 20_000);
+
+  it('counts answered long-polls without putting their waits into latencies', async () => {
+    // Before, a successful poll was not recorded at all, so a failing one showed "count 0, errors N".
+    const report = await fleetAgainst({}, { timing: { pollWaitSeconds: 0.2 } as FleetOptions['timing'] });
+    expectEveryRequestAccountedFor(report);
+    expect(report.operations.poll?.count).toBeGreaterThanOrEqual(3);
+    expect(report.operations.poll).toMatchObject({ errors: 0, p50Ms: null, maxMs: null });
+  }, 20_000);
+
+  it('shows a cloud that stops answering as timeouts', async () => {
+    // Before, requests had no timeout: a stalled cloud's requests were dropped at the end and the report said 0 errors.
+    const report = await fleetAgainst({ behaviour: { '/api/entrance-live/device/status': 'stall' } }, { timing: { requestTimeoutSeconds: 0.4 } as FleetOptions['timing'] });
+    expectEveryRequestAccountedFor(report);
+    expect(report.operations.status?.count).toBe(0);
+    expect(report.operations.status?.errorsByReason.timeout).toBeGreaterThanOrEqual(3);
+    expect(report.errors).toBe(report.operations.status?.errors);
+  }, 20_000);
+
+  it('counts a failing long-poll with the polls that were sent', async () => {
+    const report = await fleetAgainst({ behaviour: { '/api/entrance-live/device/poll': 403 } }, {});
+    expectEveryRequestAccountedFor(report);
+    expect(report.operations.poll?.errorsByReason['HTTP 403']).toBeGreaterThanOrEqual(3);
+    expect(report.operations.poll?.sent).toBeGreaterThanOrEqual(report.operations.poll!.errors);
+  }, 20_000);
+});
