@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runFleet, type FleetOptions, type FleetReport } from '../src/fleet/fleet.ts';
 import { FakeCloud, type FakeCloudOptions } from './fake-cloud.ts';
@@ -69,4 +71,30 @@ describe('sim fleet against a cloud on loopback', () => {
     expect(report.operations.poll?.errorsByReason['HTTP 403']).toBeGreaterThanOrEqual(3);
     expect(report.operations.poll?.sent).toBeGreaterThanOrEqual(report.operations.poll!.errors);
   }, 20_000);
+
+  it('names why requests failed: a refused connection, a connection closed without an answer', async () => {
+    // Before, both read "network: fetch failed".
+    const refusing = createServer();
+    refusing.listen(0, '127.0.0.1');
+    await once(refusing, 'listening');
+    const closedPort = portOf(refusing);
+    await new Promise((resolve) => refusing.close(resolve));
+    const hangingUp = createServer((socket) => socket.once('data', () => socket.destroy()));
+    hangingUp.listen(0, '127.0.0.1');
+    await once(hangingUp, 'listening');
+    try {
+      const run = (port: number) =>
+        runFleet({ cloudUrl: `http://127.0.0.1:${port}`, token: 't', devices: 1, seconds: 0.5, timing: { statusEverySeconds: 0.1, telemetryEverySeconds: 10, pollWaitSeconds: 1, requestTimeoutSeconds: 5 } });
+      const refused = await run(closedPort);
+      expect(Object.keys(refused.operations.status?.errorsByReason ?? {})).toEqual(['ECONNREFUSED']);
+      const reset = await run(portOf(hangingUp));
+      expect(Object.keys(reset.operations.status?.errorsByReason ?? {})).toEqual(['UND_ERR_SOCKET']);
+    } finally {
+      hangingUp.close();
+    }
+  }, 20_000);
 });
+
+function portOf(server: Server): number {
+  return (server.address() as { port: number }).port;
+}

@@ -1,3 +1,4 @@
+import { failureReason, RequestFailure } from './failure-reason.ts';
 import { LatencyStats, type OperationReport, type RequestTotals } from './latency-stats.ts';
 import { VirtualDevice, type DeviceTiming } from './virtual-device.ts';
 
@@ -78,8 +79,9 @@ async function graphql(options: FleetOptions, query: string, variables: Record<s
     headers: { authorization: `Bearer ${options.token}`, 'content-type': 'application/json' },
     body: JSON.stringify({ query, variables }),
   });
+  if (!response.ok) throw new RequestFailure(`HTTP ${response.status}`);
   const body = (await response.json()) as { data?: Record<string, { id: string } | null>; errors?: { message: string }[] };
-  if (body.errors?.length) throw new Error(body.errors[0]!.message);
+  if (body.errors?.length) throw new RequestFailure(`GraphQL: ${body.errors[0]!.message}`);
   return body.data!;
 }
 
@@ -99,7 +101,7 @@ async function driveLiveSessions(options: FleetOptions, pending: Map<string, num
       pending.set(`${sessionId}:STOP_STREAM`, performance.now());
       await graphql(options, 'mutation($id: ID!) { stopEntranceLiveStream(sessionId: $id) }', { id: sessionId });
     } catch (error) {
-      delivery.fail('command', (error as Error).message);
+      delivery.fail('command', failureReason(error, false));
     }
     await new Promise((resolve) => setTimeout(resolve, spacingMs / 2));
   }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { failureReason, RequestFailure } from './failure-reason.ts';
 import type { LatencyStats } from './latency-stats.ts';
 
 export interface DeviceTiming {
@@ -19,8 +20,6 @@ export interface VirtualDeviceOptions {
   /** Called when a command arrives, with the time it arrived. */
   onCommand?: (command: { id: string; sessionId: string; commandType: string }, receivedAt: number) => void;
 }
-
-class HttpFailure extends Error {}
 
 /**
  * One simulated entrance observer speaking the device REST calls: DEVICE_ONLINE at start, a status heartbeat, a
@@ -140,7 +139,7 @@ export class VirtualDevice {
         signal: request.signal,
       });
       const text = await response.text();
-      if (!response.ok) throw new HttpFailure(`HTTP ${response.status}`);
+      if (!response.ok) throw new RequestFailure(`HTTP ${response.status}`);
       const answer: unknown = text ? JSON.parse(text) : undefined;
       if (operation === 'poll') stats.recordUntimed(operation);
       else stats.record(operation, performance.now() - started);
@@ -148,7 +147,7 @@ export class VirtualDevice {
     } catch (error) {
       // Stopped while waiting: neither a success nor a failure of the cloud, so it stays unfinished.
       if (this.abort.signal.aborted && !timedOut) throw error;
-      stats.fail(operation, timedOut ? 'timeout' : error instanceof HttpFailure ? error.message : `network: ${(error as Error).message}`);
+      stats.fail(operation, failureReason(error, timedOut));
       throw error;
     } finally {
       clearTimeout(timer);
