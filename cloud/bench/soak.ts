@@ -70,6 +70,8 @@ interface OperationReport {
 interface FleetReport {
   devices: number;
   seconds: number;
+  /** How long the fleet really ran. */
+  wallSeconds: number;
   operations: Record<string, OperationReport>;
   commandDelivery: OperationReport;
   errors: number;
@@ -335,7 +337,7 @@ async function main() {
       fleetExitCode: fleet.code,
       operations: ops,
       commandDelivery: fleet.report.commandDelivery,
-      completedRequestsPerSecond: round(requests / SECONDS),
+      completedRequestsPerSecond: round(requests / fleet.report.wallSeconds),
       idleBaselineStatus: baseline,
       statusP50UnderLoadToIdle: round(statusUnderLoad / baseline.p50Ms, 2),
       usage,

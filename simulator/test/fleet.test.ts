@@ -72,6 +72,19 @@ describe('sim fleet against a cloud on loopback', () => {
     expect(report.operations.poll?.sent).toBeGreaterThanOrEqual(report.operations.poll!.errors);
   }, 20_000);
 
+  it('lasts --seconds however slow the cloud is, and reports the time it took', async () => {
+    // Before, the run waited for the live-session driver, whose mutations had no timeout: a 60 s run took 1 min 57 s.
+    const started = performance.now();
+    const report = await fleetAgainst({ behaviour: { '/graphql': 'stall' } }, { seconds: 1.5, commands: 3, timing: { requestTimeoutSeconds: 30 } as FleetOptions['timing'] });
+    const elapsed = (performance.now() - started) / 1000;
+    expect(elapsed).toBeLessThan(2.5);
+    expect(report.wallSeconds).toBeGreaterThanOrEqual(1.5);
+    expect(report.wallSeconds).toBeLessThanOrEqual(elapsed);
+    expect(report.seconds).toBe(1.5);
+    // The mutation cut off at the end is no failure of the cloud.
+    expect(report.commandDelivery.errors).toBe(0);
+  }, 20_000);
+
   it('names why requests failed: a refused connection, a connection closed without an answer', async () => {
     // Before, both read "network: fetch failed".
     const refusing = createServer();

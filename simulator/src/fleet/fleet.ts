@@ -1,5 +1,6 @@
 import { failureReason, RequestFailure } from './failure-reason.ts';
 import { LatencyStats, type OperationReport, type RequestTotals } from './latency-stats.ts';
+import { requestDeadline, sleep } from './abortable.ts';
 import { VirtualDevice, type DeviceTiming } from './virtual-device.ts';
 
 export interface FleetOptions {
@@ -19,7 +20,10 @@ export interface FleetOptions {
 
 export interface FleetReport {
   devices: number;
+  /** How long the run was asked to last. */
   seconds: number;
+  /** How long it took, from the first device's start to the last one's stop: what rates are to be divided by. */
+  wallSeconds: number;
   /** Every device request: sent = succeeded + failed + unfinished (still waiting when the run stopped). */
   requests: RequestTotals;
   /** Per operation; `poll` is counted without latencies (a long-poll waits for commands by design). */
@@ -31,11 +35,16 @@ export interface FleetReport {
 
 export const DEFAULT_TIMING: DeviceTiming = { statusEverySeconds: 30, telemetryEverySeconds: 60, pollWaitSeconds: 20, requestTimeoutSeconds: 15 };
 
-/** Runs N virtual entrance observers against a cloud for a while and reports errors and latencies. */
+/**
+ * Runs N virtual entrance observers against a cloud for `seconds` and reports errors and latencies. The run ends
+ * on time whatever the cloud does: at the end the live-session driver and the devices are stopped, and what they
+ * still waited for is reported as unfinished.
+ */
 export async function runFleet(options: FleetOptions): Promise<FleetReport> {
   const stats = new LatencyStats();
   const delivery = new LatencyStats();
   const prefix = options.boxPrefix ?? 'fleet-box-';
+  const timing: DeviceTiming = { ...DEFAULT_TIMING, ...definedOnly(options.timing ?? {}) };
   const pendingCommands = new Map<string, number>();
   const devices = Array.from(
     { length: options.devices },
@@ -45,7 +54,7 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
         token: options.token,
         hiveId: `fleet-hive-${Math.floor(i / 4)}`,
         boxId: `${prefix}${i}`,
-        timing: { ...DEFAULT_TIMING, ...definedOnly(options.timing ?? {}) },
+        timing,
         stats,
         onCommand: (command, receivedAt) => {
           const sentAt = pendingCommands.get(`${command.sessionId}:${command.commandType}`);
@@ -55,17 +64,21 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
   );
   const rampMs = Math.min(options.rampSeconds ?? 0, options.seconds) * 1000;
   options.log?.(`starting ${devices.length} virtual devices against ${options.cloudUrl} for ${options.seconds} s${rampMs ? ` (coming online over ${rampMs / 1000} s)` : ''}`);
+  const startedAt = performance.now();
   const starts = devices.map((device, i) => setTimeout(() => device.start(), (i / devices.length) * rampMs));
 
-  const driver = options.commands ? driveLiveSessions(options, pendingCommands, delivery) : Promise.resolve();
-  await new Promise((resolve) => setTimeout(resolve, options.seconds * 1000));
-  await driver;
+  const end = new AbortController();
+  const driver = options.commands ? driveLiveSessions(options, timing, end.signal, pendingCommands, delivery) : Promise.resolve();
+  await sleep(options.seconds * 1000, end.signal);
+  end.abort();
   for (const start of starts) clearTimeout(start);
-  await Promise.all(devices.map((d) => d.stop()));
+  await Promise.all([driver, ...devices.map((d) => d.stop())]);
+  const wallSeconds = Math.round((performance.now() - startedAt) / 10) / 100;
   const commandDelivery = delivery.report().command ?? { sent: 0, count: 0, errors: 0, errorsByReason: {}, unfinished: 0, p50Ms: null, p95Ms: null, p99Ms: null, maxMs: null };
   return {
     devices: options.devices,
     seconds: options.seconds,
+    wallSeconds,
     requests: stats.totals(),
     operations: stats.report(),
     commandDelivery,
@@ -73,37 +86,49 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
   };
 }
 
-async function graphql(options: FleetOptions, query: string, variables: Record<string, unknown>) {
-  const response = await fetch(new URL('/graphql', options.cloudUrl), {
-    method: 'POST',
-    headers: { authorization: `Bearer ${options.token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ query, variables }),
-  });
-  if (!response.ok) throw new RequestFailure(`HTTP ${response.status}`);
-  const body = (await response.json()) as { data?: Record<string, { id: string } | null>; errors?: { message: string }[] };
-  if (body.errors?.length) throw new RequestFailure(`GraphQL: ${body.errors[0]!.message}`);
-  return body.data!;
+async function graphql(options: FleetOptions, timing: DeviceTiming, stop: AbortSignal, query: string, variables: Record<string, unknown>) {
+  const deadline = requestDeadline(stop, timing.requestTimeoutSeconds * 1000);
+  try {
+    const response = await fetch(new URL('/graphql', options.cloudUrl), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${options.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query, variables }),
+      signal: deadline.signal,
+    });
+    if (!response.ok) throw new RequestFailure(`HTTP ${response.status}`);
+    const body = (await response.json()) as { data?: Record<string, { id: string } | null>; errors?: { message: string }[] };
+    if (body.errors?.length) throw new RequestFailure(`GraphQL: ${body.errors[0]!.message}`);
+    return body.data!;
+  } catch (error) {
+    throw deadline.timedOut() ? new RequestFailure('timeout') : error;
+  } finally {
+    deadline.release();
+  }
 }
 
-/** Starts and stops live sessions on boxes spread over the fleet, timing how fast each command reaches its device. */
-async function driveLiveSessions(options: FleetOptions, pending: Map<string, number>, delivery: LatencyStats): Promise<void> {
+/**
+ * Starts and stops live sessions on boxes spread over the fleet until `stop`, timing how fast each command reaches
+ * its device. A mutation cut off by `stop` is no failure of the cloud.
+ */
+async function driveLiveSessions(options: FleetOptions, timing: DeviceTiming, stop: AbortSignal, pending: Map<string, number>, delivery: LatencyStats): Promise<void> {
   const count = options.commands!;
   const spacingMs = (options.seconds * 1000 * 0.8) / count;
-  await new Promise((resolve) => setTimeout(resolve, Math.min(3000, spacingMs))); // let the first polls arrive
-  for (let i = 0; i < count; i++) {
+  await sleep(Math.min(3000, spacingMs), stop); // let the first polls arrive
+  for (let i = 0; i < count && !stop.aborted; i++) {
     const boxId = `${options.boxPrefix ?? 'fleet-box-'}${(i * 7) % options.devices}`;
     try {
       const sentAt = performance.now();
-      const started = await graphql(options, 'mutation($boxId: ID!) { startEntranceLiveStream(boxId: $boxId) { id } }', { boxId });
+      const started = await graphql(options, timing, stop, 'mutation($boxId: ID!) { startEntranceLiveStream(boxId: $boxId) { id } }', { boxId });
       const sessionId = started.startEntranceLiveStream!.id;
       pending.set(`${sessionId}:START_STREAM`, sentAt);
-      await new Promise((resolve) => setTimeout(resolve, spacingMs / 2));
+      await sleep(spacingMs / 2, stop);
       pending.set(`${sessionId}:STOP_STREAM`, performance.now());
-      await graphql(options, 'mutation($id: ID!) { stopEntranceLiveStream(sessionId: $id) }', { id: sessionId });
+      await graphql(options, timing, stop, 'mutation($id: ID!) { stopEntranceLiveStream(sessionId: $id) }', { id: sessionId });
     } catch (error) {
+      if (stop.aborted) break;
       delivery.fail('command', failureReason(error, false));
     }
-    await new Promise((resolve) => setTimeout(resolve, spacingMs / 2));
+    await sleep(spacingMs / 2, stop);
   }
 }
 

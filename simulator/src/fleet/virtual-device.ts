@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { failureReason, RequestFailure } from './failure-reason.ts';
 import type { LatencyStats } from './latency-stats.ts';
+import { requestDeadline, sleep } from './abortable.ts';
 
 export interface DeviceTiming {
   statusEverySeconds: number;
@@ -120,15 +121,7 @@ export class VirtualDevice {
   private async call(operation: string, path: string, body: unknown): Promise<unknown> {
     if (!this.running) throw new Error('the device has stopped');
     const { stats, timing } = this.options;
-    const timeoutMs = (timing.requestTimeoutSeconds + (operation === 'poll' ? timing.pollWaitSeconds : 0)) * 1000;
-    const request = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      request.abort();
-    }, timeoutMs);
-    const stopped = (): void => request.abort();
-    this.abort.signal.addEventListener('abort', stopped, { once: true });
+    const deadline = requestDeadline(this.abort.signal, (timing.requestTimeoutSeconds + (operation === 'poll' ? timing.pollWaitSeconds : 0)) * 1000);
     stats.sent(operation);
     const started = performance.now();
     try {
@@ -136,7 +129,7 @@ export class VirtualDevice {
         method: 'POST',
         headers: { authorization: `Bearer ${this.options.token}`, 'content-type': 'application/json' },
         body: JSON.stringify(body),
-        signal: request.signal,
+        signal: deadline.signal,
       });
       const text = await response.text();
       if (!response.ok) throw new RequestFailure(`HTTP ${response.status}`);
@@ -146,25 +139,11 @@ export class VirtualDevice {
       return answer;
     } catch (error) {
       // Stopped while waiting: neither a success nor a failure of the cloud, so it stays unfinished.
-      if (this.abort.signal.aborted && !timedOut) throw error;
-      stats.fail(operation, failureReason(error, timedOut));
+      if (this.abort.signal.aborted && !deadline.timedOut()) throw error;
+      stats.fail(operation, failureReason(error, deadline.timedOut()));
       throw error;
     } finally {
-      clearTimeout(timer);
-      this.abort.signal.removeEventListener('abort', stopped);
+      deadline.release();
     }
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
