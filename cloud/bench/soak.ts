@@ -329,7 +329,9 @@ async function main() {
 
     const ops = fleet.report.operations;
     const statusUnderLoad = ops.status?.p50Ms ?? NaN;
-    const requests = Object.values(ops).reduce((n, op) => n + op.count + op.errors, 0);
+    // Long-polls apart, as the results table has them: each holds for up to --poll-wait.
+    const requests = Object.entries(ops).reduce((n, [name, op]) => (name === 'poll' ? n : n + op.count + op.errors), 0);
+    const longPolls = (ops.poll?.count ?? 0) + (ops.poll?.errors ?? 0);
     const report = {
       startedAt: startedAt.toISOString(),
       settings: { devices: DEVICES, seconds: SECONDS, commands: COMMANDS, statusEverySeconds: STATUS_EVERY, telemetryEverySeconds: TELEMETRY_EVERY, pollWaitSeconds: POLL_WAIT, dbPoolSize: DB_POOL, renderDebounceSeconds: RENDER_DEBOUNCE, rampSeconds: RAMP },
@@ -338,6 +340,7 @@ async function main() {
       operations: ops,
       commandDelivery: fleet.report.commandDelivery,
       completedRequestsPerSecond: round(requests / fleet.report.wallSeconds),
+      completedLongPollsPerSecond: round(longPolls / fleet.report.wallSeconds),
       idleBaselineStatus: baseline,
       statusP50UnderLoadToIdle: round(statusUnderLoad / baseline.p50Ms, 2),
       usage,
@@ -351,7 +354,7 @@ async function main() {
     console.log(JSON.stringify(report, null, 2));
     const delivery = fleet.report.commandDelivery;
     console.log(
-      `${DEVICES} devices for ${SECONDS} s: ${fleet.report.errors} errors, ${report.completedRequestsPerSecond} requests/s; status p50 ${statusUnderLoad} ms = ${report.statusP50UnderLoadToIdle} x idle (${baseline.p50Ms} ms); ` +
+      `${DEVICES} devices for ${SECONDS} s: ${fleet.report.errors} errors, ${report.completedRequestsPerSecond} requests/s (+ ${report.completedLongPollsPerSecond} long-polls/s); status p50 ${statusUnderLoad} ms = ${report.statusP50UnderLoadToIdle} x idle (${baseline.p50Ms} ms); ` +
         `command delivery p50/p95 ${delivery.p50Ms}/${delivery.p95Ms} ms (${delivery.count} delivered); server ${usage.server.meanCores} cores mean, ${usage.server.busiest10sCores} busiest 10 s, peak RSS ${usage.server.peakRssMb} MB; ` +
         `waited for a CPU ${usage.server.runQueueWaitSeconds} s; Postgres ${usage.postgresBackends.meanCores} cores, waited ${usage.postgresBackends.runQueueWaitSeconds} s; load average ${usage.loadAverage1m?.min}–${usage.loadAverage1m?.max}`,
     );
