@@ -85,6 +85,18 @@ describe('sim fleet against a cloud on loopback', () => {
     expect(report.commandDelivery.errors).toBe(0);
   }, 20_000);
 
+  it('times commands that reach the device before their mutation is answered, and counts commands sent and delivered', async () => {
+    // Before, the send time was filed under the session id from the mutation's answer, so a command the device's
+    // parked long-poll received first was never timed: the fastest deliveries were the ones lost.
+    const report = await fleetAgainst({ answerStartAfterDelivery: true }, { devices: 2, seconds: 3, commands: 2 });
+    const delivery = report.commandDelivery;
+    expect(delivery.sent).toBe(delivery.count + delivery.errors + delivery.unfinished);
+    expect(delivery.errors).toBe(0);
+    expect(delivery.count).toBeGreaterThanOrEqual(2);
+    expect(delivery.unfinished).toBeLessThanOrEqual(1);
+    expect(delivery.p50Ms).toBeLessThan(1000);
+  }, 20_000);
+
   it('names why requests failed: a refused connection, a connection closed without an answer', async () => {
     // Before, both read "network: fetch failed".
     const refusing = createServer();

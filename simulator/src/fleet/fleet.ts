@@ -1,3 +1,4 @@
+import { CommandLedger } from './command-ledger.ts';
 import { failureReason, RequestFailure } from './failure-reason.ts';
 import { LatencyStats, type OperationReport, type RequestTotals } from './latency-stats.ts';
 import { requestDeadline, sleep } from './abortable.ts';
@@ -28,7 +29,10 @@ export interface FleetReport {
   requests: RequestTotals;
   /** Per operation; `poll` is counted without latencies (a long-poll waits for commands by design). */
   operations: Record<string, OperationReport>;
-  /** Mutation sent → the device's long-poll returned the command. */
+  /**
+   * Live-session commands: sent (mutations sent), count (delivered: the device's long-poll returned the command;
+   * latencies from the mutation being sent), errors (the mutation failed), unfinished (not delivered by the end).
+   */
   commandDelivery: OperationReport;
   errors: number;
 }
@@ -42,39 +46,34 @@ export const DEFAULT_TIMING: DeviceTiming = { statusEverySeconds: 30, telemetryE
  */
 export async function runFleet(options: FleetOptions): Promise<FleetReport> {
   const stats = new LatencyStats();
-  const delivery = new LatencyStats();
+  const commands = new CommandLedger();
   const prefix = options.boxPrefix ?? 'fleet-box-';
   const timing: DeviceTiming = { ...DEFAULT_TIMING, ...definedOnly(options.timing ?? {}) };
-  const pendingCommands = new Map<string, number>();
-  const devices = Array.from(
-    { length: options.devices },
-    (_, i) =>
-      new VirtualDevice({
-        cloudUrl: options.cloudUrl,
-        token: options.token,
-        hiveId: `fleet-hive-${Math.floor(i / 4)}`,
-        boxId: `${prefix}${i}`,
-        timing,
-        stats,
-        onCommand: (command, receivedAt) => {
-          const sentAt = pendingCommands.get(`${command.sessionId}:${command.commandType}`);
-          if (sentAt !== undefined) delivery.record('command', receivedAt - sentAt);
-        },
-      }),
-  );
+  const devices = Array.from({ length: options.devices }, (_, i) => {
+    const boxId = `${prefix}${i}`;
+    return new VirtualDevice({
+      cloudUrl: options.cloudUrl,
+      token: options.token,
+      hiveId: `fleet-hive-${Math.floor(i / 4)}`,
+      boxId,
+      timing,
+      stats,
+      onCommand: (command, receivedAt) => commands.delivered(boxId, command.commandType, command.sessionId, receivedAt),
+    });
+  });
   const rampMs = Math.min(options.rampSeconds ?? 0, options.seconds) * 1000;
   options.log?.(`starting ${devices.length} virtual devices against ${options.cloudUrl} for ${options.seconds} s${rampMs ? ` (coming online over ${rampMs / 1000} s)` : ''}`);
   const startedAt = performance.now();
   const starts = devices.map((device, i) => setTimeout(() => device.start(), (i / devices.length) * rampMs));
 
   const end = new AbortController();
-  const driver = options.commands ? driveLiveSessions(options, timing, end.signal, pendingCommands, delivery) : Promise.resolve();
+  const driver = options.commands ? driveLiveSessions(options, timing, end.signal, commands) : Promise.resolve();
   await sleep(options.seconds * 1000, end.signal);
   end.abort();
   for (const start of starts) clearTimeout(start);
   await Promise.all([driver, ...devices.map((d) => d.stop())]);
   const wallSeconds = Math.round((performance.now() - startedAt) / 10) / 100;
-  const commandDelivery = delivery.report().command ?? { sent: 0, count: 0, errors: 0, errorsByReason: {}, unfinished: 0, p50Ms: null, p95Ms: null, p99Ms: null, maxMs: null };
+  const commandDelivery = commands.report();
   return {
     devices: options.devices,
     seconds: options.seconds,
@@ -82,7 +81,7 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
     requests: stats.totals(),
     operations: stats.report(),
     commandDelivery,
-    errors: stats.totalErrors() + delivery.totalErrors(),
+    errors: stats.totalErrors() + commandDelivery.errors,
   };
 }
 
@@ -110,23 +109,40 @@ async function graphql(options: FleetOptions, timing: DeviceTiming, stop: AbortS
  * Starts and stops live sessions on boxes spread over the fleet until `stop`, timing how fast each command reaches
  * its device. A mutation cut off by `stop` is no failure of the cloud.
  */
-async function driveLiveSessions(options: FleetOptions, timing: DeviceTiming, stop: AbortSignal, pending: Map<string, number>, delivery: LatencyStats): Promise<void> {
+async function driveLiveSessions(options: FleetOptions, timing: DeviceTiming, stop: AbortSignal, commands: CommandLedger): Promise<void> {
   const count = options.commands!;
   const spacingMs = (options.seconds * 1000 * 0.8) / count;
+  const start = async (boxId: string): Promise<string> => {
+    const ticket = commands.sending(boxId, 'START_STREAM', performance.now());
+    try {
+      const answer = await graphql(options, timing, stop, 'mutation($boxId: ID!) { startEntranceLiveStream(boxId: $boxId) { id } }', { boxId });
+      const sessionId = answer.startEntranceLiveStream!.id;
+      commands.answered(ticket, sessionId);
+      return sessionId;
+    } catch (error) {
+      if (!stop.aborted) commands.failed(ticket, failureReason(error, false));
+      throw error;
+    }
+  };
+  const stopSession = async (boxId: string, sessionId: string): Promise<void> => {
+    const ticket = commands.sending(boxId, 'STOP_STREAM', performance.now(), sessionId);
+    try {
+      await graphql(options, timing, stop, 'mutation($id: ID!) { stopEntranceLiveStream(sessionId: $id) }', { id: sessionId });
+    } catch (error) {
+      if (!stop.aborted) commands.failed(ticket, failureReason(error, false));
+      throw error;
+    }
+  };
   await sleep(Math.min(3000, spacingMs), stop); // let the first polls arrive
   for (let i = 0; i < count && !stop.aborted; i++) {
     const boxId = `${options.boxPrefix ?? 'fleet-box-'}${(i * 7) % options.devices}`;
     try {
-      const sentAt = performance.now();
-      const started = await graphql(options, timing, stop, 'mutation($boxId: ID!) { startEntranceLiveStream(boxId: $boxId) { id } }', { boxId });
-      const sessionId = started.startEntranceLiveStream!.id;
-      pending.set(`${sessionId}:START_STREAM`, sentAt);
+      const sessionId = await start(boxId);
       await sleep(spacingMs / 2, stop);
-      pending.set(`${sessionId}:STOP_STREAM`, performance.now());
-      await graphql(options, timing, stop, 'mutation($id: ID!) { stopEntranceLiveStream(sessionId: $id) }', { id: sessionId });
-    } catch (error) {
       if (stop.aborted) break;
-      delivery.fail('command', failureReason(error, false));
+      await stopSession(boxId, sessionId);
+    } catch {
+      if (stop.aborted) break;
     }
     await sleep(spacingMs / 2, stop);
   }
