@@ -1,3 +1,4 @@
+import { constants as osConstants } from 'node:os';
 import { parseArgs } from 'node:util';
 import { renderClip } from './clip.ts';
 import { FileCamera } from './io/camera.ts';
@@ -129,7 +130,18 @@ async function fleet(args: string[]): Promise<void> {
   if (!values.cloud || !/^https?:\/\//.test(values.cloud)) throw new UsageError('--cloud must be the cloud\'s http(s) URL');
   const token = values.token ?? process.env.HIVEGATE_TOKEN;
   if (!token) throw new UsageError('--token (or HIVEGATE_TOKEN) is required');
+  // Ctrl-C (or a service manager's SIGTERM) ends the run early and still prints what it measured; a second one
+  // finds no handler and ends the process at once.
+  const interrupt = new AbortController();
+  let interruptedBy: NodeJS.Signals | undefined;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    interruptedBy = signal;
+    interrupt.abort();
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   const report = await runFleet({
+    signal: interrupt.signal,
     cloudUrl: values.cloud,
     token,
     devices: integerFlag('devices', values.devices, 1, 20_000) ?? 10,
@@ -144,8 +156,11 @@ async function fleet(args: string[]): Promise<void> {
     },
     log: (line) => console.error(line),
   });
+  process.off('SIGINT', onSignal);
+  process.off('SIGTERM', onSignal);
   console.log(JSON.stringify(report, null, 2));
-  if (report.errors > 0) process.exitCode = 1;
+  if (interruptedBy) process.exitCode = 128 + osConstants.signals[interruptedBy];
+  else if (report.errors > 0) process.exitCode = 1;
 }
 
 export async function main(argv: string[]): Promise<number> {

@@ -1,8 +1,10 @@
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runFleet, type FleetOptions, type FleetReport } from '../src/fleet/fleet.ts';
 import { FakeCloud, type FakeCloudOptions } from './fake-cloud.ts';
+import { packageDir } from './helpers.ts';
 
 let cloud: FakeCloud | undefined;
 afterEach(async () => {
@@ -117,6 +119,46 @@ describe('sim fleet against a cloud on loopback', () => {
     } finally {
       hangingUp.close();
     }
+  }, 20_000);
+
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)('sim fleet stopped by %s prints the report so far, marked as interrupted', async (signal, exitCode) => {
+    // Before, Ctrl-C ended the process with nothing printed: every result of the run was lost.
+    cloud = new FakeCloud();
+    const cloudUrl = await cloud.start();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'fleet', '--cloud', cloudUrl, '--token', 't', '--devices', '2', '--seconds', '60', '--status-every', '1'], {
+      cwd: packageDir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const closed = once(child, 'close') as Promise<[number | null]>;
+    const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    try {
+      while (!stderr.includes('starting 2 virtual devices') && child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 50));
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      child.kill(signal);
+      const [code] = await closed;
+      expect(code, stderr).toBe(exitCode);
+      const report = JSON.parse(stdout) as FleetReport;
+      expect(report.interrupted).toBe(true);
+      expect(report.wallSeconds).toBeLessThan(30);
+      expect(report.operations.status?.count).toBeGreaterThanOrEqual(2);
+      expect(report.requests.sent).toBe(report.requests.succeeded + report.requests.failed + report.requests.unfinished);
+      expect(stderr).toMatch(/interrupted after \d+(\.\d)? s/);
+    } finally {
+      clearTimeout(killer);
+      child.kill('SIGKILL');
+    }
+  }, 40_000);
+
+  it('reports a run that was not interrupted as such', async () => {
+    const report = await fleetAgainst({}, { seconds: 0.5 });
+    expect(report.interrupted).toBe(false);
   }, 20_000);
 });
 

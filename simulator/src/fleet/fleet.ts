@@ -17,6 +17,8 @@ export interface FleetOptions {
   commands?: number;
   boxPrefix?: string;
   log?: (line: string) => void;
+  /** Ends the run early (Ctrl-C): the devices stop and the report so far comes back, marked as interrupted. */
+  signal?: AbortSignal;
 }
 
 export interface FleetReport {
@@ -25,6 +27,8 @@ export interface FleetReport {
   seconds: number;
   /** How long it took, from the first device's start to the last one's stop: what rates are to be divided by. */
   wallSeconds: number;
+  /** The run was stopped before `seconds` were up (`signal`): the report covers `wallSeconds` only. */
+  interrupted: boolean;
   /** Every device request: sent = succeeded + failed + unfinished (still waiting when the run stopped). */
   requests: RequestTotals;
   /** Per operation; `poll` is counted without latencies (a long-poll waits for commands by design). */
@@ -67,8 +71,14 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
   const starts = devices.map((device, i) => setTimeout(() => device.start(), (i / devices.length) * rampMs));
 
   const end = new AbortController();
+  const interrupt = (): void => end.abort();
+  options.signal?.addEventListener('abort', interrupt, { once: true });
+  if (options.signal?.aborted) end.abort();
   const driver = options.commands ? driveLiveSessions(options, timing, end.signal, commands) : Promise.resolve();
   await sleep(options.seconds * 1000, end.signal);
+  const interrupted = end.signal.aborted;
+  options.signal?.removeEventListener('abort', interrupt);
+  if (interrupted) options.log?.(`interrupted after ${((performance.now() - startedAt) / 1000).toFixed(1)} s: stopping the devices`);
   end.abort();
   for (const start of starts) clearTimeout(start);
   await Promise.all([driver, ...devices.map((d) => d.stop())]);
@@ -78,6 +88,7 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
     devices: options.devices,
     seconds: options.seconds,
     wallSeconds,
+    interrupted,
     requests: stats.totals(),
     operations: stats.report(),
     commandDelivery,
