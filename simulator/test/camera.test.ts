@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { request } from 'node:http';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -56,6 +57,15 @@ function status(url: string): Promise<number> {
     req.on('error', reject);
     req.end();
   });
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 describe('FileCamera', () => {
@@ -128,6 +138,38 @@ describe('FileCamera', () => {
       await camera.stop();
     }
   }, 40_000);
+
+  it('fails to start, with the reason ffmpeg gives, on a file that is no video, and leaves no port open', async () => {
+    // Before, start() returned the URL of a camera whose ffmpeg exited at once and was restarted every second, forever.
+    const noVideo = join(dir, 'no-video.mp4');
+    await writeFile(noVideo, 'this is text, not a recording\n'.repeat(40));
+    const lines: string[] = [];
+    const port = await freePort();
+    const camera = new FileCamera({ file: noVideo, port, log: (line) => lines.push(line) });
+    await expect(camera.start()).rejects.toThrow(/ffmpeg cannot play .*no-video\.mp4: .*Invalid data found/s);
+    await expect(status(`http://127.0.0.1:${port}/camera.ts`)).rejects.toThrow(/ECONNREFUSED/);
+    expect(lines).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 1500)); // past the old restart delay
+    expect(lines).toEqual([]);
+  }, 20_000);
+
+  it('tells its readers why, instead of restarting, when a camera that waits for a reader cannot play the file', async () => {
+    const noVideo = join(dir, 'no-video-watched.mp4');
+    await writeFile(noVideo, 'not a recording either\n'.repeat(40));
+    const lines: string[] = [];
+    const camera = new FileCamera({ file: noVideo, port: 0, startWhenWatched: true, log: (line) => lines.push(line) });
+    const url = await camera.start();
+    try {
+      const { arrivals } = await readFrames(url, 1000, 10_000);
+      expect(arrivals).toEqual([]);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(await status(url)).toBe(500);
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/ffmpeg cannot play .*Invalid data found/s);
+    } finally {
+      await camera.stop();
+    }
+  }, 30_000);
 
   it('refuses an unreadable file before opening any port', async () => {
     await expect(new FileCamera({ file: join(dir, 'missing.mp4') }).start()).rejects.toThrow(/file cannot be read/);

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -73,4 +73,20 @@ describe('sim CLI', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/file cannot be read: \/nonexistent\/clip.mp4/);
   }, 15_000);
+
+  it('exits 1 with ffmpeg\'s reason, without a URL, when the camera\'s file is no video', async () => {
+    // Before, it printed its URL and "playing", then restarted ffmpeg every second until stopped.
+    const dir = await mkdtemp(join(tmpdir(), 'hivegate-sim-camera-'));
+    try {
+      const file = join(dir, 'notes.mp4');
+      await writeFile(file, 'shopping list\n'.repeat(50));
+      const result = await sim('camera', '--file', file, '--port', '0');
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(/sim: ffmpeg cannot play .*notes\.mp4: .*Invalid data found/s);
+      expect(result.stderr).not.toMatch(/playing|restarting/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
 });

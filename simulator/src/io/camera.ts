@@ -48,6 +48,11 @@ export class FileCamera {
   private ended = false;
   private url_: string | undefined;
   private ffmpegPath: string | undefined;
+  /** Whether ffmpeg ever produced a frame: before it did, its exit means the file cannot be played at all. */
+  private played = false;
+  /** Why the recording cannot be played, once ffmpeg gave up on it without a frame. */
+  private failure: Error | undefined;
+  private firstFrame: { resolve: () => void; reject: (error: Error) => void } | undefined;
 
   constructor(private readonly options: FileCameraOptions) {}
 
@@ -66,6 +71,8 @@ export class FileCamera {
     });
     const ffmpegPath = resolveTool('ffmpeg');
     this.stopping = false;
+    this.played = false;
+    this.failure = undefined;
     const server = createServer((request, response) => this.serve(request, response));
     this.server = server;
     server.listen(port, '127.0.0.1');
@@ -73,7 +80,17 @@ export class FileCamera {
     const address = server.address() as AddressInfo;
     this.url_ = `http://127.0.0.1:${address.port}/camera.ts`;
     this.ffmpegPath = ffmpegPath;
-    if (!this.options.startWhenWatched) this.spawnFfmpeg(ffmpegPath);
+    if (!this.options.startWhenWatched) {
+      // Playing means a first frame: a file ffmpeg cannot decode fails here, with ffmpeg's reason.
+      const playing = new Promise<void>((resolve, reject) => (this.firstFrame = { resolve, reject }));
+      this.spawnFfmpeg(ffmpegPath);
+      try {
+        await playing;
+      } catch (error) {
+        await this.stop();
+        throw error;
+      }
+    }
     return this.url_;
   }
 
@@ -99,6 +116,10 @@ export class FileCamera {
   private serve(request: IncomingMessage, response: ServerResponse): void {
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       response.writeHead(405, { Allow: 'GET, HEAD' }).end();
+      return;
+    }
+    if (this.failure) {
+      response.writeHead(500, { 'Content-Type': 'text/plain' }).end(`${this.failure.message}\n`);
       return;
     }
     if (this.ended) {
@@ -142,6 +163,10 @@ export class FileCamera {
     child.on('error', (error) => this.options.log?.(`ffmpeg failed to start: ${error.message}`));
     child.on('close', (code, signal) => {
       if (this.stopping) return;
+      if (!this.played) {
+        this.giveUp(new Error(`ffmpeg cannot play ${file}: ${stderr.toString() || `it exited (${signal ?? `code ${code}`}) before its first frame`}`));
+        return;
+      }
       if (code === 0 && !loop) {
         // The recording played to its end: close the streams so readers see end-of-file.
         this.ended = true;
@@ -155,6 +180,20 @@ export class FileCamera {
     });
   }
 
+  /**
+   * ffmpeg exited before its first frame: restarting would fail the same way every second, so the camera stops
+   * playing, tells its readers and any later one why, and `start` rejects with the reason.
+   */
+  private giveUp(failure: Error): void {
+    this.failure = failure;
+    for (const client of [...this.clients, ...this.joining]) client.destroy();
+    this.clients.clear();
+    this.joining.clear();
+    if (this.firstFrame) this.firstFrame.reject(failure);
+    else this.options.log?.(failure.message);
+    this.firstFrame = undefined;
+  }
+
   /** Sends whole MPEG-TS packets to every live client, and lets joining clients in at a keyframe. */
   private broadcast(chunk: Buffer): void {
     const data = this.pending.length > 0 ? Buffer.concat([this.pending, chunk]) : chunk;
@@ -163,7 +202,13 @@ export class FileCamera {
     for (let offset = 0; offset < whole; offset += MPEGTS_PACKET) {
       const packet = data.subarray(offset, offset + MPEGTS_PACKET);
       this.tables.observe(packet);
-      if (this.joining.size > 0 && isRandomAccessPoint(packet) && this.tables.ready) {
+      const keyframe = isRandomAccessPoint(packet);
+      if (keyframe && !this.played) {
+        this.played = true;
+        this.firstFrame?.resolve();
+        this.firstFrame = undefined;
+      }
+      if (this.joining.size > 0 && keyframe && this.tables.ready) {
         const header = this.tables.packets();
         for (const client of this.joining) {
           client.write(header);
