@@ -4,24 +4,69 @@ import { renderClip } from './clip.ts';
 import { FileCamera } from './io/camera.ts';
 import { isZonedDateTime } from './scenario/scenario.ts';
 import { findScenario, SCENARIOS, withOverrides } from './scenario/suite.ts';
-import { runFleet } from './fleet/fleet.ts';
+import { DEFAULT_TIMING, FLEET_DEFAULTS, runFleet } from './fleet/fleet.ts';
 
 /**
- * Command line for scripts:
- *   sim list
- *   sim render --scenario NAME [--seed N] [--seconds S] [--hive ID] [--box ID] [--start ISO] --out DIR
- *   sim camera --file CLIP [--loop] [--port N]
- * Bad usage exits with code 2 and a message naming the problem; failures while working exit with 1.
+ * Command line for scripts: `sim list | render | camera | fleet`, each with `--help`. Bad usage exits with code 2
+ * and a message naming the problem; failures while working exit with 1.
  */
+
+const COMMANDS = {
+  list: `usage: sim list
+
+Names the scenarios, one a line: name, split (train or heldout), camera size and rate, description.`,
+  render: `usage: sim render --scenario NAME --out DIR [--seed N] [--seconds S] [--hive ID] [--box ID] [--start ISO]
+
+Renders a scenario to DIR/clip.mp4 (H.264) and its ground truth to DIR/truth.json, shows progress on stderr and
+prints a one-line JSON summary.
+  --scenario NAME  one of \`sim list\`
+  --out DIR        output directory, made if missing
+  --seed N         the scenario's random seed, 0 to 4294967295 (default: the scenario's own)
+  --seconds S      clip length, 0.1 to 3600 (default: the scenario's, 60 for most)
+  --hive ID        hiveId in the ground truth's intervals (default sim-hive)
+  --box ID         boxId in the ground truth's intervals (default sim-box)
+  --start ISO      wall-clock time of the first frame, with a time zone (default: the scenario's)`,
+  camera: `usage: sim camera --file CLIP [--loop] [--port N]
+
+Plays a recording as a live camera: an MPEG-TS stream over HTTP on 127.0.0.1, whose URL it prints once the
+first frame is ready. Ctrl-C stops it.
+  --file CLIP      any recording ffmpeg reads (mp4, mkv, mjpeg…)
+  --loop           start over at the end (default: the stream ends with the recording)
+  --port N         port, 0 to 65535, 0 for any free one (default 8554)`,
+  fleet: `usage: sim fleet --cloud URL --token TOKEN [options]
+
+Runs virtual entrance observers against a cloud for a while and prints a JSON report: every request sent,
+succeeded, failed (by cause) or unfinished at the end, latency percentiles per operation, command delivery.
+Boxes are fleet-box-0 … fleet-box-(N-1), four to a hive (fleet-hive-0, …). Ctrl-C ends the run early and
+prints the report so far, marked as interrupted. Exit code: 0 without errors, 1 with errors, 2 bad usage,
+130 (Ctrl-C) or 143 (SIGTERM) when interrupted.
+  --cloud URL            the cloud's http(s) address (required)
+  --token TOKEN          an API token (default: $HIVEGATE_TOKEN) with the scopes ingest (movement, metrics,
+                         trajectories) and device (status, long-poll, command acks, events); with --commands
+                         also control (starting and stopping live sessions)
+  --devices N            virtual devices, 1 to 20000 (default ${FLEET_DEFAULTS.devices})
+  --seconds S            how long the run lasts, 1 to 86400 (default ${FLEET_DEFAULTS.seconds})
+  --ramp S               devices come online spread over S seconds, 0 to 3600 (default ${FLEET_DEFAULTS.rampSeconds}: all at once)
+  --status-every S       status heartbeat period per device, 1 to 3600 (default ${DEFAULT_TIMING.statusEverySeconds})
+  --telemetry-every S    movement + metrics + trajectory upload period per device, 1 to 3600 (default ${DEFAULT_TIMING.telemetryEverySeconds})
+  --poll-wait S          how long a command long-poll waits at the cloud, 0 to 25 (default ${DEFAULT_TIMING.pollWaitSeconds})
+  --timeout S            a request unanswered this long fails as a timeout (a long-poll: its wait plus S),
+                         1 to 600 (default ${DEFAULT_TIMING.requestTimeoutSeconds})
+  --commands N           live sessions to start and stop through GraphQL during the run, to time command
+                         delivery, 0 to 100000 (default ${FLEET_DEFAULTS.commands})`,
+} as const;
+
+type Command = keyof typeof COMMANDS;
 
 const USAGE = `usage:
   sim list                                   name the scenarios
   sim render --scenario NAME --out DIR [--seed N] [--seconds S] [--hive ID] [--box ID] [--start ISO]
                                              write DIR/clip.mp4 and DIR/truth.json
   sim camera --file CLIP [--loop] [--port N] play a recording as a live camera on 127.0.0.1
-  sim fleet --cloud URL --token TOKEN [--devices N] [--seconds S] [--commands N] [--ramp S]
-            [--status-every S] [--telemetry-every S] [--poll-wait S] [--timeout S]
-                                             run N virtual entrance observers; prints a JSON report`;
+  sim fleet --cloud URL --token TOKEN [--devices N] [--seconds S] [--ramp S] [--status-every S]
+            [--telemetry-every S] [--poll-wait S] [--timeout S] [--commands N]
+                                             run virtual entrance observers against a cloud; prints a JSON report
+  sim COMMAND --help                         what a command does, and its options with their defaults`;
 
 class UsageError extends Error {}
 
@@ -144,10 +189,10 @@ async function fleet(args: string[]): Promise<void> {
     signal: interrupt.signal,
     cloudUrl: values.cloud,
     token,
-    devices: integerFlag('devices', values.devices, 1, 20_000) ?? 10,
-    seconds: integerFlag('seconds', values.seconds, 1, 86_400) ?? 60,
-    commands: integerFlag('commands', values.commands, 0, 100_000) ?? 0,
-    rampSeconds: integerFlag('ramp', values.ramp, 0, 3600) ?? 0,
+    devices: integerFlag('devices', values.devices, 1, 20_000) ?? FLEET_DEFAULTS.devices,
+    seconds: integerFlag('seconds', values.seconds, 1, 86_400) ?? FLEET_DEFAULTS.seconds,
+    commands: integerFlag('commands', values.commands, 0, 100_000) ?? FLEET_DEFAULTS.commands,
+    rampSeconds: integerFlag('ramp', values.ramp, 0, 3600) ?? FLEET_DEFAULTS.rampSeconds,
     timing: {
       statusEverySeconds: integerFlag('status-every', values['status-every'], 1, 3600),
       telemetryEverySeconds: integerFlag('telemetry-every', values['telemetry-every'], 1, 3600),
@@ -163,8 +208,14 @@ async function fleet(args: string[]): Promise<void> {
   else if (report.errors > 0) process.exitCode = 1;
 }
 
+const isCommand = (name: string | undefined): name is Command => name !== undefined && Object.hasOwn(COMMANDS, name);
+
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  if (isCommand(command) && rest.some((arg) => arg === '--help' || arg === '-h')) {
+    console.log(COMMANDS[command]);
+    return 0;
+  }
   try {
     switch (command) {
       case 'list':
@@ -184,6 +235,10 @@ export async function main(argv: string[]): Promise<number> {
       case '--help':
       case '-h':
       case 'help':
+        if (command === 'help' && isCommand(rest[0])) {
+          console.log(COMMANDS[rest[0]]);
+          return 0;
+        }
         (command === undefined ? console.error : console.log)(USAGE);
         return command === undefined ? 2 : 0;
       default:
@@ -193,7 +248,7 @@ export async function main(argv: string[]): Promise<number> {
     const usage = error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
     console.error(`sim: ${(error as Error).message}`);
     if (usage) {
-      console.error(USAGE);
+      console.error(isCommand(command) ? COMMANDS[command] : USAGE);
       return 2;
     }
     return 1;

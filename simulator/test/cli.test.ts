@@ -68,6 +68,35 @@ describe('sim CLI', () => {
     expect(result.stdout).toBe('');
   }, 15_000);
 
+  it.each(['list', 'render', 'camera', 'fleet'])('sim %s --help prints its usage and exits 0', async (command) => {
+    // Before, each exited 2 with "Unknown option '--help'".
+    const result = await sim(command, '--help');
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(new RegExp(`^usage: sim ${command}`));
+    expect(result.stderr).toBe('');
+  }, 15_000);
+
+  it('documents every fleet option with its default, and the token scopes, in the usage and the README', async () => {
+    const { stdout } = await sim('fleet', '-h');
+    const readme = await readFile(join(packageDir, 'README.md'), 'utf8');
+    const source = await readFile(join(packageDir, 'src/cli.ts'), 'utf8');
+    const parsed = source.slice(source.indexOf('async function fleet('));
+    const options = [...parsed.slice(0, parsed.indexOf('});')).matchAll(/^\s+'?([a-z-]+)'?: \{ type:/gm)].map((m) => `--${m[1]}`);
+    expect(options).toEqual(expect.arrayContaining(['--cloud', '--token', '--devices', '--seconds', '--timeout', '--poll-wait']));
+    for (const option of options) {
+      expect(stdout, option).toContain(option);
+      expect(readme, option).toContain(`\`${option}`);
+    }
+    for (const [option, fallback] of [['--devices N', 10], ['--seconds S', 60], ['--status-every S', 30], ['--telemetry-every S', 60], ['--poll-wait S', 20], ['--timeout S', 15]] as const) {
+      expect(stdout).toMatch(new RegExp(`${option} [^\\n]*(\\n {20,}[^\\n]*)?\\(default ${fallback}\\)`));
+      expect(readme).toMatch(new RegExp(`\\| \`${option}\` \\|[^\\n]*\\| ${fallback} \\|`));
+    }
+    for (const scope of ['ingest', 'device', 'control']) {
+      expect(stdout).toContain(scope);
+      expect(readme).toContain(`\`${scope}\``);
+    }
+  }, 15_000);
+
   it('exits 1 when the work itself fails', async () => {
     const result = await sim('camera', '--file', '/nonexistent/clip.mp4', '--port', '0');
     expect(result.code).toBe(1);

@@ -42,6 +42,8 @@ export interface FleetReport {
 }
 
 export const DEFAULT_TIMING: DeviceTiming = { statusEverySeconds: 30, telemetryEverySeconds: 60, pollWaitSeconds: 20, requestTimeoutSeconds: 15 };
+/** What `sim fleet` runs without options (besides DEFAULT_TIMING). */
+export const FLEET_DEFAULTS = { devices: 10, seconds: 60, rampSeconds: 0, commands: 0 } as const;
 
 /**
  * Runs N virtual entrance observers against a cloud for `seconds` and reports errors and latencies. The run ends
