@@ -70,6 +70,26 @@ const USAGE = `usage:
 
 class UsageError extends Error {}
 
+type OptionSpec = Record<string, { type: 'string' | 'boolean' }>;
+
+/**
+ * parseArgs, strict, except that a negative number after an option is its value: parseArgs takes `--seed -1` for
+ * an option without its argument ("argument is ambiguous"), where the range check has the clearer message.
+ */
+function parseOptions<T extends OptionSpec>(args: string[], options: T) {
+  const joined: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const next = args[i + 1];
+    const name = arg.startsWith('--') ? arg.slice(2) : undefined;
+    if (name && options[name]?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+      joined.push(`${arg}=${next}`);
+      i++;
+    } else joined.push(arg);
+  }
+  return parseArgs({ args: joined, strict: true, options });
+}
+
 function integerFlag(name: string, value: string | undefined, min: number, max: number): number | undefined {
   if (value === undefined) return undefined;
   if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got "${value}"`);
@@ -91,18 +111,14 @@ function list(): void {
 }
 
 async function render(args: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args,
-    strict: true,
-    options: {
-      scenario: { type: 'string' },
-      seed: { type: 'string' },
-      seconds: { type: 'string' },
-      out: { type: 'string' },
-      hive: { type: 'string' },
-      box: { type: 'string' },
-      start: { type: 'string' },
-    },
+  const { values } = parseOptions(args, {
+    scenario: { type: 'string' },
+    seed: { type: 'string' },
+    seconds: { type: 'string' },
+    out: { type: 'string' },
+    hive: { type: 'string' },
+    box: { type: 'string' },
+    start: { type: 'string' },
   });
   if (!values.scenario) throw new UsageError('--scenario is required (see: sim list)');
   if (!values.out) throw new UsageError('--out is required');
@@ -131,11 +147,7 @@ async function render(args: string[]): Promise<void> {
 }
 
 async function camera(args: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args,
-    strict: true,
-    options: { file: { type: 'string' }, loop: { type: 'boolean' }, port: { type: 'string' } },
-  });
+  const { values } = parseOptions(args, { file: { type: 'string' }, loop: { type: 'boolean' }, port: { type: 'string' } });
   if (!values.file) throw new UsageError('--file is required');
   const player = new FileCamera({
     file: values.file,
@@ -156,21 +168,17 @@ async function camera(args: string[]): Promise<void> {
 }
 
 async function fleet(args: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args,
-    strict: true,
-    options: {
-      cloud: { type: 'string' },
-      token: { type: 'string' },
-      devices: { type: 'string' },
-      seconds: { type: 'string' },
-      commands: { type: 'string' },
-      ramp: { type: 'string' },
-      'status-every': { type: 'string' },
-      'telemetry-every': { type: 'string' },
-      'poll-wait': { type: 'string' },
-      timeout: { type: 'string' },
-    },
+  const { values } = parseOptions(args, {
+    cloud: { type: 'string' },
+    token: { type: 'string' },
+    devices: { type: 'string' },
+    seconds: { type: 'string' },
+    commands: { type: 'string' },
+    ramp: { type: 'string' },
+    'status-every': { type: 'string' },
+    'telemetry-every': { type: 'string' },
+    'poll-wait': { type: 'string' },
+    timeout: { type: 'string' },
   });
   if (!values.cloud || !/^https?:\/\//.test(values.cloud)) throw new UsageError('--cloud must be the cloud\'s http(s) URL');
   const token = values.token ?? process.env.HIVEGATE_TOKEN;

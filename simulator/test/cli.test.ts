@@ -59,6 +59,10 @@ describe('sim CLI', () => {
     [['camera', '--loop'], /--file is required/],
     [['camera', '--file', 'x.mp4', '--port', '70000'], /--port must be an integer/],
     [['fleet', '--cloud', 'http://127.0.0.1:1', '--token', 't', '--ramp', 'soon'], /--ramp must be an integer from 0 to 3600/],
+    // Negative numbers: before, Node's "argument is ambiguous" instead of the range.
+    [['render', '--scenario', 'dusk', '--out', '/tmp/x', '--seed', '-1'], /--seed must be an integer from 0 to 4294967295, got "-1"/],
+    [['render', '--scenario', 'dusk', '--out', '/tmp/x', '--seconds', '-0.5'], /--seconds must be a number from 0.1 to 3600, got "-0.5"/],
+    [['fleet', '--cloud', 'http://127.0.0.1:1', '--token', 't', '--seconds', '-5'], /--seconds must be an integer from 1 to 86400, got "-5"/],
     [['paint'], /unknown command "paint"/],
     [[], /usage:/],
   ])('exits 2 with a clear message for bad usage: %j', async (args, message) => {
