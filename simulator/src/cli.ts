@@ -1,4 +1,6 @@
+import { stat } from 'node:fs/promises';
 import { constants as osConstants } from 'node:os';
+import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { renderClip } from './clip.ts';
 import { FileCamera } from './io/camera.ts';
@@ -102,6 +104,21 @@ function idFlag(name: string, value: string | undefined, fallback: string): stri
   return value;
 }
 
+/**
+ * `--out` is made if missing, so the first part of it that exists must be a directory: checked here to name the
+ * problem, which mkdir calls EEXIST or ENOTDIR.
+ */
+async function expectDirectory(out: string): Promise<void> {
+  for (let path = resolve(out); ; path = dirname(path)) {
+    const found = await stat(path).catch(() => undefined);
+    if (found) {
+      if (found.isDirectory()) return;
+      throw new UsageError(`--out must name a directory (it is made if missing), but ${path === resolve(out) ? out : path} is a file`);
+    }
+    if (dirname(path) === path) return;
+  }
+}
+
 function list(): void {
   const width = Math.max(...SCENARIOS.map((s) => s.name.length));
   for (const s of SCENARIOS) {
@@ -131,6 +148,7 @@ async function render(args: string[]): Promise<void> {
       throw new UsageError(`--seconds must be a number from 0.1 to 3600, got "${values.seconds}"`);
     }
   }
+  await expectDirectory(values.out);
   if (values.start !== undefined && !isZonedDateTime(values.start)) {
     throw new UsageError(`--start must be an ISO 8601 date-time with a time zone (2026-05-01T14:00:00Z), got "${values.start}"`);
   }

@@ -56,6 +56,9 @@ describe('sim CLI', () => {
     [['render', '--scenario', 'dusk', '--out', '/tmp/x', '--seconds', '0'], /--seconds must be a number/],
     [['render', '--scenario', 'dusk', '--out', '/tmp/x', '--frobnicate'], /Unknown option '--frobnicate'/],
     [['render', '--scenario', 'dusk', '--out', '/tmp/x', '--start', '2026-05-01 14:00'], /--start must be an ISO 8601 date-time with a time zone/],
+    // An existing file as --out: before, a raw "EEXIST: file already exists, mkdir".
+    [['render', '--scenario', 'dusk', '--out', 'src/cli.ts'], /--out must name a directory \(it is made if missing\), but src\/cli\.ts is a file/],
+    [['render', '--scenario', 'dusk', '--out', 'src/cli.ts/clips'], /--out must name a directory .*, but \/.*\/src\/cli\.ts is a file/],
     [['camera', '--loop'], /--file is required/],
     [['camera', '--file', 'x.mp4', '--port', '70000'], /--port must be an integer/],
     [['fleet', '--cloud', 'http://127.0.0.1:1', '--token', 't', '--ramp', 'soon'], /--ramp must be an integer from 0 to 3600/],
