@@ -28,4 +28,12 @@ describe('LatencyStats', () => {
     });
     expect(stats.totals()).toEqual({ sent: 6, succeeded: 2, failed: 1, unfinished: 3 });
   });
+
+  it('rounds the maximum as it rounds the percentiles', () => {
+    // Before, maxMs came out unrounded (e.g. 532.4409560000001) beside percentiles to a tenth of a millisecond.
+    const stats = new LatencyStats();
+    stats.record('status', 12.3456);
+    stats.record('status', 532.4409560000001);
+    expect(stats.report().status).toMatchObject({ p50Ms: 12.3, p99Ms: 532.4, maxMs: 532.4 });
+  });
 });

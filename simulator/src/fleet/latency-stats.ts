@@ -98,7 +98,7 @@ export class LatencyStats {
         p50Ms: nearestRank(sorted, 50),
         p95Ms: nearestRank(sorted, 95),
         p99Ms: nearestRank(sorted, 99),
-        maxMs: sorted.at(-1) ?? null,
+        maxMs: sorted.length > 0 ? roundMs(sorted.at(-1)!) : null,
       };
     }
     return out;
@@ -107,6 +107,10 @@ export class LatencyStats {
 
 function nearestRank(sorted: number[], p: number): number | null {
   if (sorted.length === 0) return null;
-  const value = sorted[Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length))) - 1]!;
-  return Math.round(value * 10) / 10;
+  return roundMs(sorted[Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length))) - 1]!);
+}
+
+/** To a tenth of a millisecond: timer noise below that is no information. */
+function roundMs(ms: number): number {
+  return Math.round(ms * 10) / 10;
 }
