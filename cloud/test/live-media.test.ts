@@ -319,6 +319,15 @@ describe('live HLS relay with ffmpeg', () => {
     subscription.close();
   });
 
+  // "Clip" from a client that capitalises its choices recorded nothing, with no error to say why.
+  it('reads recordingMode without regard to case', async () => {
+    const owner = await user();
+    await owner.device('status', { boxId: 'entrance-case' });
+    const session = await owner.start('entrance-case', 'Clip');
+    expect(session).toMatchObject({ recordingMode: 'Clip', clipHandoffEnabled: true });
+    await owner.stop(session.id);
+  });
+
   it('recordingMode clip keeps every segment and hands one MP4 of them to stored video when the session ends', async () => {
     const owner = await user();
     const box = 'entrance-5';

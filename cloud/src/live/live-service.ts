@@ -170,9 +170,9 @@ export class LiveService {
     return this.options.clipHandoff !== undefined;
   }
 
-  /** Only HLS segments make a clip: JPEG push keeps the latest frame alone. */
+  /** Only HLS segments make a clip: JPEG push keeps the latest frame alone. Clients differ in case ("Clip"). */
   private clipHandoffFor(recordingMode: string, relay: LiveRelayProtocol): boolean {
-    return recordingMode === CLIP_RECORDING_MODE && relay === 'hls' && this.clipHandoffAvailable;
+    return recordingMode.toLowerCase() === CLIP_RECORDING_MODE && relay === 'hls' && this.clipHandoffAvailable;
   }
 
   // ---- browser (GraphQL) ----
