@@ -115,7 +115,10 @@ describe('API tokens from the profile', () => {
     expect((await graphql(t.app, session, `mutation { revokeApiToken(id: "${apiToken.id}") }`)).data).toEqual({ revokeApiToken: true });
     const after = await t.app.inject({ method: 'POST', url: '/iot/v1/metrics', headers: { authorization: `Bearer ${token}` }, payload: { hiveId: 1, fields: { weightKg: 2 } } });
     expect(after.statusCode).toBe(401);
-    expect((await graphql(t.app, session, `mutation { revokeApiToken(id: "${apiToken.id}") }`)).errors?.[0]?.message).toBe('no such active token');
+    // A second revoke (a client retrying after a lost answer) was refused as "no such active token".
+    expect((await graphql(t.app, session, `mutation { revokeApiToken(id: "${apiToken.id}") }`)).data).toEqual({ revokeApiToken: true });
+    expect((await graphql(t.app, session, `mutation { revokeApiToken(id: "00000000-0000-4000-8000-000000000000") }`)).errors?.[0]?.message).toBe('no such token');
+    expect((await graphql(t.app, session, `mutation { revokeApiToken(id: "not-a-token") }`)).errors?.[0]?.message).toBe('no such token');
   });
 
   // scopes: [] got "scopes must be some of …", and boxIds: [] made a token that could act for no box at all.
@@ -135,6 +138,7 @@ describe('API tokens from the profile', () => {
     const other = await createUser(t.app);
     const mallory = await createUser(t.app);
     const revoked = await graphql(t.app, mallory.token, `mutation { revokeApiToken(id: "${other.tokenId}") }`);
-    expect(revoked.errors?.[0]?.message).toBe('no such active token');
+    expect(revoked.errors?.[0]?.message).toBe('no such token');
+    expect((await graphql(t.app, other.token, '{ apiTokens { revokedAt } }')).data).toEqual({ apiTokens: [{ revokedAt: null }] });
   });
 });

@@ -124,9 +124,10 @@ async function dispatch(argv: string[], { users, tokenRecords, tokens }: AdminSe
       const { positionals } = parseArgs({ args: rest, allowPositionals: true, strict: true });
       const id = positionals[0];
       if (!id || positionals.length > 1) throw new UsageError('token revoke takes exactly one token id');
-      if (!(await tokenRecords.revoke(id))) return fail(`no active token ${id}`);
+      const outcome = await tokenRecords.revoke(id);
+      if (outcome === 'missing') return fail(`no token ${id}`);
       await tokens.forget(id);
-      return ok(`revoked ${id}`);
+      return ok(outcome === 'revoked' ? `revoked ${id}` : `${id} was already revoked`);
     }
     default:
       throw new UsageError(command ? `unknown command "${command}"` : 'no command given');

@@ -2,7 +2,6 @@ import { ALL_SCOPES, SCOPES } from '@hivegate/shared';
 import { clientError, requireUser, type GraphQLContext, type Resolvers } from '../graphql/context.ts';
 import { AccountError, type SignedIn } from './accounts.ts';
 import { SESSION_COOKIE } from './request-auth.ts';
-import { isUuid } from './tokens-repository.ts';
 
 function startCookieSession(ctx: GraphQLContext, session: SignedIn): SignedIn {
   ctx.reply.setCookie(SESSION_COOKIE, session.token, {
@@ -64,9 +63,7 @@ export const accountResolvers: Resolvers = {
     },
     revokeApiToken: async (_root: unknown, args: { id: string }, ctx: GraphQLContext) => {
       const user = requireAccountOwner(ctx);
-      if (!isUuid(String(args.id)) || !(await ctx.services.tokenRecords.revoke(String(args.id), user.userId))) {
-        throw clientError('no such active token');
-      }
+      if ((await ctx.services.tokenRecords.revoke(String(args.id), user.userId)) === 'missing') throw clientError('no such token');
       await ctx.services.tokens.forget(String(args.id));
       return true;
     },

@@ -54,14 +54,21 @@ export class TokensRepository {
     return rows;
   }
 
-  /** Revokes a token (of this user, when given); false when there is no such token still standing. */
-  async revoke(id: string, userId?: number): Promise<boolean> {
-    if (!isUuid(id)) return false;
-    const { rowCount } = await this.db.query(
-      `UPDATE api_tokens SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL AND ($2::bigint IS NULL OR user_id = $2)`,
+  /**
+   * Revokes a token (of this user, when given). Revoking a revoked token is no error: a client that retries
+   * because the first answer was lost must not be told the token is unknown.
+   */
+  async revoke(id: string, userId?: number): Promise<'revoked' | 'was revoked' | 'missing'> {
+    if (!isUuid(id)) return 'missing';
+    const { rows } = await this.db.query<{ revokedNow: boolean }>(
+      `WITH target AS (SELECT id, revoked_at FROM api_tokens WHERE id = $1 AND ($2::bigint IS NULL OR user_id = $2) FOR UPDATE),
+            revoked AS (UPDATE api_tokens SET revoked_at = now() WHERE id IN (SELECT id FROM target WHERE revoked_at IS NULL) RETURNING id)
+       SELECT EXISTS (SELECT 1 FROM revoked) AS "revokedNow" FROM target`,
       [id, userId ?? null],
     );
-    return rowCount > 0;
+    const row = rows[0];
+    if (!row) return 'missing';
+    return row.revokedNow ? 'revoked' : 'was revoked';
   }
 
   /** Revokes every web session of a user (a new password signs them out everywhere); returns their ids. */
