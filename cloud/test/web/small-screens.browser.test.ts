@@ -199,6 +199,14 @@ describe('web app on narrow phones', () => {
           await traffic.tap({ position: { x: trafficFrame.width - 16, y: trafficFrame.height / 2 } });
           await expect.poll(() => traffic.locator('.hover').count(), { message: where }).toBe(1);
           expect(await traffic.locator('.hover').textContent()).toMatch(/^\d+ \w+ \d{4}, \d\d:\d\dIn: [\d,]+Out: [\d,]+Net: \+[\d,]+$/);
+          // A tapped read-out stayed until the next tap on its own chart: a tap elsewhere, or Escape, left it on the screen.
+          await expect.poll(() => svg.locator('.hover').count(), { message: where }).toBe(0);
+          await page.getByRole('heading', { level: 1 }).tap();
+          await expect.poll(() => traffic.locator('.hover').count(), { message: where }).toBe(0);
+          await traffic.tap({ position: { x: trafficFrame.width - 16, y: trafficFrame.height / 2 } });
+          await expect.poll(() => traffic.locator('.hover').count(), { message: where }).toBe(1);
+          await page.keyboard.press('Escape');
+          await expect.poll(() => traffic.locator('.hover').count(), { message: where }).toBe(0);
         }
         await screenshot(page, `hive-30d-${viewport.width}`);
       }

@@ -1,3 +1,4 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { formatTimeTick } from '../../lib/format.ts';
 import { linearScale, nearestIndex, niceTicks, timeTicks, type LinearScale } from '../../lib/scale.ts';
 
@@ -27,19 +28,43 @@ export function pointedIndex(event: PointerEvent, width: number, from: number, t
 }
 
 /**
- * The pointer handlers of a chart's read-out: it follows a mouse or pen as it moves, and shows where a finger taps (a
- * tap sends no pointermove). A finger lifted also leaves the chart, so only a mouse or pen leaving hides the read-out;
- * a tapped one stays until the next tap.
+ * A chart's read-out: the index of the value it shows, and the pointer handlers of the chart's SVG. It follows a
+ * mouse or pen as it moves, and shows where a finger taps (a tap sends no pointermove). A finger lifted also leaves
+ * the chart, so only a mouse or pen leaving hides the read-out; a tapped one stays until a tap or click outside the
+ * chart, or Escape.
  */
-export function readoutHandlers(pick: (event: PointerEvent) => number | undefined, setHover: (index: number | undefined) => void) {
-  const point = (event: PointerEvent) => setHover(pick(event));
-  return {
-    onPointerDown: point,
-    onPointerMove: point,
-    onPointerLeave: (event: PointerEvent) => {
-      if (event.pointerType !== 'touch') setHover(undefined);
-    },
+export function useReadout() {
+  const [index, setIndex] = useState<number | undefined>();
+  const chart = useRef<SVGSVGElement>(null);
+  const shown = index !== undefined;
+  useEffect(() => {
+    if (!shown) return;
+    const pointerDown = (event: PointerEvent) => {
+      if (!(event.target instanceof Node && chart.current?.contains(event.target))) setIndex(undefined);
+    };
+    const keyDown = (event: KeyboardEvent) => {
+      if (event.key === 'Escape') setIndex(undefined);
+    };
+    // Capturing, so a control that stops the event on its way up still hides the read-out.
+    document.addEventListener('pointerdown', pointerDown, true);
+    document.addEventListener('keydown', keyDown);
+    return () => {
+      document.removeEventListener('pointerdown', pointerDown, true);
+      document.removeEventListener('keydown', keyDown);
+    };
+  }, [shown]);
+  const handlers = (pick: (event: PointerEvent) => number | undefined) => {
+    const point = (event: PointerEvent) => setIndex(pick(event));
+    return {
+      ref: chart,
+      onPointerDown: point,
+      onPointerMove: point,
+      onPointerLeave: (event: PointerEvent) => {
+        if (event.pointerType !== 'touch') setIndex(undefined);
+      },
+    };
   };
+  return { index, handlers };
 }
 
 /** Grid lines and labels; decorative for assistive technology, which reads the chart's description and table. */

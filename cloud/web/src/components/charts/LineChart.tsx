@@ -1,7 +1,6 @@
-import { useState } from 'preact/hooks';
 import { formatDateTime, formatNumber } from '../../lib/format.ts';
 import { isolatedPoints, linePath, type Point } from '../../lib/scale.ts';
-import { Axes, HoverReadout, pointedIndex, readoutHandlers, timePlot } from './Axes.tsx';
+import { Axes, HoverReadout, pointedIndex, timePlot, useReadout } from './Axes.tsx';
 import { ChartFigure } from './ChartFigure.tsx';
 
 export interface LineSeries {
@@ -43,7 +42,8 @@ function describe(props: LineChartProps): string {
 
 export function LineChart(props: LineChartProps) {
   const { title, unit, series, times, values, from, to, maxGapMs, decimals = 1, fromZero = false } = props;
-  const [hover, setHover] = useState<number | undefined>();
+  const readout = useReadout();
+  const hover = readout.index;
   const all = series.flatMap((s) => values[s.key] ?? []).filter((v): v is number => v !== null && Number.isFinite(v));
   const empty = all.length === 0;
   const fmt = (v: number | null | undefined) => (v === null || v === undefined ? '—' : formatNumber(v, decimals));
@@ -67,7 +67,7 @@ export function LineChart(props: LineChartProps) {
             viewBox={`0 0 ${width} ${height}`}
             role="img"
             aria-labelledby={`${ids.title} ${ids.desc}`}
-            {...readoutHandlers((event) => pointedIndex(event, width, from, to, times), setHover)}
+            {...readout.handlers((event) => pointedIndex(event, width, from, to, times))}
           >
             <title id={ids.title}>{`${title} (${unit})`}</title>
             <desc id={ids.desc}>{describe(props)}</desc>

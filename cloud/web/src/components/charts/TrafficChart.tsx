@@ -1,7 +1,6 @@
-import { useState } from 'preact/hooks';
 import { formatCount, formatDateTime } from '../../lib/format.ts';
 import { linePath } from '../../lib/scale.ts';
-import { Axes, HoverReadout, MARGIN, pointedIndex, readoutHandlers, timePlot } from './Axes.tsx';
+import { Axes, HoverReadout, MARGIN, pointedIndex, timePlot, useReadout } from './Axes.tsx';
 import { ChartFigure } from './ChartFigure.tsx';
 
 export interface TrafficChartProps {
@@ -32,7 +31,8 @@ function describe({ times, beesIn, beesOut, netFlow, from, to }: TrafficChartPro
 /** Bees in as bars above the axis, bees out below it, and the net flow as a line: one glance shows the balance. */
 export function TrafficChart(props: TrafficChartProps) {
   const { title, times, beesIn, beesOut, netFlow, bucketMs, from, to } = props;
-  const [hover, setHover] = useState<number | undefined>();
+  const readout = useReadout();
+  const hover = readout.index;
   const empty = times.length === 0;
   return (
     <ChartFigure
@@ -66,7 +66,7 @@ export function TrafficChart(props: TrafficChartProps) {
             viewBox={`0 0 ${width} ${height}`}
             role="img"
             aria-labelledby={`${ids.title} ${ids.desc}`}
-            {...readoutHandlers((event) => pointedIndex(event, width, from, to, times, bucketMs / 2), setHover)}
+            {...readout.handlers((event) => pointedIndex(event, width, from, to, times, bucketMs / 2))}
           >
             <title id={ids.title}>{title}</title>
             <desc id={ids.desc}>{describe(props)}</desc>
