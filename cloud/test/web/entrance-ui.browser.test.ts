@@ -232,6 +232,50 @@ describe('entrance page media (scripted gateway)', () => {
     }
   });
 
+  // A first read of the clips that failed said "No clips yet", as if the box had none, and offered no way to read them again.
+  it('shows why the clips could not be read, with a way to try again, and "No clips yet" only for a box without clips', async () => {
+    state.videos = [];
+    const { context, page, problems } = await openEntrance(DESKTOP, { allowed: [/net::ERR_FAILED/] });
+    try {
+      const section = page.getByRole('region', { name: 'Recorded clips' });
+      const noClips = section.getByText(/^No clips yet/);
+      await noClips.waitFor();
+
+      let failure: 'network' | 'graphql' | undefined = 'network';
+      await page.route('**/graphql', async (route) => {
+        const body = route.request().postDataJSON() as { operationName?: string } | null;
+        if (body?.operationName !== 'GateVideos' || !failure) return route.fallback();
+        if (failure === 'network') return route.abort('failed');
+        return route.fulfill({ json: { data: null, errors: [{ message: 'the video store did not answer', path: ['gateVideos'] }] } });
+      });
+      await page.reload();
+      const alert = section.getByRole('alert');
+      await alert.getByText(/^Cannot reach the server/).waitFor();
+      expect(await noClips.count()).toBe(0);
+      expect(await alert.innerText()).toMatch(/^Could not load the clips\.\s+Cannot reach the server\. Check your connection and try again\.\s+Try again$/);
+      expect(await section.getByRole('list', { name: 'Clips, newest first' }).count()).toBe(0);
+
+      failure = 'graphql';
+      await alert.getByRole('button', { name: 'Try again' }).click();
+      await expect.poll(() => alert.innerText()).toMatch(/the video store did not answer/);
+      expect(await noClips.count()).toBe(0);
+      await screenshot(page, 'entrance-clips-error-desktop');
+
+      failure = undefined;
+      state.videos = [
+        { id: 'e1', boxId: state.boxId, state: 'READY', progress: 100, failureReason: null, startTime: new Date().toISOString(), endTime: null, durationSeconds: 8, width: 320, height: 240, sizeBytes: 161_000, posterURL: null, playlistURL: gateway.mediaUrl('clip/index.m3u8'), createdAt: new Date().toISOString() },
+      ];
+      await alert.getByRole('button', { name: 'Try again' }).click();
+      await section.getByRole('list', { name: 'Clips, newest first' }).getByRole('listitem').waitFor();
+      expect(await section.getByRole('alert').count()).toBe(0);
+      expect(await noClips.count()).toBe(0);
+      expect(problems.list).toEqual([]);
+    } finally {
+      state.videos = [];
+      await context.close();
+    }
+  });
+
   it('runs the live view: camera offline, player only once the playlist exists, failure message, stop', async () => {
     gateway.setLive(null);
     state.devices = { [state.boxId]: { online: false, lastSeenAt: new Date(Date.now() - 300_000).toISOString() } };

@@ -216,9 +216,17 @@ export function ClipsSection({ boxId }: { boxId: string }) {
               </figure>
             )}
           </div>
-          {videos.error && <Notice tone="error">{videos.error.message}</Notice>}
-          {videos.loading && !videos.data ? (
-            <Loading label="Loading clips…" />
+          {videos.error && (
+            <Notice tone="error" title="Could not load the clips.">
+              <p>{videos.error.message}</p>
+              <button type="button" class="button" onClick={videos.reload}>
+                Try again
+              </button>
+            </Notice>
+          )}
+          {/* Without an answer there is no list to show: "No clips yet" only when the box was read and has none. */}
+          {!videos.data ? (
+            videos.loading && <Loading label="Loading clips…" />
           ) : list.length === 0 ? (
             <p class="empty">No clips yet. Upload one, or let the entrance camera send its recordings.</p>
           ) : (
