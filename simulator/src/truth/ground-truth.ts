@@ -30,7 +30,7 @@ export interface GroundTruth {
   frames: TruthFrame[];
   /** Each continuous stretch of visibility of one bee, with its role in the scene. */
   tracks: TruthTrack[];
-  /** Entrance crossings as the scene made them. */
+  /** Entrance crossings as the scene made them, and any the clip cut off as its frames show them (`cutOff`). */
   crossings: TruthCrossing[];
   /** Expected movement records, one per interval, exactly as the agent would post them. */
   intervals: EntranceMovementInput[];

@@ -7,7 +7,10 @@ import { zoneSide, type Layout } from '../scene/layout.ts';
  * entrance crossings are the scene's own record of what each bee set out to do, kept only when the frames
  * show it: a bee goes in if it was seen outside the zone, entered it and vanished into the slot; it goes out
  * if it was first seen inside the zone and was last seen outside it. "Inside" and "outside" use the counting
- * rules' hysteresis, and a crossing's time is when the bee last moved to the side it ended on.
+ * rules' hysteresis, and a crossing's time is when the bee last moved to the side it ended on. A bee the clip cuts
+ * off (already in view when it begins, or still in view when it ends) is recorded as the frames show it: when it
+ * was first seen on one side of the zone and last seen on the other without making its planned crossing in full,
+ * its crossing is marked `cutOff`, since a counter that sees only these frames counts it all the same.
  */
 
 export interface TruthBox {
@@ -29,6 +32,12 @@ export interface TruthCrossing {
   direction: 'in' | 'out';
   /** Unix seconds: the first frame of the last stretch on the side the bee ended on (in: inside the zone). */
   t: number;
+  /**
+   * Present (true) when the clip cut the bee off: it was already in view at the first frame or still in view at the
+   * last, and what the frames show is not a crossing the scene made (a bee at the slot when the clip begins, or
+   * still on its way in when it ends). Counters count it, so the intervals do; it is not the scene's traffic.
+   */
+  cutOff?: true;
 }
 
 /** One continuous stretch of visibility of one bee, with what the bee was doing. */
@@ -41,6 +50,8 @@ export interface TruthTrack {
 
 interface OpenTrack {
   track: TruthTrack;
+  /** Whether the bee was already in view at the clip's first frame. */
+  inFirstFrame: boolean;
   startSide?: 'inside' | 'outside';
   side?: 'inside' | 'outside';
   sideSince: number;
@@ -86,7 +97,7 @@ export class TruthRecorder {
       if (!open) {
         const track: TruthTrack = { trackId: this.nextTrackId++, role: state.plan.role, firstT: t, lastT: t };
         this.tracks.push(track);
-        open = { track, sideSince: t, lastState: state };
+        open = { track, inFirstFrame: this.frames.length === 0, sideSince: t, lastState: state };
         this.open.set(planId, open);
       }
       const labelled = { trackId: open.track.trackId, x: round(box.x, 2), y: round(box.y, 2), w: round(box.w, 2), h: round(box.h, 2) };
@@ -114,7 +125,7 @@ export class TruthRecorder {
     return { frame, ended };
   }
 
-  /** Ends every open track at the end of the clip and returns their ids. A bee cut off by the clip's end crosses nothing. */
+  /** Ends every open track at the end of the clip and returns their ids (the clip cut these bees off). */
   finish(): number[] {
     const ended = [...this.open.values()].map((open) => {
       this.close(open, false);
@@ -130,9 +141,15 @@ export class TruthRecorder {
     const intent = open.lastState.plan.plannedCrossing?.direction;
     if (intent === 'in' && open.startSide === 'outside' && open.side === 'inside' && vanished && open.lastState.occludedByWall) {
       this.crossings.push({ trackId, direction: 'in', t: open.sideSince });
+      return;
     }
     if (intent === 'out' && open.startSide === 'inside' && open.side === 'outside') {
       this.crossings.push({ trackId, direction: 'out', t: open.sideSince });
+      return;
+    }
+    const cutOff = open.inFirstFrame || !vanished;
+    if (cutOff && open.startSide && open.side && open.startSide !== open.side) {
+      this.crossings.push({ trackId, direction: open.side === 'inside' ? 'in' : 'out', t: open.sideSince, cutOff: true });
     }
   }
 }
