@@ -205,6 +205,30 @@ function leavingTimes(layout: Layout, plan: BeePlan): { lastInsideBeforeLeaving:
   return { lastInsideBeforeLeaving, left };
 }
 
+/**
+ * For a bee that visits the zone and leaves it again (plan-local times): the last time it was seen outside the
+ * zone before it first went in, and the first time it was seen outside again after it was last inside, each at the
+ * near end of a stretch outside that lasts at least `minStretch` seconds. Undefined when it never went in, or
+ * was not outside that long on both sides of its visit.
+ */
+function visitWindow(samples: ReadonlyArray<{ t: number; side: Side | undefined }>, minStretch: number): { outsideBefore: number; outsideAfter: number } | undefined {
+  const first = samples.findIndex((sample) => sample.side === 'inside');
+  if (first < 0) return undefined;
+  let last = samples.length - 1;
+  while (samples[last]?.side !== 'inside') last--;
+  let before = first - 1;
+  while (before >= 0 && samples[before]?.side !== 'outside') before--;
+  let after = last + 1;
+  while (after < samples.length && samples[after]?.side !== 'outside') after++;
+  const outsideFor = (from: number, step: number): number => {
+    let i = from;
+    while (samples[i + step]?.side === 'outside') i += step;
+    return Math.abs((samples[i] as { t: number }).t - (samples[from] as { t: number }).t);
+  };
+  if (before < 0 || after >= samples.length || outsideFor(before, -1) < minStretch || outsideFor(after, 1) < minStretch) return undefined;
+  return { outsideBefore: (samples[before] as { t: number }).t, outsideAfter: (samples[after] as { t: number }).t };
+}
+
 /** Clamps into [lo, hi]; when the range is empty (a very short clip) the upper end wins. */
 function clamp(value: number, lo: number, hi: number): number {
   return Math.min(hi, Math.max(lo, value));
@@ -223,6 +247,8 @@ export function planPopulation(scenario: Scenario): Population {
   const plans: BeePlan[] = [];
   let nextId = 1;
   const frameGap = 1 / camera.fps;
+  const frameCount = Math.max(1, Math.round(duration * camera.fps));
+  const lastFrame = (frameCount - 1) * frameGap;
   const earliest = Math.min(1.5, duration * 0.25);
   const latest = duration - Math.min(0.3, duration * 0.1);
   const planned = plannedCrossings(scenario);
@@ -362,15 +388,20 @@ export function planPopulation(scenario: Scenario): Population {
     path.walkTo(boardPoint(g, rng, true), speeds.walk);
     leave(g, rng, speeds, path, rng.chance(scenario.traffic.flyShare));
     const local = finishPlan(nextId++, 'turn-back', rng, path, 0);
-    // The whole visit to the zone happens within the clip, or the truth would hold a crossing nobody made.
-    const inside = sideSamples(layout, local).filter((sample) => sample.side === 'inside');
-    const firstInside = inside[0]?.t ?? atSlot;
-    const lastInside = inside.at(-1)?.t ?? atSlot;
-    plans.push(shiftPlan(local, clamp(rng.range(earliest, latest) - atSlot, earliest - firstInside, latest - lastInside)));
+    const target = rng.range(earliest, latest) - atSlot;
+    // The clip shows the bee outside the zone before its visit and again after it, or the counting rules would
+    // take it for a bee that went in (still in the zone when the clip ends) or came out (in it when the clip
+    // begins). A visit that does not fit in the clip is left out.
+    const visit = visitWindow(sideSamples(layout, local), 2 * frameGap);
+    if (!visit) continue;
+    const lo = 2 * frameGap - visit.outsideBefore;
+    const hi = lastFrame - 2 * frameGap - visit.outsideAfter;
+    if (lo > hi) continue;
+    plans.push(shiftPlan(local, clamp(target, lo, hi)));
   }
 
   const visible = plans.filter((plan) => plan.end >= 0 && plan.start <= duration);
   visible.sort((a, b) => a.start - b.start || a.id - b.id);
-  return { scenario, layout, plans: visible, frameCount: Math.max(1, Math.round(duration * camera.fps)) };
+  return { scenario, layout, plans: visible, frameCount };
 }
 
