@@ -11,9 +11,11 @@ import { GroundTruthBuilder, type GroundTruth, type TruthIds } from './truth/gro
 /**
  * Changes whenever the same scenario and seed render to other pixels (2: frames handed to ffmpeg blue-first, so
  * converted to yuv420p by another converter; 3: x264 set as a Raspberry Pi 5 camera sets it; 4: two x264
- * threads, which code slightly other bits). Caches of rendered clips key on it, so a stale render is not reused.
+ * threads, which code slightly other bits; 5: turn-back bees placed so that the clip shows them outside the
+ * entrance zone before and after their visit, and left out where that does not fit, which moves or removes some
+ * of them in scenarios that have them). Caches of rendered clips key on it, so a stale render is not reused.
  */
-export const RENDER_REVISION = 4;
+export const RENDER_REVISION = 5;
 
 export interface RenderClipOptions {
   scenario: Scenario;

@@ -60,7 +60,7 @@ describe('SceneRenderer', () => {
       for (const frame of renderHashes(withOverrides(findScenario(name) as Scenario, { durationSeconds: 2 }), frames)) hash.update(frame);
       return hash.digest('hex');
     };
-    expect(RENDER_REVISION).toBe(4);
+    expect(RENDER_REVISION).toBe(5);
     expect(digest('busy-afternoon', 30)).toBe('3f569bdd8bba9f18464594821fd721b9f03daa500bac39f590156a6f02ffa4f1');
     expect(digest('hd-passing-clouds', 15)).toBe('4437a7f86f5c893f723d28cd43d8caeaf1552133bbd498d91e7645b322d1289f');
   });
