@@ -266,6 +266,7 @@ describe('stored video', () => {
     // Other bytes, or the same bytes for another box, are another clip.
     expect((await upload(base, auth, { boxId: 'retry-2' }, [videoPart()])).body).toEqual({ data: { uploadGateVideo: true } });
     await waitForState(base, user.token, 'retry-2', 'READY');
+    // The transcode's working folder was removed only after the clip was READY, so a reader could still find it.
     expect(tempLeftovers(t.app)).toEqual([]);
   });
 

@@ -308,6 +308,8 @@ export class VideoService {
       await blobs.put(`videos/${video.id}/${POSTER_JPEG}`, createReadStream(path.join(out, POSTER_JPEG)));
       await blobs.put(`videos/${video.id}/${POSTER_PNG}`, createReadStream(path.join(out, POSTER_PNG)));
       await blobs.put(`videos/${video.id}/${PLAYLIST_FILE}`, Buffer.from(playlist));
+      // The working copy goes before the clip is READY, so a READY clip never has one left on disk.
+      await rm(dir, { recursive: true, force: true });
       // Whole milliseconds, as at upload: a sum of segment lengths came out as 2.9999999999999996.
       const total = Math.round(durations.reduce((a, b) => a + b, 0) * 1000) / 1000;
       if (!(await videos.markReady(video.id, { segmentCount: listed.length, durationSeconds: total }))) {
