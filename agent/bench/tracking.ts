@@ -16,71 +16,25 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { signedDistanceToPolygon, type Crossing, type EntranceMovementInput, type Point } from '@hivegate/shared';
-import { hashString, hashUnit, SCENARIOS, type GroundTruth } from '@hivegate/simulator';
+import { hashString, hashUnit, type GroundTruth } from '@hivegate/simulator';
 import { createCapture, createTracking, followPictureRate } from '../src/agent.ts';
 import { RepeatedFrameFilter } from '../src/capture/repeated-frames.ts';
 import { sourceFrameAt } from '../src/capture/resample.ts';
 import { StreamClock } from '../src/capture/stream-clock.ts';
 import { createDetector } from '../src/detect/factory.ts';
-import type { PartialAgentConfig } from '../src/config/config.ts';
 import { insideArea, type Detection } from '../src/detect/types.ts';
 import { compareIntervals } from '../src/eval/intervals.ts';
 import { DetectionAccumulator, matchByDistance, MotAccumulator } from '../src/eval/mot.ts';
-import { agentConfigFor, cachedClip, clipSetLabel, DEFAULT_CLIP_CACHE, gateFor, inClipUnits, parseFps, parseSeeds, type CachedClip } from './clips.ts';
+import { agentConfigFor, cachedClip, clipSetLabel, gateFor, inClipUnits, type CachedClip } from './clips.ts';
+import { readTrackingOptions } from './tracking-options.ts';
 
-const { values } = parseArgs({
-  // `pnpm x -- --flag` hands the separator on; it separates nothing here.
-  args: process.argv.slice(2).filter((arg) => arg !== '--'),
-  options: {
-    split: { type: 'string', default: 'train' },
-    scenarios: { type: 'string' },
-    seconds: { type: 'string', default: '60' },
-    seeds: { type: 'string', default: '1' },
-    model: { type: 'string' },
-    kind: { type: 'string', default: 'onnx' },
-    detector: { type: 'string', default: '{}' },
-    tracker: { type: 'string', default: '{}' },
-    counting: { type: 'string', default: '{}' },
-    threshold: { type: 'string', description: 'detector score threshold (default: the agent default)' },
-    cache: { type: 'string', default: DEFAULT_CLIP_CACHE },
-    explain: { type: 'boolean', default: false },
-    identities: { type: 'boolean', default: false },
-    trace: { type: 'string' },
-    'drop-every': { type: 'string' },
-    fps: { type: 'string' },
-    'arrival-delay': { type: 'string' },
-    'arrival-stamps': { type: 'boolean', default: false },
-  },
-});
-const callerDir = process.env.INIT_CWD ?? process.cwd();
-const seconds = Number(values.seconds);
-const seeds = parseSeeds(values.seeds);
-const names = values.scenarios ? values.scenarios.split(',') : SCENARIOS.filter((s) => s.split === values.split).map((s) => s.name);
-const model = values.model ? resolve(callerDir, values.model) : undefined;
-if (values.kind !== 'onnx' && values.kind !== 'motion') throw new Error(`--kind takes onnx or motion, got "${values.kind}"`);
-const kind = values.kind;
-if (kind === 'motion' && model) throw new Error('--model is for the onnx detector');
-const detectorOverrides = JSON.parse(values.detector) as PartialAgentConfig['detector'];
-const trackerOverrides = JSON.parse(values.tracker) as PartialAgentConfig['tracker'];
-const countingOverrides = JSON.parse(values.counting) as PartialAgentConfig['counting'];
-const cacheDir = resolve(callerDir, values.cache);
-/** --drop-every N: every Nth frame is lost as a live camera loses frames the agent has no time for. */
-const dropEvery = values['drop-every'] === undefined ? undefined : Number(values['drop-every']);
-if (dropEvery !== undefined && !(Number.isInteger(dropEvery) && dropEvery >= 2)) throw new Error(`--drop-every takes a whole number ≥ 2, got "${values['drop-every']}"`);
-const agentFps = parseFps(values.fps);
-/**
- * --arrival-delay MS: frames reach the agent up to MS ms late (seeded, uniform), as a live source's do while the agent
- * is busy, and are stamped by the live capture's stream clock; with --arrival-stamps, at their arrival instead.
- */
-const arrivalDelayMs = values['arrival-delay'] === undefined ? undefined : Number(values['arrival-delay']);
-if (arrivalDelayMs !== undefined && !(arrivalDelayMs >= 0 && arrivalDelayMs <= 1000)) throw new Error(`--arrival-delay takes milliseconds from 0 to 1000, got "${values['arrival-delay']}"`);
-if (values['arrival-stamps'] && arrivalDelayMs === undefined) throw new Error('--arrival-stamps needs --arrival-delay');
-/** --trace scenario:bee prints that bee's frames: its true centre, the detections (centre, [w x h], score, movement) and tracks near it. */
-const traced = values.trace ? { scenario: values.trace.split(':')[0]!, bee: Number(values.trace.split(':')[1]) } : undefined;
+const {
+  seconds, seeds, scenarios: names, model, kind, detectorOverrides, trackerOverrides, countingOverrides, threshold: thresholdOption,
+  cacheDir, explain: explainMisses, identities, traced, dropEvery, agentFps, arrivalDelayMs, arrivalStamps,
+} = readTrackingOptions(process.argv.slice(2), process.env.INIT_CWD ?? process.cwd());
 
 interface FrameDetections {
   timestampMs: number;
@@ -183,7 +137,7 @@ function replay(clip: CachedClip, variant: number, frames: FrameDetections[]): R
   const { tracker, counter } = createTracking(config);
   // As the agent does: a clip slower than the rate it is read at has its repeats skipped, so the frame counts follow it.
   followPictureRate(config, Math.min(truth.fps, config.source.fps), { tracker, counter });
-  const threshold = values.threshold ? Number(values.threshold) : config.detector.scoreThreshold;
+  const threshold = thresholdOption ?? config.detector.scoreThreshold;
   if (!(threshold >= CACHED_THRESHOLD)) throw new Error(`--threshold must be at least ${CACHED_THRESHOLD}`);
   const gate = gateFor(truth);
   const mot = new MotAccumulator(gate);
@@ -256,7 +210,7 @@ function liveStamps(frames: readonly FrameDetections[], maxDelayMs: number, fps:
   // A frame is read after the one before it, however early it came.
   const arrivals: number[] = [];
   frames.forEach((f, k) => arrivals.push(Math.max(f.timestampMs + hashUnit(seed, k) * maxDelayMs, arrivals[k - 1] ?? -Infinity)));
-  if (values['arrival-stamps']) return arrivals;
+  if (arrivalStamps) return arrivals;
   const clock = new StreamClock(1000 / fps);
   return arrivals.map((t, k) => clock.stamp(k, t));
 }
@@ -349,9 +303,9 @@ async function main(): Promise<void> {
   console.log(`| **all** | | | | ${all.idf1.toFixed(3)} | ${all.switches} | | | ${percent(all.countError)} |`);
   if (arrivalDelayMs !== undefined) {
     const stepError = replays.reduce((sum, r) => sum + r.stepErrorMs, 0) / replays.length;
-    console.log(`\nframes up to ${arrivalDelayMs} ms late, stamped ${values['arrival-stamps'] ? 'at arrival' : "by the live capture's stream clock"}: each step between two frames off by ${stepError.toFixed(2)} ms on average`);
+    console.log(`\nframes up to ${arrivalDelayMs} ms late, stamped ${arrivalStamps ? 'at arrival' : "by the live capture's stream clock"}: each step between two frames off by ${stepError.toFixed(2)} ms on average`);
   }
-  if (values.identities) {
+  if (identities) {
     for (const r of replays) {
       console.log(`\n${r.name}: frames each true bee spent off its main track, by role (missed / on other tracks)`);
       const byRole = new Map<string, { bees: number; frames: number; missed: number; other: number }>();
@@ -371,7 +325,7 @@ async function main(): Promise<void> {
       for (const line of worst) console.log(line);
     }
   }
-  if (values.explain) {
+  if (explainMisses) {
     for (const r of replays) {
       console.log(`\n${r.name}:`);
       for (const line of explain(r)) console.log(line);
