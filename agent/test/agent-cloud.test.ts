@@ -2,13 +2,13 @@ import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { runAgent, statusFilePath, type AgentControls } from '../src/agent.ts';
 import { resolveConfig, type AgentConfig } from '../src/config/config.ts';
 import { identityOf, Outbox } from '../src/outbox/outbox.ts';
 import type * as RetryPolicy from '../src/uplink/retry-policy.ts';
 import { FakeGateway } from './helpers/fake-gateway.ts';
-import { startTwoBeesCamera, tempDir, type NetworkCamera } from './helpers/media.ts';
+import { useTwoBeesCamera } from './helpers/media.ts';
 
 // The uplink's backoff pinned at a minute, as it grows to after a few failures (up to 5): what it waited out once
 // the cloud was back is then plain to see. The live link's backoff (backoffDelay) is left as it is.
@@ -17,25 +17,15 @@ vi.mock('../src/uplink/retry-policy.ts', async (importOriginal) => ({
   retryDelay: () => 60_000,
 }));
 
-const dir = tempDir('agent-cloud');
 const gateway = new FakeGateway();
-let camera: NetworkCamera;
 
-beforeAll(async () => {
-  camera = await startTwoBeesCamera(dir.path, { loop: true });
-  await gateway.start();
-}, 60_000);
-afterAll(async () => {
-  await camera?.close();
-  await gateway.stop();
-  dir.cleanup();
-});
+const { dir, camera } = useTwoBeesCamera('agent-cloud', { loop: true, server: gateway });
 
 /** The config of an agent on the camera, with the motion detector, state in its own folder, and quick live requests. */
 function agentConfig(name: string, token = gateway.deviceToken): AgentConfig {
   return resolveConfig({
     file: {
-      hiveId: 'hive-1', boxId: 'box-1', deviceId: `pi-${name}`, source: { url: camera.url },
+      hiveId: 'hive-1', boxId: 'box-1', deviceId: `pi-${name}`, source: { url: camera().url },
       cloud: { url: gateway.url, token },
       live: { statusIntervalSeconds: 1, pollWaitSeconds: 1 },
       detector: { kind: 'motion' },

@@ -4,37 +4,26 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { EntranceMovementInput } from '@hivegate/shared';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runAgent } from '../src/agent.ts';
 import { resolveConfig, type AgentConfig } from '../src/config/config.ts';
 import { describeOpenIntervals, readSavedIntervals, type OpenInterval } from '../src/count/open-intervals.ts';
 import { Outbox } from '../src/outbox/outbox.ts';
 import { OPEN_INTERVALS_STATE_KEY } from '../src/pipeline.ts';
 import { FakeCloud } from './helpers/fake-cloud.ts';
-import { startTwoBeesCamera, tempDir, type NetworkCamera } from './helpers/media.ts';
+import { useTwoBeesCamera } from './helpers/media.ts';
 
 const exec = promisify(execFile);
 const INTERVAL_SECONDS = 20;
 const LATENESS_SECONDS = 5;
 const agentRoot = join(import.meta.dirname, '..');
-const dir = tempDir('agent-restart');
 const cloud = new FakeCloud();
-let camera: NetworkCamera;
 
-beforeAll(async () => {
-  // Two bees, one in and one out, every 6 s, as a camera on loopback.
-  camera = await startTwoBeesCamera(dir.path, { loop: true });
-  await cloud.start();
-}, 60_000);
-afterAll(async () => {
-  await camera?.close();
-  await cloud.stop();
-  dir.cleanup();
-});
+const { dir, camera } = useTwoBeesCamera('agent-restart', { loop: true, server: cloud });
 
 function configFile(stateDir: string): Record<string, unknown> {
   return {
-    hiveId: 'hive-1', boxId: 'box-1', source: { url: camera.url },
+    hiveId: 'hive-1', boxId: 'box-1', source: { url: camera().url },
     cloud: { url: cloud.url, token: cloud.token },
     counting: { intervalSeconds: INTERVAL_SECONDS, maxLatenessSeconds: LATENESS_SECONDS },
     // The clip's bees are drawn rectangles: the motion detector counts them, the bee model rightly does not.

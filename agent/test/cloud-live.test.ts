@@ -9,27 +9,24 @@ import { buildTestApp, createUser, graphql, type TestApp } from '../../cloud/tes
 import { eventually, SESSION_FIELDS, type SessionView } from '../../cloud/test/live-helpers.ts';
 import { runAgent } from '../src/agent.ts';
 import { resolveConfig } from '../src/config/config.ts';
-import { startTwoBeesCamera, tempDir, type NetworkCamera } from './helpers/media.ts';
+import { useTwoBeesCamera } from './helpers/media.ts';
 
 // The agent against the project's real live gateway (the cloud app on a test database of the local Postgres):
 // the browser side is GraphQL, as the web app calls it; the device side is the agent itself, over real HTTP.
 const run = promisify(execFile);
-const dir = tempDir('cloud-live');
 let cloud: TestApp;
 let cloudUrl = '';
-let camera: NetworkCamera;
+
+const { dir, camera } = useTwoBeesCamera('cloud-live', { loop: true });
 
 beforeAll(async () => {
-  camera = await startTwoBeesCamera(dir.path, { loop: true });
   // A long stop grace: the session can only reach STOPPED because the agent reported STREAM_STOPPED.
   cloud = await buildTestApp({ live: { ...defaultConfig().live, stopGraceSeconds: 600 } });
   await cloud.app.listen({ port: 0, host: '127.0.0.1' });
   cloudUrl = `http://127.0.0.1:${(cloud.app.server.address() as AddressInfo).port}`;
 }, 60_000);
 afterAll(async () => {
-  await camera?.close();
   await cloud.close();
-  dir.cleanup();
 });
 
 /** The web app's live card calls; an answer that is not GraphQL fails with the answer itself. */
@@ -57,7 +54,7 @@ describe('agent and the cloud live gateway', () => {
     const stateDir = join(dir.path, 'state');
     const config = resolveConfig({
       file: {
-        hiveId: 'hive-1', boxId: 'box-1', deviceId: 'pi-cloud', source: { url: camera.url }, cloud: { url: cloudUrl, token },
+        hiveId: 'hive-1', boxId: 'box-1', deviceId: 'pi-cloud', source: { url: camera().url }, cloud: { url: cloudUrl, token },
         live: { statusIntervalSeconds: 1, pollWaitSeconds: 2 }, counting: { intervalSeconds: 5 }, stateDir,
       },
       env: {},

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { afterAll, beforeAll } from 'vitest';
 
 const run = promisify(execFile);
 
@@ -54,6 +55,29 @@ export function twoBeesLavfi(fps: number): string {
 export async function startTwoBeesCamera(dir: string, options: { loop: boolean }): Promise<NetworkCamera> {
   const clip = await generateClip(join(dir, 'two-bees.ts'), { seconds: 6, fps: 30, width: 640, height: 480, lavfi: twoBeesLavfi(30), container: 'mpegts' });
   return startNetworkCamera(clip, options);
+}
+
+/**
+ * For the calling test file: a temporary folder and the two-bees camera on loopback, with the fake server its
+ * agents talk to, started before the file's tests and stopped after them. `camera()` is the running camera.
+ */
+export function useTwoBeesCamera(prefix: string, options: { loop: boolean; server?: { start(): Promise<unknown>; stop(): Promise<unknown> } }) {
+  const dir = tempDir(prefix);
+  let running: NetworkCamera | undefined;
+  beforeAll(async () => {
+    running = await startTwoBeesCamera(dir.path, { loop: options.loop });
+    await options.server?.start();
+  }, 60_000);
+  afterAll(async () => {
+    await running?.close();
+    await options.server?.stop();
+    dir.cleanup();
+  });
+  const camera = (): NetworkCamera => {
+    if (!running) throw new Error('the two-bees camera has not started');
+    return running;
+  };
+  return { dir, camera };
 }
 
 export interface NetworkCamera {
