@@ -14,8 +14,8 @@ import { FakeCloud } from './helpers/fake-cloud.ts';
 import { useTwoBeesCamera } from './helpers/media.ts';
 
 const exec = promisify(execFile);
-const INTERVAL_SECONDS = 20;
-const LATENESS_SECONDS = 5;
+const INTERVAL_SECONDS = 12;
+const LATENESS_SECONDS = 3;
 const agentRoot = join(import.meta.dirname, '..');
 const cloud = new FakeCloud();
 
