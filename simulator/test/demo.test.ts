@@ -32,13 +32,16 @@ function processesRunWith(text: string): number[] {
     .map(Number);
 }
 
+// The live tests are about serving and stopping, not counting: a short clip renders and counts quickly.
+const LIVE_CLIP_SECONDS = '10';
+
 // The README's first command ends in `pnpm demo`: this keeps it true.
 describe('pnpm demo', () => {
   it('counts a short synthetic clip through agent and cloud and prints it next to the truth', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'hivegate-demo-'));
     try {
       const port = await freePort();
-      const { stdout } = await promisify(execFile)('pnpm', ['--silent', 'demo', '--no-serve', '--seconds', '30', '--port', String(port), '--data-dir', dataDir], {
+      const { stdout } = await promisify(execFile)('pnpm', ['--silent', 'demo', '--no-serve', '--seconds', '15', '--port', String(port), '--data-dir', dataDir], {
         cwd: ROOT,
         maxBuffer: 16 * 1024 * 1024,
       });
@@ -51,7 +54,7 @@ describe('pnpm demo', () => {
       expect(stdout).toContain(`http://localhost:${port}/`);
       // Regression: a second run showed nothing, the clip being dated past the cloud's retention period (its rows
       // were dropped at the next start, and the resent ones deduplicated).
-      const again = await promisify(execFile)('pnpm', ['--silent', 'demo', '--no-serve', '--seconds', '30', '--port', String(port), '--data-dir', dataDir], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
+      const again = await promisify(execFile)('pnpm', ['--silent', 'demo', '--no-serve', '--seconds', '15', '--port', String(port), '--data-dir', dataDir], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
       expect(again.stdout).toContain('Reusing the synthetic clip');
       const totalAgain = /^\s+total\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(again.stdout);
       expect(totalAgain?.slice(1).map(Number)).toEqual([arrivedIn, truthIn, arrivedOut, truthOut]);
@@ -67,7 +70,7 @@ describe('pnpm demo', () => {
   ] as const)('keeps serving with the clip as a live camera that a second agent counts, and stops it cleanly on %s', async (_, signal) => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'hivegate-demo-live-'));
     // Its own process group, as a terminal's foreground job: Ctrl-C is a SIGINT to the whole group.
-    const demo = spawn('pnpm', ['--silent', 'demo', '--seconds', '30', '--port', String(await freePort()), '--data-dir', dataDir], { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
+    const demo = spawn('pnpm', ['--silent', 'demo', '--seconds', LIVE_CLIP_SECONDS, '--port', String(await freePort()), '--data-dir', dataDir], { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
     const closed = once(demo, 'close');
     let stdout = '';
     demo.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -93,7 +96,7 @@ describe('pnpm demo', () => {
   it('stops its live agent when the demo itself is killed (SIGKILL to its group)', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'hivegate-demo-killed-'));
     const agentStateDir = path.join(dataDir, 'agent-live');
-    const demo = spawn('pnpm', ['--silent', 'demo', '--seconds', '30', '--port', String(await freePort()), '--data-dir', dataDir], { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
+    const demo = spawn('pnpm', ['--silent', 'demo', '--seconds', LIVE_CLIP_SECONDS, '--port', String(await freePort()), '--data-dir', dataDir], { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
     let stdout = '';
     demo.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     const liveAgentRunning = () => processesRunWith(`--state-dir ${agentStateDir}`).length > 0;
