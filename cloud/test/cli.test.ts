@@ -13,6 +13,8 @@ beforeAll(async () => {
 afterAll(() => database.drop());
 
 const cli = (...args: string[]) => runScript('src/cli.ts', args, env);
+// Tests that start the CLI ten times or so: each start takes seconds on a busy machine.
+const CLI_RUNS_TIMEOUT_MS = 120_000;
 
 describe('admin CLI on a Postgres server', () => {
   it('creates a user and a token that the service accepts, lists and revokes it', async () => {
@@ -48,7 +50,7 @@ describe('admin CLI on a Postgres server', () => {
     } finally {
       await t.close();
     }
-  });
+  }, CLI_RUNS_TIMEOUT_MS);
 
   // A user made with `user add` had no password and no way to get one: they could never sign in to the web app.
   it('sets a password read from standard input, which signs the user in and their old sessions out', async () => {
@@ -75,7 +77,7 @@ describe('admin CLI on a Postgres server', () => {
     } finally {
       await t.close();
     }
-  });
+  }, CLI_RUNS_TIMEOUT_MS);
 
   it('explains usage mistakes with exit code 2', async () => {
     expect(await cli('token', 'create')).toMatchObject({ code: 2, stderr: expect.stringContaining('--user') });

@@ -585,7 +585,7 @@ describe('web app in Chromium', () => {
     } finally {
       await context.close();
     }
-  });
+  }, 60_000); // three sign-ins and two waits for the token cache: past 30 s on a busy machine
 
   it('signs out, and then every page asks to sign in again', async () => {
     const { context, page, problems } = await openPage(env);
