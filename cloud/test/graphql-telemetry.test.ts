@@ -150,7 +150,10 @@ describe('telemetry reads', () => {
     const tiny = await graphql(t.app, token, `{ hiveMetrics(hiveId: "h", from: "2026-01-01T00:00:00Z", to: "2026-05-01T00:00:00Z", bucketSeconds: 60) { time } }`);
     expect(tiny.errors?.[0]?.message).toMatch(/more than 10000 points/);
     const badDate = await graphql(t.app, token, `{ hiveMetrics(hiveId: "h", from: "yesterday", to: "2026-05-01T00:00:00Z") { time } }`);
-    expect(badDate.errors?.[0]?.message).toMatch(/ISO-8601/);
+    expect(badDate.errors?.[0]).toMatchObject({ message: expect.stringMatching(/ISO-8601/), extensions: { code: 'BAD_USER_INPUT' } });
+    // Passed as a variable, the same mistake came back with no code at all.
+    const byVariable = await graphql(t.app, token, `query ($from: DateTime!) { hiveMetrics(hiveId: "h", from: $from, to: "2026-05-01T00:00:00Z") { time } }`, { from: '2026-02-30T00:00:00Z' });
+    expect(byVariable.errors?.[0]).toMatchObject({ message: expect.stringContaining('"2026-02-30T00:00:00Z" is not a valid date'), extensions: { code: 'BAD_USER_INPUT' } });
     const badDay = await graphql(t.app, token, `{ entranceTotals(date: "2026-02-30") { boxId } }`);
     expect(badDay.errors?.[0]?.message).toBe('date must be a calendar date YYYY-MM-DD');
     const badZone = await graphql(t.app, token, `{ entranceTotals(timeZone: "Mars/Olympus") { boxId } }`);
