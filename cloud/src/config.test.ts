@@ -32,6 +32,8 @@ describe('loadConfig', () => {
 
   it('believes forwarded headers from loopback and private networks only, unless told otherwise', () => {
     expect(loadConfig({}).trustProxy).toBe('loopback,linklocal,uniquelocal');
+    expect(loadConfig({ METRICS_TOKEN: 'scrape-0123456789abcdef' }).metricsToken).toBe('scrape-0123456789abcdef');
+    expect(() => loadConfig({ METRICS_TOKEN: 'short' })).toThrow('METRICS_TOKEN must');
     expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
     expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
     expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, ::1, 203.0.113.7' }).trustProxy).toBe('10.0.0.0/8, ::1, 203.0.113.7');

@@ -26,6 +26,7 @@ const Env = Type.Object({
   DEDUPE_RETENTION_DAYS: Type.Integer({ minimum: 1, default: 30 }),
   CORS_ORIGINS: Type.String({ default: '' }),
   TRUST_PROXY: Type.String({ minLength: 1, default: 'loopback,linklocal,uniquelocal' }),
+  METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
   STORAGE: Type.Union([Type.Literal('fs'), Type.Literal('s3')], { default: 'fs' }),
   S3_ENDPOINT: Type.Optional(Type.String({ format: HTTP_URL })),
   S3_REGION: Type.String({ minLength: 1, default: 'us-east-1' }),
@@ -87,6 +88,8 @@ export interface Config {
    * cookie): true for any, false for none, or addresses and CIDR ranges (fastify's trustProxy).
    */
   trustProxy: boolean | string;
+  /** When set, `/metrics` answers only requests that bear it (`Authorization: Bearer …`), as a scraper can send. */
+  metricsToken?: string;
   logLevel: Env['LOG_LEVEL'];
   storage: BlobStoreConfig;
   /** Lifetime of the signed URLs that let players fetch media without custom headers. */
@@ -176,6 +179,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dedupeRetentionDays: e.DEDUPE_RETENTION_DAYS,
     corsOrigins: e.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
     trustProxy: trustProxyOf(e.TRUST_PROXY),
+    metricsToken: e.METRICS_TOKEN,
     logLevel: e.LOG_LEVEL,
     storage: storageConfig(e, dataDir),
     mediaUrlTtlSeconds: e.MEDIA_URL_TTL_SECONDS,

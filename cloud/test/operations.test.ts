@@ -91,6 +91,24 @@ describe('operations endpoints', () => {
     expect(text).toMatch(/hivegate_http_request_duration_seconds_count\{method="POST",route="\/iot\/v1\/metrics",status="200"\} 1/);
   });
 
+  it('serves metrics only to the bearer of METRICS_TOKEN when one is set', async () => {
+    const guarded = await buildTestApp({ metricsToken: 'scrape-0123456789abcdef' });
+    try {
+      const get = (authorization?: string) => guarded.app.inject({ method: 'GET', url: '/metrics', headers: authorization ? { authorization } : {} });
+      for (const refused of [undefined, 'Bearer wrong', 'scrape-0123456789abcdef', 'Bearer scrape-0123456789abcde']) {
+        const response = await get(refused);
+        expect(response.statusCode, String(refused)).toBe(401);
+        expect(response.json()).toEqual({ error: 'metrics need the bearer token set as METRICS_TOKEN' });
+        expect(response.headers['www-authenticate']).toBe('Bearer realm="metrics"');
+      }
+      const allowed = await get('Bearer scrape-0123456789abcdef');
+      expect(allowed.statusCode).toBe(200);
+      expect(allowed.body).toContain('hivegate_http_request_duration_seconds');
+    } finally {
+      await guarded.close();
+    }
+  });
+
   it('answers unknown routes with a JSON 404 (other GET paths belong to the web app)', async () => {
     const response = await t.app.inject({ method: 'GET', url: '/api/nope?x=1' });
     expect(response.statusCode).toBe(404);

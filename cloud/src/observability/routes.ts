@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { ErrorResponse, HealthResponse } from '@hivegate/shared';
 import type { AppContext } from '../context.ts';
@@ -23,10 +24,21 @@ export async function operationsRoutes(app: FastifyInstance, { ctx }: { ctx: App
     },
   );
 
-  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+  const metricsToken = ctx.config.metricsToken;
+  app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+    if (metricsToken !== undefined && !bearsToken(request.headers.authorization, metricsToken)) {
+      return reply.status(401).header('www-authenticate', 'Bearer realm="metrics"').send({ error: 'metrics need the bearer token set as METRICS_TOKEN' });
+    }
     reply.header('content-type', ctx.observability.registry.contentType);
     return ctx.observability.registry.metrics();
   });
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+}
+
+/** Compared by digest in constant time, so the answer's timing tells nothing about the token. */
+function bearsToken(authorization: string | undefined, token: string): boolean {
+  const given = /^Bearer\s+(.+)$/i.exec(authorization ?? '')?.[1]?.trim() ?? '';
+  const digest = (text: string) => createHash('sha256').update(text).digest();
+  return timingSafeEqual(digest(given), digest(token));
 }
