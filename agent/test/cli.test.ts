@@ -4,7 +4,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { main } from '../src/cli.ts';
 import { FakeCloud } from './helpers/fake-cloud.ts';
 import { holdOutboxLockElsewhere } from './helpers/lock-holder.ts';
 import { generateClip, tempDir, twoBeesLavfi } from './helpers/media.ts';
@@ -30,6 +31,29 @@ function cli(args: string[], env: NodeJS.ProcessEnv = {}) {
     (r) => ({ code: 0, ...r }),
     (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
   );
+}
+
+/**
+ * The CLI's `main` in this process, its console output collected: for answers that come before any work starts
+ * (help, refused flags and configs), each of which would otherwise cost a process start of a second or more.
+ * `cli` above runs the real command; a test uses it for what the process itself does.
+ */
+async function cliHere(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const log = vi.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => void out.push(`${parts.join(' ')}\n`));
+  const error = vi.spyOn(console, 'error').mockImplementation((...parts: unknown[]) => void err.push(`${parts.join(' ')}\n`));
+  const token = process.env.HIVEGATE_TOKEN;
+  process.env.HIVEGATE_TOKEN = '';
+  try {
+    const code = await main(args);
+    return { code, stdout: out.join(''), stderr: err.join('') };
+  } finally {
+    log.mockRestore();
+    error.mockRestore();
+    if (token === undefined) delete process.env.HIVEGATE_TOKEN;
+    else process.env.HIVEGATE_TOKEN = token;
+  }
 }
 
 describe('hivegate-agent CLI', () => {
@@ -158,13 +182,13 @@ describe('hivegate-agent CLI', () => {
   }, 30_000);
 
   it('rejects bad input with a message naming the field and exit code 2', async () => {
-    const missingHive = await cli(['run', '--source', clip, '--cloud', cloud.url, '--token', 't', '--box', 'b', '--state-dir', stateDir]);
+    const missingHive = await cliHere(['run', '--source', clip, '--cloud', cloud.url, '--token', 't', '--box', 'b', '--state-dir', stateDir]);
     expect(missingHive.code).toBe(2);
     expect(missingHive.stderr).toContain('hiveId is required');
-    const badZone = await cli([...runArgs(), '--zone', '1,2 3']);
+    const badZone = await cliHere([...runArgs(), '--zone', '1,2 3']);
     expect(badZone.code).toBe(2);
     expect(badZone.stderr).toContain('--zone point 2 ("3") must be x,y');
-    const negativeFlush = await cli([...runArgs(), '--flush-timeout=-5']);
+    const negativeFlush = await cliHere([...runArgs(), '--flush-timeout=-5']);
     expect(negativeFlush).toMatchObject({ code: 2, stderr: expect.stringContaining('--flush-timeout must be 0 or more seconds, got "-5"') });
   }, 30_000);
 
@@ -175,12 +199,12 @@ describe('hivegate-agent CLI', () => {
       writeFileSync(file, JSON.stringify({ hiveId: 'h', boxId: 'b', source: { url: clip }, cloud: { url: cloud.url, token: 't' }, detector: JSON.parse(detector) as object }));
       return file;
     };
-    const ok = await cli(['check-config', '--config', config('{}')]);
+    const ok = await cliHere(['check-config', '--config', config('{}')]);
     expect(ok).toMatchObject({ code: 0, stdout: expect.stringMatching(/detector:\s+onnx centernet \(.*bee-centernet-int8\.onnx\), slot pass ×2/) });
-    const missing = await cli(['check-config', '--config', config(`{"model": "${join(dir.path, 'no-such-model.onnx')}"}`)]);
+    const missing = await cliHere(['check-config', '--config', config(`{"model": "${join(dir.path, 'no-such-model.onnx')}"}`)]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain(`hivegate-agent: detector.model: cannot load ONNX model ${join(dir.path, 'no-such-model.onnx')}: ENOENT`);
-    const notAModel = await cli(['check-config', '--config', config(`{"slot": {"model": "${clip}"}}`)]);
+    const notAModel = await cliHere(['check-config', '--config', config(`{"slot": {"model": "${clip}"}}`)]);
     expect(notAModel.code).toBe(2);
     expect(notAModel.stderr).toContain(`hivegate-agent: detector.slot.model: cannot load ONNX model ${clip}:`);
   }, 60_000);
@@ -189,7 +213,7 @@ describe('hivegate-agent CLI', () => {
   it('check-config refuses a zone outside the frame, naming the point and the frame size, exit code 2', async () => {
     const file = join(dir.path, 'zone-too-large.yaml');
     writeFileSync(file, ['hiveId: h', 'boxId: b', `source: { url: ${JSON.stringify(clip)} }`, 'cloud: { url: "http://127.0.0.1:9", token: t }', 'detector: { kind: motion }', 'counting: { zone: [[73, 96], [900, 96], [900, 700], [73, 700]] }', ''].join('\n'));
-    const result = await cli(['check-config', '--config', file]);
+    const result = await cliHere(['check-config', '--config', file]);
     expect(result).toMatchObject({ code: 2, stdout: '' });
     expect(result.stderr).toContain('hivegate-agent: invalid configuration: counting.zone[1] (900, 96), counting.zone[2] (900, 700) and counting.zone[3] (73, 700) lie outside the 640x480 frame');
   }, 30_000);
@@ -198,7 +222,7 @@ describe('hivegate-agent CLI', () => {
   it('check-config names every problem of a file at once', async () => {
     const file = join(dir.path, 'three-mistakes.yaml');
     writeFileSync(file, ['hiveId: h', 'boxId: b', 'source: { url: clip.mp4, fps: 0 }', 'cloud: { url: "http://", token: t }', 'detector: { kind: yolo }', ''].join('\n'));
-    const result = await cli(['check-config', '--config', file]);
+    const result = await cliHere(['check-config', '--config', file]);
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
       [
@@ -215,7 +239,7 @@ describe('hivegate-agent CLI', () => {
   it('gives each command its own help, and its version', async () => {
     const usageLines = { run: 'hivegate-agent run --config FILE [--once]', status: 'hivegate-agent status [--config FILE | --state-dir DIR]', bench: 'hivegate-agent bench --source FILE', 'check-config': 'hivegate-agent check-config --config FILE' };
     const asks = [...Object.keys(usageLines).map((command) => [command, '--help']), ['run', '-h'], ['help', 'bench']];
-    const answers = await Promise.all(asks.map((args) => cli(args)));
+    const answers = await Promise.all(asks.map((args) => cliHere(args)));
     answers.forEach((help, i) => {
       const command = asks[i]![0] === 'help' ? asks[i]![1]! : asks[i]![0]!;
       expect(help).toMatchObject({ code: 0, stderr: '' });
@@ -225,7 +249,7 @@ describe('hivegate-agent CLI', () => {
     });
     const { version } = JSON.parse(readFileSync(join(agentRoot, 'package.json'), 'utf8')) as { version: string };
     expect(await cli(['--version'])).toMatchObject({ code: 0, stdout: `hivegate-agent ${version}\n` });
-    const unknownFlag = await cli(['status', '--verbose']);
+    const unknownFlag = await cliHere(['status', '--verbose']);
     expect(unknownFlag).toMatchObject({ code: 2, stderr: "hivegate-agent: Unknown option '--verbose'\n(hivegate-agent status --help shows its usage)\n" });
   }, 60_000);
 
@@ -246,13 +270,13 @@ describe('hivegate-agent CLI', () => {
   }, 60_000);
 
   it('bench refuses a camera and bad numbers with a message naming them and exit code 2', async () => {
-    const camera = await cli(['bench', '--source', 'rtsp://127.0.0.1:8554/entrance']);
+    const camera = await cliHere(['bench', '--source', 'rtsp://127.0.0.1:8554/entrance']);
     expect(camera).toMatchObject({ code: 2, stderr: expect.stringContaining('source must be a video file to measure throughput, got rtsp://127.0.0.1:8554/entrance') });
-    const noSource = await cli(['bench']);
+    const noSource = await cliHere(['bench']);
     expect(noSource).toMatchObject({ code: 2, stderr: expect.stringContaining('source.url is required') });
-    const seconds = await cli(['bench', '--source', clip, '--seconds', '0']);
+    const seconds = await cliHere(['bench', '--source', clip, '--seconds', '0']);
     expect(seconds).toMatchObject({ code: 2, stderr: expect.stringContaining('--seconds must be more than 0, got "0"') });
-    const threads = await cli(['bench', '--source', clip, '--threads', 'two']);
+    const threads = await cliHere(['bench', '--source', clip, '--threads', 'two']);
     expect(threads).toMatchObject({ code: 2, stderr: expect.stringContaining('--threads must be a number, got "two"') });
   }, 60_000);
 
