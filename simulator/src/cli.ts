@@ -1,6 +1,8 @@
+import { existsSync, realpathSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { constants as osConstants } from 'node:os';
 import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { renderClip } from './clip.ts';
 import { FileCamera } from './io/camera.ts';
@@ -281,4 +283,13 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-process.exitCode = await main(process.argv.slice(2));
+// Run as a program, not when a test imports `main`.
+const entry = process.argv[1];
+if (entry !== undefined && existsSync(entry) && realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url))) {
+  // A reader that stops early (`sim list | head -3`) is no error: it crashed with EPIPE's stack trace.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(process.exitCode ?? 0);
+  });
+  process.exitCode = await main(process.argv.slice(2));
+}

@@ -1,11 +1,31 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { main } from '../src/cli.ts';
 import { SCENARIOS } from '../src/scenario/suite.ts';
 import { packageDir, probe, run } from './helpers.ts';
 
 const sim = (...args: string[]) => run(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args]);
+
+/**
+ * The CLI's `main` in this process, its console output collected: for answers that come before any work starts
+ * (usage, refused options), each of which would otherwise cost a process start. `sim` runs the real command.
+ */
+async function simHere(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const log = vi.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => void out.push(`${parts.join(' ')}\n`));
+  const error = vi.spyOn(console, 'error').mockImplementation((...parts: unknown[]) => void err.push(`${parts.join(' ')}\n`));
+  try {
+    return { code: await main(args), stdout: out.join(''), stderr: err.join('') };
+  } finally {
+    log.mockRestore();
+    error.mockRestore();
+  }
+}
 
 describe('sim CLI', () => {
   it('lists every scenario with its split and a description (through the root script)', async () => {
@@ -56,9 +76,6 @@ describe('sim CLI', () => {
     [['render', '--scenario', 'dusk', '--out', '/tmp/x', '--seconds', '0'], /--seconds must be a number/],
     [['render', '--scenario', 'dusk', '--out', '/tmp/x', '--frobnicate'], /Unknown option '--frobnicate'/],
     [['render', '--scenario', 'dusk', '--out', '/tmp/x', '--start', '2026-05-01 14:00'], /--start must be an ISO 8601 date-time with a time zone/],
-    // An existing file as --out: before, a raw "EEXIST: file already exists, mkdir".
-    [['render', '--scenario', 'dusk', '--out', 'src/cli.ts'], /--out must name a directory \(it is made if missing\), but src\/cli\.ts is a file/],
-    [['render', '--scenario', 'dusk', '--out', 'src/cli.ts/clips'], /--out must name a directory .*, but \/.*\/src\/cli\.ts is a file/],
     [['camera', '--loop'], /--file is required/],
     [['camera', '--file', 'x.mp4', '--port', '70000'], /--port must be an integer/],
     [['fleet', '--cloud', 'http://127.0.0.1:1', '--token', 't', '--ramp', 'soon'], /--ramp must be an integer from 0 to 3600/],
@@ -69,6 +86,18 @@ describe('sim CLI', () => {
     [['paint'], /unknown command "paint"/],
     [[], /usage:/],
   ])('exits 2 with a clear message for bad usage: %j', async (args, message) => {
+    const result = await simHere(...args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stdout).toBe('');
+  }, 15_000);
+
+  // Paths are taken from where the command runs: these go through a process started in the package.
+  it.each([
+    // An existing file as --out: before, a raw "EEXIST: file already exists, mkdir".
+    [['render', '--scenario', 'dusk', '--out', 'src/cli.ts'], /--out must name a directory \(it is made if missing\), but src\/cli\.ts is a file/],
+    [['render', '--scenario', 'dusk', '--out', 'src/cli.ts/clips'], /--out must name a directory .*, but \/.*\/src\/cli\.ts is a file/],
+  ])('exits 2 naming the file given as --out: %j', async (args, message) => {
     const result = await sim(...args);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
@@ -77,14 +106,14 @@ describe('sim CLI', () => {
 
   it.each(['list', 'render', 'camera', 'fleet'])('sim %s --help prints its usage and exits 0', async (command) => {
     // Before, each exited 2 with "Unknown option '--help'".
-    const result = await sim(command, '--help');
+    const result = await simHere(command, '--help');
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(new RegExp(`^usage: sim ${command}`));
     expect(result.stderr).toBe('');
   }, 15_000);
 
   it('documents every fleet option with its default, and the token scopes, in the usage and the README', async () => {
-    const { stdout } = await sim('fleet', '-h');
+    const { stdout } = await simHere('fleet', '-h');
     const readme = await readFile(join(packageDir, 'README.md'), 'utf8');
     const source = await readFile(join(packageDir, 'src/cli.ts'), 'utf8');
     const parsed = source.slice(source.indexOf('async function fleet('));
@@ -102,6 +131,17 @@ describe('sim CLI', () => {
       expect(stdout).toContain(scope);
       expect(readme).toContain(`\`${scope}\``);
     }
+  }, 15_000);
+
+  // `sim list | head -3` ended in an unhandled EPIPE error and its stack trace once head had read enough.
+  it('ends quietly, exit 0, when its reader stops reading', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'list'], { cwd: packageDir, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy(); // the reader is gone before the first line is written
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const [code] = (await once(child, 'close')) as [number | null];
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
   }, 15_000);
 
   it('exits 1 when the work itself fails', async () => {
