@@ -2,7 +2,7 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { MeQuery, SignOutMutation, type User } from './api/accounts.ts';
 import { messageOf, onUnauthenticated, request } from './api/graphql.ts';
 import { Layout } from './components/Layout.tsx';
-import { Loading, Notice } from './components/Notice.tsx';
+import { LoadFailed, Loading } from './components/Notice.tsx';
 import { isPublicRoute, matchRoute, paths, safeNextPath } from './lib/routes.ts';
 import { EntrancePage } from './pages/EntrancePage.tsx';
 import { HivePage } from './pages/HivePage.tsx';
@@ -83,14 +83,7 @@ export function App() {
   if (session.state === 'checking' || mustSignIn || alreadyIn) {
     page = <Loading />;
   } else if (session.state === 'failed') {
-    page = (
-      <Notice tone="error" title="HiveGate could not reach its server.">
-        <p>{session.message}</p>
-        <button type="button" class="button" onClick={check}>
-          Try again
-        </button>
-      </Notice>
-    );
+    page = <LoadFailed title="HiveGate could not reach its server." message={session.message} onRetry={check} />;
   } else {
     switch (route.name) {
       case 'sign-in':

@@ -16,6 +16,18 @@ export function Notice({ tone = 'info', title, children, live = false, id }: { t
   );
 }
 
+/** Why something could not be read, and a button to read it again. */
+export function LoadFailed({ title, message, onRetry }: { title: string; message: string; onRetry: () => void }) {
+  return (
+    <Notice tone="error" title={title}>
+      <p>{message}</p>
+      <button type="button" class="button" onClick={onRetry}>
+        Try again
+      </button>
+    </Notice>
+  );
+}
+
 export function Loading({ label = 'Loading…' }: { label?: string }) {
   return (
     <p class="loading" role="status">

@@ -1,6 +1,6 @@
 import { ApiaryQuery, browserTimeZone, type DeviceState, type OverviewBox, type OverviewHive } from '../api/telemetry.ts';
 import { PageTitle } from '../components/Layout.tsx';
-import { Loading, Notice } from '../components/Notice.tsx';
+import { LoadFailed, Loading } from '../components/Notice.tsx';
 import { useDocumentTitle, useQuery } from '../hooks.ts';
 import { formatCount, formatNumber, formatRelative } from '../lib/format.ts';
 import { paths } from '../lib/routes.ts';
@@ -139,14 +139,7 @@ export function OverviewPage() {
           </p>
         )}
       </div>
-      {apiary.error && (
-        <Notice tone="error" title="Could not load your apiary.">
-          <p>{apiary.error.message}</p>
-          <button type="button" class="button" onClick={apiary.reload}>
-            Try again
-          </button>
-        </Notice>
-      )}
+      {apiary.error && <LoadFailed title="Could not load your apiary." message={apiary.error.message} onRetry={apiary.reload} />}
       {!hives ? (
         apiary.loading && <Loading label="Loading your apiary…" />
       ) : hives.length === 0 ? (

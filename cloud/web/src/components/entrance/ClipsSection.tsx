@@ -8,7 +8,7 @@ import { refreshBeforeExpiry } from '../../lib/media-links.ts';
 import { fromLocalInput } from '../../lib/time-range.ts';
 import { ConfirmedAction } from '../ConfirmedAction.tsx';
 import { HlsPlayer } from '../HlsPlayer.tsx';
-import { Loading, Notice } from '../Notice.tsx';
+import { LoadFailed, Loading, Notice } from '../Notice.tsx';
 
 const PROCESSING_POLL_MS = 5_000;
 
@@ -216,14 +216,7 @@ export function ClipsSection({ boxId }: { boxId: string }) {
               </figure>
             )}
           </div>
-          {videos.error && (
-            <Notice tone="error" title="Could not load the clips.">
-              <p>{videos.error.message}</p>
-              <button type="button" class="button" onClick={videos.reload}>
-                Try again
-              </button>
-            </Notice>
-          )}
+          {videos.error && <LoadFailed title="Could not load the clips." message={videos.error.message} onRetry={videos.reload} />}
           {/* Without an answer there is no list to show: "No clips yet" only when the box was read and has none. */}
           {!videos.data ? (
             videos.loading && <Loading label="Loading clips…" />
