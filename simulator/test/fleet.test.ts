@@ -81,7 +81,8 @@ describe('sim fleet against a cloud on loopback', () => {
     const elapsed = (performance.now() - started) / 1000;
     expect(elapsed).toBeLessThan(2.5);
     expect(report.wallSeconds).toBeGreaterThanOrEqual(1.5);
-    expect(report.wallSeconds).toBeLessThanOrEqual(elapsed);
+    // wallSeconds is rounded to hundredths: 1.506 s measured here came back as 1.51 and failed a bare comparison.
+    expect(report.wallSeconds).toBeLessThanOrEqual(elapsed + 0.005);
     expect(report.seconds).toBe(1.5);
     // The mutation cut off at the end is no failure of the cloud.
     expect(report.commandDelivery.errors).toBe(0);
