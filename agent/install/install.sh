@@ -119,7 +119,7 @@ render_unit() {
   printf '%s\n' "$text"
 }
 
-# The token ends up in a systemd EnvironmentFile and is sourced by this script: no spaces, quotes or `$`.
+# The token ends up as a NAME=value line in agent.env: no spaces, quotes or `$`.
 if [[ -n $token && ! $token =~ ^[A-Za-z0-9._~+/=-]+$ ]]; then
   die "--token holds characters an API token does not have"
 fi
@@ -327,11 +327,10 @@ install_config() {
 
 check_config() {
   if [[ $dry_run -eq 1 ]]; then
-    echo "+ $node_bin $prefix/bin/hivegate-agent.mjs check-config --config $config_dir/agent.yaml (with $config_dir/agent.env)"
+    echo "+ $node_bin $prefix/bin/hivegate-agent.mjs check-config --config $config_dir/agent.yaml --env-file $config_dir/agent.env"
     return
   fi
-  # shellcheck source=/dev/null
-  (set -a && . "$config_dir/agent.env" && set +a && "$node_bin" "$prefix/bin/hivegate-agent.mjs" check-config --config "$config_dir/agent.yaml") ||
+  "$node_bin" "$prefix/bin/hivegate-agent.mjs" check-config --config "$config_dir/agent.yaml" --env-file "$config_dir/agent.env" ||
     die "fix $config_dir/agent.yaml (or agent.env), then run: systemctl restart $service"
 }
 

@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { appVersion, runAgent, statusFilePath, type AgentControls } from './agent.ts';
 import { createDetector } from './detect/factory.ts';
 import { ConfigError, parseZone, readConfigFile, resolveConfig, type PartialAgentConfig } from './config/config.ts';
+import { readEnvFile } from './config/env-file.ts';
 import { describeOpenIntervals, readSavedIntervals } from './count/open-intervals.ts';
 import { Outbox } from './outbox/outbox.ts';
 import { OutboxLock } from './outbox/outbox-lock.ts';
@@ -14,7 +15,7 @@ import { cameraVerdict, measureDecode, measurePipeline } from './throughput.ts';
 /** Each command's usage and what it does; `hivegate-agent COMMAND --help` prints its own, `--help` all of them. */
 const COMMANDS = {
   run: {
-    usage: `hivegate-agent run --config FILE [--once]
+    usage: `hivegate-agent run --config FILE [--env-file FILE] [--once]
   hivegate-agent run --source FILE_OR_URL --cloud URL --token TOKEN --hive H --box B
                      [--zone "x,y x,y …"] [--detector motion|onnx] [--model PATH] [--once]
                      [--width W --height H --fps F] [--realtime] [--start-time ISO] [--state-dir DIR]
@@ -37,8 +38,8 @@ machine keeps up with a camera at source.fps; it compares with ffmpeg decoding t
     pipeline: true,
   },
   'check-config': {
-    usage: 'hivegate-agent check-config --config FILE',
-    about: 'Checks a config file as run would, with the secrets from the environment, loads its models, and says what the agent will do.',
+    usage: 'hivegate-agent check-config --config FILE [--env-file FILE]',
+    about: 'Checks a config file as run would, with the secrets from the environment (and --env-file), loads its models, and says what the agent will do.',
     pipeline: false,
   },
 } as const;
@@ -47,7 +48,9 @@ type Command = keyof typeof COMMANDS;
 const PIPELINE_NOTES = `Sources: a video file, rtsp:// or http:// URL, /dev/videoN, or rpicam[:extra rpicam-vid args].
 The detector is the shipped pair of 8-bit bee models (onnx, models/bee-centernet-int8.onnx over the frame and
 models/bee-centernet-slot-int8.onnx over the entrance slot) unless --detector motion or --model.
-Secrets may come from HIVEGATE_TOKEN and HIVEGATE_CLOUD_URL instead of flags (a flag wins); SIGHUP reloads them.`;
+Secrets may come from HIVEGATE_TOKEN and HIVEGATE_CLOUD_URL instead of flags (a flag wins), in the environment or in
+the NAME=value lines of --env-file FILE, which wins over the environment. SIGHUP re-reads the config file and the
+env file (a variable set in the environment itself stays as the agent was started with it).`;
 
 const EXIT_CODES = 'Exit codes: 0 done, 1 failed (a source, the cloud, records left queued), 2 bad usage or configuration.';
 
@@ -143,6 +146,7 @@ async function run(args: string[]): Promise<number> {
       'start-time': { type: 'string' },
       'state-dir': { type: 'string' },
       'flush-timeout': { type: 'string' },
+      'env-file': { type: 'string' },
       once: { type: 'boolean' },
     },
   });
@@ -155,9 +159,10 @@ async function run(args: string[]): Promise<number> {
     cloud: { url: values.cloud, token: values.token },
     stateDir: values['state-dir'],
   };
+  const envFile = values['env-file'];
   const load = () => {
     const file = values.config ? readConfigFile(values.config) : undefined;
-    return resolveConfig({ ...(file ? { file } : {}), flags });
+    return resolveConfig({ ...(file ? { file } : {}), flags, env: environment(envFile) });
   };
   const config = load();
   const flushTimeout = numberFlag('--flush-timeout', values['flush-timeout']);
@@ -334,9 +339,9 @@ function openIntervalsLine(outbox: Outbox): string[] {
 
 /** Validates a config file (with the environment's secrets) the way `run` would, models loaded, and says what it will do. */
 async function checkConfig(args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, strict: true, options: { config: { type: 'string' } } });
+  const { values } = parseArgs({ args, strict: true, options: { config: { type: 'string' }, 'env-file': { type: 'string' } } });
   if (!values.config) throw new ConfigError('check-config needs --config FILE');
-  const config = resolveConfig({ file: readConfigFile(values.config) });
+  const config = resolveConfig({ file: readConfigFile(values.config), env: environment(values['env-file']) });
   // The models are loaded as `run` loads them: a path that is wrong, or a file that is not a model, fails here.
   const detector = await createDetector(config);
   const sensors = config.sensors ? (config.sensors.command ? `command every ${config.sensors.intervalSeconds} s` : `file ${config.sensors.file} every ${config.sensors.intervalSeconds} s`) : 'none';
@@ -353,6 +358,11 @@ async function checkConfig(args: string[]): Promise<number> {
     ].join('\n'),
   );
   return 0;
+}
+
+/** The process's environment, with the variables of the env file (read now, so a SIGHUP sees its edits) over it. */
+function environment(envFile: string | undefined): NodeJS.ProcessEnv {
+  return envFile === undefined ? process.env : { ...process.env, ...readEnvFile(envFile) };
 }
 
 function numberFlag(name: string, value: string | undefined): number | undefined {

@@ -169,6 +169,37 @@ describe('hivegate-agent CLI', () => {
     }
   }, 60_000);
 
+  // The service's token file is agent.env, which systemd read only at start: `systemctl reload` after fixing the
+  // token there sent SIGHUP to an agent that kept the old token, and the uplink stayed stopped.
+  it('re-reads --env-file on SIGHUP: a token fixed there lifts a 401 stop, and what was queued is delivered', async () => {
+    const envFile = join(dir.path, 'agent.env');
+    writeFileSync(envFile, 'HIVEGATE_TOKEN=revoked-token\n');
+    const configFile = join(dir.path, 'env-file.json');
+    // No camera (it is retried in the background): a sensor reading read at start is what waits for the cloud.
+    writeFileSync(configFile, JSON.stringify({
+      hiveId: 'h', boxId: 'env-file', source: { url: 'http://127.0.0.1:9/no-camera' }, cloud: { url: cloud.url }, detector: { kind: 'motion' },
+      live: { enabled: false }, sensors: { command: 'echo weightKg=41.2', intervalSeconds: 3600 }, stateDir: join(dir.path, 'env-file-state'),
+    }));
+    const agent = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'run', '--config', configFile, '--env-file', envFile], { cwd: agentRoot, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, HIVEGATE_TOKEN: '' } });
+    let stderr = '';
+    agent.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = once(agent, 'exit');
+    const deliveredReadings = () => cloud.requests.filter((r) => r.path === '/iot/v1/metrics' && r.status === 200 && r.authorization === 'Bearer good-token').length;
+    try {
+      await expect.poll(() => stderr, { timeout: 30_000 }).toContain('the cloud refused the token');
+      expect(deliveredReadings()).toBe(0);
+      writeFileSync(envFile, '# fixed\nHIVEGATE_TOKEN=good-token\n');
+      agent.kill('SIGHUP');
+      await expect.poll(deliveredReadings, { timeout: 15_000 }).toBeGreaterThan(0);
+      expect(stderr).toContain('SIGHUP: cloud credentials reloaded');
+      agent.kill('SIGTERM');
+      const [code] = (await exited) as [number | null];
+      expect(code).toBe(0);
+    } finally {
+      agent.kill('SIGKILL');
+    }
+  }, 60_000);
+
   // A damaged status file gave "Expected double-quoted property name in JSON at position 20" and nothing else.
   it('status names a damaged status file', async () => {
     const damaged = join(dir.path, 'damaged-state');
@@ -237,7 +268,7 @@ describe('hivegate-agent CLI', () => {
 
   // "run --help" was refused as an unknown option, and there was no way to ask the agent's version.
   it('gives each command its own help, and its version', async () => {
-    const usageLines = { run: 'hivegate-agent run --config FILE [--once]', status: 'hivegate-agent status [--config FILE | --state-dir DIR]', bench: 'hivegate-agent bench --source FILE', 'check-config': 'hivegate-agent check-config --config FILE' };
+    const usageLines = { run: 'hivegate-agent run --config FILE [--env-file FILE] [--once]', status: 'hivegate-agent status [--config FILE | --state-dir DIR]', bench: 'hivegate-agent bench --source FILE', 'check-config': 'hivegate-agent check-config --config FILE' };
     const asks = [...Object.keys(usageLines).map((command) => [command, '--help']), ['run', '-h'], ['help', 'bench']];
     const answers = await Promise.all(asks.map((args) => cliHere(args)));
     answers.forEach((help, i) => {

@@ -94,12 +94,12 @@ describe('install.sh', () => {
       expect.arrayContaining([
         `+ ${node} ${root}/opt/hivegate-agent.new/bin/hivegate-agent.mjs --help`,
         `+ (write ${root}/systemd/hivegate-agent.service from hivegate-agent.service: node ${node}, prefix ${root}/opt/hivegate-agent, config ${root}/etc/hivegate)`,
-        `+ ${node} ${root}/opt/hivegate-agent/bin/hivegate-agent.mjs check-config --config ${root}/etc/hivegate/agent.yaml (with ${root}/etc/hivegate/agent.env)`,
+        `+ ${node} ${root}/opt/hivegate-agent/bin/hivegate-agent.mjs check-config --config ${root}/etc/hivegate/agent.yaml --env-file ${root}/etc/hivegate/agent.env`,
       ]),
     );
     const unit = join(dir.path, 'local-node.service');
     expect((await sh(['--render-unit', unit, '--prefix', '/opt/hivegate-agent', '--config-dir', '/etc/hivegate'], env)).code).toBe(0);
-    expect(readFileSync(unit, 'utf8')).toContain(`\nExecStart=${node} /opt/hivegate-agent/bin/hivegate-agent.mjs run --config /etc/hivegate/agent.yaml\n`);
+    expect(readFileSync(unit, 'utf8')).toContain(`\nExecStart=${node} /opt/hivegate-agent/bin/hivegate-agent.mjs run --config /etc/hivegate/agent.yaml --env-file /etc/hivegate/agent.env\n`);
     const old = nodeFirstOnPath('old-bin', 'case "$1" in -p) echo 18 ;; --version) echo v18.19.0 ;; esac');
     const refused = await sh(['--render-unit', join(dir.path, 'old-node.service'), '--prefix', '/opt/hivegate-agent'], old.env);
     expect(refused).toMatchObject({ code: 1, stderr: `install.sh: ${old.node} is Node.js v18.19.0, older than 20: put a newer one first on PATH\n` });
@@ -213,11 +213,13 @@ describe('hivegate-agent.service', () => {
     };
     expect(one('User')).toBe('hivegate');
     expect(one('SupplementaryGroups').split(' ')).toContain('video');
-    expect(one('ExecStart')).toBe(`${node} /opt/hivegate-agent/bin/hivegate-agent.mjs run --config /etc/hivegate/agent.yaml`);
+    // The agent reads agent.env itself: through EnvironmentFile, which systemd reads only at start, a token fixed in
+    // it never reached `systemctl reload`.
+    expect(one('ExecStart')).toBe(`${node} /opt/hivegate-agent/bin/hivegate-agent.mjs run --config /etc/hivegate/agent.yaml --env-file /etc/hivegate/agent.env`);
     expect(one('ExecReload')).toBe('/bin/kill -HUP $MAINPID');
     expect(one('Restart')).toBe('on-failure');
     expect(one('StateDirectory')).toBe('hivegate-agent');
-    expect(one('EnvironmentFile')).toBe('-/etc/hivegate/agent.env');
+    expect(service.EnvironmentFile).toBeUndefined();
     expect(one('StandardOutput')).toBe('journal');
     expect(one('StandardError')).toBe('journal');
     expect(one('ProtectSystem')).toBe('strict');
@@ -227,7 +229,7 @@ describe('hivegate-agent.service', () => {
     expect(service.PrivateDevices).toBeUndefined();
     expect(service.MemoryDenyWriteExecute).toBeUndefined();
     expect(unit.Install!.WantedBy).toEqual(['multi-user.target']);
-    expect(Number(one('TimeoutStopSec'))).toBeGreaterThan(30); // the agent flushes for up to 30 s on SIGTERM
+    expect(Number(one('TimeoutStopSec'))).toBeGreaterThan(30); // the agent flushes for up to 5 s on SIGTERM, a live stream ends after
   });
 
   it.skipIf(!findOnPath('systemd-analyze', process.env.PATH ?? ''))('passes systemd-analyze verify and rates as well hardened', async () => {
