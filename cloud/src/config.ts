@@ -214,7 +214,7 @@ function databaseUrlProblems(url: string | undefined): string[] {
   return ['DATABASE_URL is not a valid URL: a user name or password holding / # @ ? : or % must be percent-encoded (encodeURIComponent)'];
 }
 
-/** Every variable S3 storage needs, named together. */
+/** proxy-addr's names for address ranges, which TRUST_PROXY may list beside addresses. */
 const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 
 function trustProxyOf(value: string): boolean | string {
@@ -236,6 +236,7 @@ function trustProxyProblems(value: string): string[] {
     : [`TRUST_PROXY must be true, false, or addresses and CIDR ranges (or loopback, linklocal, uniquelocal) separated by commas; not ${bad.map((b) => JSON.stringify(b)).join(', ')}`];
 }
 
+/** Every variable S3 storage needs, named together. */
 function storageProblems(e: Env): string[] {
   if (e.STORAGE !== 's3') return [];
   return (['S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'] as const).filter((name) => !e[name]).map((name) => `${name} is required when STORAGE is s3`);
