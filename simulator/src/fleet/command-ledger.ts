@@ -56,7 +56,7 @@ export class CommandLedger {
   }
 
   report(): OperationReport {
-    return this.stats.report().command ?? { sent: 0, count: 0, errors: 0, errorsByReason: {}, unfinished: 0, p50Ms: null, p95Ms: null, p99Ms: null, maxMs: null };
+    return this.stats.reportOf('command');
   }
 
   private forget(ticket: CommandTicket): void {

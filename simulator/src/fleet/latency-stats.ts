@@ -82,26 +82,29 @@ export class LatencyStats {
 
   report(): Record<string, OperationReport> {
     const out: Record<string, OperationReport> = {};
-    for (const operation of [...this.operations.keys()].sort()) {
-      const ledger = this.operations.get(operation)!;
-      const sorted = [...ledger.samples].sort((a, b) => a - b);
-      const reasons = Object.fromEntries(ledger.errors);
-      const errors = Object.values(reasons).reduce((a, b) => a + b, 0);
-      // Sent is at least what finished, so a caller that records without sending still adds up.
-      const sent = Math.max(ledger.sent, ledger.succeeded + errors);
-      out[operation] = {
-        sent,
-        count: ledger.succeeded,
-        errors,
-        errorsByReason: reasons,
-        unfinished: sent - ledger.succeeded - errors,
-        p50Ms: nearestRank(sorted, 50),
-        p95Ms: nearestRank(sorted, 95),
-        p99Ms: nearestRank(sorted, 99),
-        maxMs: sorted.length > 0 ? roundMs(sorted.at(-1)!) : null,
-      };
-    }
+    for (const operation of [...this.operations.keys()].sort()) out[operation] = this.reportOf(operation);
     return out;
+  }
+
+  /** One operation's report; all zeros for one nothing was counted for yet. */
+  reportOf(operation: string): OperationReport {
+    const ledger = this.operations.get(operation) ?? { sent: 0, succeeded: 0, samples: [], errors: new Map<string, number>() };
+    const sorted = [...ledger.samples].sort((a, b) => a - b);
+    const reasons = Object.fromEntries(ledger.errors);
+    const errors = Object.values(reasons).reduce((a, b) => a + b, 0);
+    // Sent is at least what finished, so a caller that records without sending still adds up.
+    const sent = Math.max(ledger.sent, ledger.succeeded + errors);
+    return {
+      sent,
+      count: ledger.succeeded,
+      errors,
+      errorsByReason: reasons,
+      unfinished: sent - ledger.succeeded - errors,
+      p50Ms: nearestRank(sorted, 50),
+      p95Ms: nearestRank(sorted, 95),
+      p99Ms: nearestRank(sorted, 99),
+      maxMs: sorted.length > 0 ? roundMs(sorted.at(-1)!) : null,
+    };
   }
 }
 
