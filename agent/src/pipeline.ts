@@ -210,10 +210,11 @@ export class Pipeline {
     if (!now && at - this.lastSaveAt < every) return;
     this.lastSaveAt = at;
     const intervals = this.options.counter.openIntervals();
-    const json = JSON.stringify(savedForm(intervals));
+    const form = savedForm(intervals);
+    const json = JSON.stringify(form);
     if (json !== this.lastSaved) {
       try {
-        this.options.outbox.setState(OPEN_INTERVALS_STATE_KEY, savedForm(intervals));
+        this.options.outbox.setState(OPEN_INTERVALS_STATE_KEY, form);
       } catch (error) {
         if (!isStorageFull(error)) throw error;
         const message = (error as Error).message;
