@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { compileValidator, MetricBody, MovementBody, MAX_BATCH_ITEMS, formatPath, nulCharacterPath } from './index.ts';
+import { compileValidator, MetricBody, MovementBody, MAX_BATCH_ITEMS, formatPath, unstorableJsonProblem, MAX_BODY_DEPTH } from './index.ts';
 
 const load = (name: string) => JSON.parse(readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8')) as Record<string, unknown>;
 const invalid = (name: string) => load(name) as Record<string, { body: unknown; error: string }>;
@@ -55,13 +55,37 @@ describe('batch bounds', () => {
   });
 });
 
-describe('nulCharacterPath', () => {
+describe('unstorableJsonProblem', () => {
   it('names the first value or key holding U+0000, and nothing in clean input', () => {
-    expect(nulCharacterPath([{ hiveId: 'h', fields: { weightKg: 1 } }, { hiveId: 'a\u0000b' }])).toBe('[1].hiveId');
-    expect(nulCharacterPath({ status: { ['x\u0000']: 1 } })).toBe('status.x\u0000');
-    expect(nulCharacterPath({ variables: { ids: ['ok', '\u0000'] } })).toBe('variables.ids[1]');
-    expect(nulCharacterPath('\u0000')).toBe('body');
-    expect(nulCharacterPath({ a: ['x', 1, null, true, { b: 'y' }] })).toBeUndefined();
+    const nul = 'must not contain the NUL character (U+0000)';
+    expect(unstorableJsonProblem([{ hiveId: 'h', fields: { weightKg: 1 } }, { hiveId: 'a\u0000b' }])).toBe(`[1].hiveId ${nul}`);
+    expect(unstorableJsonProblem({ status: { ['x\u0000']: 1 } })).toBe(`status.x\u0000 ${nul}`);
+    expect(unstorableJsonProblem({ variables: { ids: ['ok', '\u0000'] } })).toBe(`variables.ids[1] ${nul}`);
+    expect(unstorableJsonProblem('\u0000')).toBe(`body ${nul}`);
+    expect(unstorableJsonProblem({ a: ['x', 1, null, true, { b: 'y' }] })).toBeUndefined();
+  });
+
+  it('refuses a lone UTF-16 surrogate in a value or key, and keeps a whole emoji', () => {
+    // Broke: "\ud800" in a status object was a 500 from Postgres json, and as a box id it was stored as U+FFFD.
+    expect(unstorableJsonProblem({ boxId: 'cam\ud83d' })).toBe('boxId must be well-formed Unicode: it holds a lone UTF-16 surrogate (\\ud83d)');
+    expect(unstorableJsonProblem({ status: { ['\udc00']: 1 } })).toMatch(/^status\.\udc00 must be well-formed Unicode/);
+    expect(unstorableJsonProblem({ boxId: 'cam 🐝', status: { note: 'é' } })).toBeUndefined();
+  });
+
+  it('finds the first problem in document order', () => {
+    expect(unstorableJsonProblem([{ a: 'ok', b: '\ud800' }, { c: '\u0000' }])).toMatch(/^\[0\]\.b /);
+    expect(unstorableJsonProblem([{ a: 'ok' }, { ['\u0000']: 1, c: '\ud800' }])).toMatch(/^\[1\]\.\u0000 must not contain/);
+  });
+
+  it('refuses nesting deeper than the limit by its top-level field, without overflowing the stack', () => {
+    // Broke: a status object nested 10 000 levels deep overflowed the call stack of the recursive walk (a 500).
+    let deep: unknown = 1;
+    for (let i = 0; i < 10_000; i++) deep = { a: deep };
+    expect(unstorableJsonProblem({ boxId: 'b', status: deep })).toBe(`status is nested more than ${MAX_BODY_DEPTH} levels deep`);
+    let atLimit: unknown = 1;
+    for (let i = 0; i < MAX_BODY_DEPTH - 1; i++) atLimit = [atLimit];
+    expect(unstorableJsonProblem({ x: atLimit })).toBeUndefined();
+    expect(unstorableJsonProblem({ x: [atLimit] })).toBe(`x is nested more than ${MAX_BODY_DEPTH} levels deep`);
   });
 });
 

@@ -79,24 +79,64 @@ export function formatPath(instancePath: string, child?: string | number): strin
   return out;
 }
 
+/** How deep a request body may nest objects and arrays; ours need fewer than ten levels. */
+export const MAX_BODY_DEPTH = 64;
+
+// In a /u pattern a well-formed pair is one code point, so only a surrogate half standing alone matches.
+const LONE_SURROGATE = /\p{Cs}/u;
+
 /**
- * Where the first string (or key) holding the NUL character U+0000 sits in a parsed JSON value, as `formatPath` names
- * it (`body` for the value itself); undefined when there is none. JSON allows it, but Postgres text cannot store it.
+ * The first thing in a parsed JSON value that JSON allows but the store cannot keep, as a sentence naming where it is
+ * (`formatPath`'s way, `body` for the value itself); undefined when there is none:
+ * - U+0000 in a string or key: Postgres text cannot hold it;
+ * - a lone UTF-16 surrogate (`"\ud800"`, firmware cutting a string inside an emoji): Postgres json refuses it, and
+ *   text would silently turn it into U+FFFD, so two different broken ids became one;
+ * - nesting deeper than `maxDepth`: nothing of ours needs it, and it would exhaust the stack of whatever walks it.
+ * Walks with its own stack, so a hostile depth cannot overflow the call stack here either.
  */
-export function nulCharacterPath(value: unknown): string | undefined {
-  const visit = (node: unknown, pointer: string): string | undefined => {
-    if (typeof node === 'string') return node.includes('\u0000') ? pointer : undefined;
-    if (node === null || typeof node !== 'object') return undefined;
-    for (const [key, child] of Object.entries(node)) {
-      const at = `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-      if (key.includes('\u0000')) return at;
-      const found = visit(child, at);
-      if (found !== undefined) return found;
-    }
+export function unstorableJsonProblem(value: unknown, maxDepth = MAX_BODY_DEPTH): string | undefined {
+  const textProblem = (text: string): string | undefined => {
+    if (text.includes('\u0000')) return 'must not contain the NUL character (U+0000)';
+    const lone = LONE_SURROGATE.exec(text);
+    if (lone) return `must be well-formed Unicode: it holds a lone UTF-16 surrogate (\\u${lone[0].charCodeAt(0).toString(16)})`;
     return undefined;
   };
-  const pointer = visit(value, '');
-  return pointer === undefined ? undefined : formatPath(pointer) || 'body';
+  if (typeof value === 'string') {
+    const problem = textProblem(value);
+    return problem && `body ${problem}`;
+  }
+  if (value === null || typeof value !== 'object') return undefined;
+  // A depth-first walk in document order over containers only; a trajectory upload holds hundreds of thousands of
+  // numbers, so leaves cost no allocation and a path is spelled out only for a problem found.
+  type Level = { container: object; keys: string[] | undefined; length: number; next: number };
+  const open = (container: object): Level => {
+    const keys = Array.isArray(container) ? undefined : Object.keys(container);
+    return { container, keys, length: keys ? keys.length : (container as unknown[]).length, next: 0 };
+  };
+  const stack: Level[] = [open(value)];
+  const pathTo = (depth: number) =>
+    formatPath(
+      stack
+        .slice(0, depth)
+        .map((level) => `/${String(level.keys ? level.keys[level.next - 1] : level.next - 1).replace(/~/g, '~0').replace(/\//g, '~1')}`)
+        .join(''),
+    ) || 'body';
+  while (stack.length > 0) {
+    const level = stack[stack.length - 1]!;
+    if (level.next === level.length) {
+      stack.pop();
+      continue;
+    }
+    const key = level.keys?.[level.next];
+    const child: unknown = key === undefined ? (level.container as unknown[])[level.next] : (level.container as Record<string, unknown>)[key];
+    level.next++;
+    const problem = (key === undefined ? undefined : textProblem(key)) ?? (typeof child === 'string' ? textProblem(child) : undefined);
+    if (problem) return `${pathTo(stack.length)} ${problem}`;
+    if (child === null || typeof child !== 'object') continue;
+    if (stack.length >= maxDepth) return `${pathTo(1)} is nested more than ${maxDepth} levels deep`;
+    stack.push(open(child));
+  }
+  return undefined;
 }
 
 function unescapePointer(segment: string): string {

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { nulCharacterPath } from '@hivegate/shared';
+import { unstorableJsonProblem } from '@hivegate/shared';
 import { DatabaseUnavailableError } from '../db/database.ts';
 
 /** Seconds a client is asked to wait when the database is saturated or away; jittered so retries spread out. */
@@ -62,12 +62,13 @@ export function installErrorHandling(app: FastifyInstance, onRejected: (reason: 
     }
     return reply.status(status).send({ error: clientMessage(err, request.headers['content-type']) });
   });
-  // JSON may carry U+0000 in a string, Postgres text cannot store it: refused by name rather than failing in the
-  // database with a 500 (REST bodies, and GraphQL variables, which reach no schema of ours).
+  // JSON may carry what Postgres cannot store (U+0000, a lone surrogate) or nest without end: refused by name rather
+  // than failing in the database or overflowing a stack with a 500 (REST bodies, and GraphQL variables, which reach no
+  // schema of ours).
   app.addHook('preValidation', async (request) => {
     if (request.body === null || typeof request.body !== 'object' || Buffer.isBuffer(request.body)) return;
-    const at = nulCharacterPath(request.body);
-    if (at !== undefined) throw new HttpError(400, `${at} must not contain the NUL character (U+0000)`);
+    const problem = unstorableJsonProblem(request.body);
+    if (problem !== undefined) throw new HttpError(400, problem);
   });
   app.setNotFoundHandler((request, reply) => {
     onRejected('not_found');
