@@ -33,12 +33,12 @@ export const Identifier = Type.Union(
 );
 export type Identifier = Static<typeof Identifier>;
 
-export const UnixSeconds = Type.Integer({
-  format: 'int64',
-  minimum: 0,
-  maximum: MAX_UNIX_SECONDS,
-  description: 'Unix time in seconds. When omitted, the server time is used.',
-});
+export const UnixSeconds = Type.Integer({ format: 'int64', minimum: 0, maximum: MAX_UNIX_SECONDS, description: 'Unix time in seconds.' });
+
+/** A record's optional timestamp; described where it is optional, as the trajectory upload's is required. */
+export const OptionalUnixSeconds = Type.Optional(
+  Type.Integer({ format: 'int64', minimum: 0, maximum: MAX_UNIX_SECONDS, description: 'Unix time in seconds. When omitted, the server time is used.' }),
+);
 
 /** Marker the cloud's validator reads to check "one item or a batch" bodies branch by branch. */
 export const ONE_OR_BATCH = 'x-one-or-batch';
