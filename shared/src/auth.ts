@@ -1,7 +1,7 @@
 /**
  * Token scopes. A token grants the union of its scopes; `*` grants all of them.
  * - ingest:  telemetry and trajectory submission (devices, scales)
- * - device:  the entrance observer's live endpoints and media publishing
+ * - device:  the entrance observer's live endpoints, media publishing and trajectory submission
  * - read:    GraphQL queries and playback of the owner's data
  * - control: GraphQL mutations (start/stop live, upload video)
  */

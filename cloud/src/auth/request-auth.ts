@@ -53,11 +53,15 @@ export async function authenticateRequest(tokens: TokenService, request: Fastify
   }
 }
 
-/** An onRequest hook: runs before the body is read, so an unauthenticated client learns that first. */
-export function requireScope(tokens: TokenService, scope: Scope): onRequestHookHandler {
+/**
+ * An onRequest hook: runs before the body is read, so an unauthenticated client learns that first. With several
+ * scopes, any one of them will do.
+ */
+export function requireScope(tokens: TokenService, ...scopes: [Scope, ...Scope[]]): onRequestHookHandler {
+  const named = scopes.map((scope) => `"${scope}"`).join(' or ');
   return async (request) => {
     const principal = await authenticateRequest(tokens, request);
-    if (!grants(principal.scopes, scope)) throw new HttpError(403, `this token lacks the "${scope}" scope`);
+    if (!scopes.some((scope) => grants(principal.scopes, scope))) throw new HttpError(403, `this token lacks the ${named} scope`);
     request.principal = principal;
   };
 }

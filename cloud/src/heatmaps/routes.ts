@@ -11,7 +11,8 @@ export async function heatmapRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
   app.post(
     '/api/entrance-heatmaps/trajectories',
     {
-      onRequest: requireScope(ctx.tokens, 'ingest'),
+      // Telemetry, so an ingest token may send it; and one of the spec's device endpoints, so a device token may too.
+      onRequest: requireScope(ctx.tokens, 'ingest', 'device'),
       bodyLimit: Math.max(TRAJECTORY_BODY_LIMIT, ctx.config.bodyLimitBytes),
       schema: {
         summary: 'Upload tracked bee trajectories; they are added to the box’s heatmap of the UTC date of timestamp',

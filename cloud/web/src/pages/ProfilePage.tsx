@@ -11,7 +11,7 @@ import { formatDate, formatDateTime, formatRelative } from '../lib/format.ts';
 
 const SCOPE_HELP: Record<Scope, string> = {
   ingest: 'send sensor readings, entrance counts and bee trajectories',
-  device: 'act as an entrance camera (live streaming, commands)',
+  device: 'act as an entrance camera (live streaming, commands, bee trajectories)',
   read: 'read data through the API',
   control: 'start live streams and upload clips through the API',
 };
