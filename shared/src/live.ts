@@ -99,7 +99,7 @@ export const LiveCommandAckBody = Type.Object(
   {
     boxId: Identifier,
     commandId: Identifier,
-    status: Type.String({ minLength: 1, maxLength: 40, description: '"accepted" or "ignored" (others such as "failed" are recorded).' }),
+    status: Type.String({ minLength: 1, maxLength: 40, description: 'For START_STREAM, "accepted" (any case) starts the session; any other status ("ignored", "failed", but also "ok" or "success") refuses it and the session ends FAILED. Recorded for every command.' }),
     payload: Type.Optional(Type.Union([OpenObject('For START_STREAM: sessionId, relayProtocol when accepted, reason when ignored.'), Type.Null()])),
   },
   { title: 'LiveCommandAckBody', additionalProperties: false },

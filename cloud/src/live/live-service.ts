@@ -396,8 +396,8 @@ export class LiveService {
     return session;
   }
 
-  /** Stores a segment or playlist under live/{sessionId}/. Returns the HTTP status to answer with. */
-  async publishFile(session: SessionRecord, file: string, body: Buffer): Promise<201 | 204> {
+  /** Stores a segment or playlist under live/{sessionId}/ (a stale playlist is taken and dropped). */
+  async publishFile(session: SessionRecord, file: string, body: Buffer): Promise<void> {
     const kind = publishedFileKind(file);
     if (!kind) throw new HttpError(400, `file "${file}" is not accepted: publish *.m3u8 playlists and *.ts / *.m4s / init.mp4 segments`);
     const key = `live/${session.id}/${file}`;
@@ -412,7 +412,7 @@ export class LiveService {
       }
       this.segmentArrivals.emit(session.id);
       await this.dropSegments(session.id, result.overflow);
-      return 201;
+      return;
     }
     if (body.length > MAX_PLAYLIST_BYTES) throw new HttpError(413, `playlist is larger than ${MAX_PLAYLIST_BYTES} bytes`);
     let playlist;
@@ -424,7 +424,7 @@ export class LiveService {
     }
     if (file !== MAIN_PLAYLIST) {
       await this.options.blobs.put(key, body);
-      return 201;
+      return;
     }
     // ffmpeg writes playlists and segments over separate connections and does not wait for answers, so a playlist
     // can overtake its newest segment by a few milliseconds: wait for it briefly rather than hold it back a whole
@@ -454,9 +454,7 @@ export class LiveService {
       return true;
     });
     if (release) this.releaseSoon();
-    if (!stored) return 201;
-    if (!session.clipHandoffEnabled) await this.dropSegments(session.id, segmentsToPrune(session.segments, playlist.segments));
-    return 201;
+    if (stored && !session.clipHandoffEnabled) await this.dropSegments(session.id, segmentsToPrune(session.segments, playlist.segments));
   }
 
   private async awaitSegments(sessionId: string, names: string[], maxWaitMs: number): Promise<void> {

@@ -58,13 +58,13 @@ export async function livePublishRoutes(app: FastifyInstance, { ctx }: { ctx: Ap
     tags: ['live publish'],
     security: PUBLISHER_SECURITY,
     params: Params,
-    response: { 201: { description: 'Stored (a new file)', type: 'null' }, 204: { description: 'Stored over the file of that name, or deleted', type: 'null' }, 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse, 410: ErrorResponse, 413: ErrorResponse },
+    response: { 201: { description: 'Stored (PUT; also over a file of the same name)', type: 'null' }, 204: { description: 'Deleted (DELETE)', type: 'null' }, 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse, 410: ErrorResponse, 413: ErrorResponse },
   };
 
   app.put<{ Params: PublishParams }>(`${PUBLISH_PATH}/:sessionId/:file`, { onRequest: authorize, bodyLimit: maxBytes, schema }, async (request, reply) => {
     const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-    const status = await ctx.live.publishFile(request.liveSession!, request.params.file, body);
-    return reply.status(status).send();
+    await ctx.live.publishFile(request.liveSession!, request.params.file, body);
+    return reply.status(201).send();
   });
 
   app.delete<{ Params: PublishParams }>(`${PUBLISH_PATH}/:sessionId/:file`, { onRequest: authorize, schema }, async (request, reply) => {
