@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { formatTimeTick } from '../../lib/format.ts';
 import { linearScale, nearestIndex, niceTicks, timeTicks, type LinearScale } from '../../lib/scale.ts';
 
@@ -37,7 +37,9 @@ export function useReadout() {
   const [index, setIndex] = useState<number | undefined>();
   const chart = useRef<SVGSVGElement>(null);
   const shown = index !== undefined;
-  useEffect(() => {
+  // A layout effect: listening from the moment the read-out is drawn. With a plain effect, which runs after the next
+  // paint, an Escape pressed as the read-out appeared was missed on a busy phone.
+  useLayoutEffect(() => {
     if (!shown) return;
     const pointerDown = (event: PointerEvent) => {
       if (!(event.target instanceof Node && chart.current?.contains(event.target))) setIndex(undefined);
