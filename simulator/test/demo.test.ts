@@ -1,7 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,35 +32,51 @@ function processesRunWith(text: string): number[] {
     .map(Number);
 }
 
-// The live tests are about serving and stopping, not counting: a short clip renders and counts quickly.
-const LIVE_CLIP_SECONDS = '10';
+// Short enough to render and count quickly, long enough for bees to cross both ways.
+const CLIP_SECONDS = '10';
+const TOTAL_ROW = /^\s+total\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)/m;
+
+const demoRun = (port: number, dataDir: string) =>
+  promisify(execFile)('pnpm', ['--silent', 'demo', '--no-serve', '--seconds', CLIP_SECONDS, '--port', String(port), '--data-dir', dataDir], {
+    cwd: ROOT,
+    maxBuffer: 16 * 1024 * 1024,
+  });
 
 // The README's first command ends in `pnpm demo`: this keeps it true.
 describe('pnpm demo', () => {
+  // The first run, on a fresh data folder as on a fresh machine. The live tests start from copies of its folder:
+  // the live part is theirs to test, and a fresh embedded database and clip cost each of them 10-15 s more.
+  let seededDir: string;
+  let seedPort: number;
+  let firstRun: { stdout: string };
+  beforeAll(async () => {
+    seededDir = mkdtempSync(path.join(tmpdir(), 'hivegate-demo-'));
+    seedPort = await freePort();
+    firstRun = await demoRun(seedPort, seededDir);
+  }, 300_000);
+  afterAll(() => rmSync(seededDir, { recursive: true, force: true }));
+
+  /** A live demo's own data folder: a copy of the first run's, so each test's cloud and agent state are its own. */
+  const liveDataDir = (name: string) => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), `hivegate-demo-${name}-`));
+    cpSync(seededDir, dataDir, { recursive: true });
+    return dataDir;
+  };
+
   it('counts a short synthetic clip through agent and cloud and prints it next to the truth', async () => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'hivegate-demo-'));
-    try {
-      const port = await freePort();
-      const { stdout } = await promisify(execFile)('pnpm', ['--silent', 'demo', '--no-serve', '--seconds', '15', '--port', String(port), '--data-dir', dataDir], {
-        cwd: ROOT,
-        maxBuffer: 16 * 1024 * 1024,
-      });
-      expect(stdout).toMatch(/What arrived in the cloud, next to the ground truth/);
-      const total = /^\s+total\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(stdout);
-      expect(total).not.toBeNull();
-      const [, arrivedIn, truthIn, arrivedOut, truthOut] = total!.map(Number);
-      expect(truthIn! + truthOut!).toBeGreaterThan(0);
-      expect(arrivedIn! + arrivedOut!).toBeGreaterThan(0); // the agent's counts reached the cloud
-      expect(stdout).toContain(`http://localhost:${port}/`);
-      // Regression: a second run showed nothing, the clip being dated past the cloud's retention period (its rows
-      // were dropped at the next start, and the resent ones deduplicated).
-      const again = await promisify(execFile)('pnpm', ['--silent', 'demo', '--no-serve', '--seconds', '15', '--port', String(port), '--data-dir', dataDir], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
-      expect(again.stdout).toContain('Reusing the synthetic clip');
-      const totalAgain = /^\s+total\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(again.stdout);
-      expect(totalAgain?.slice(1).map(Number)).toEqual([arrivedIn, truthIn, arrivedOut, truthOut]);
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+    const { stdout } = firstRun;
+    expect(stdout).toMatch(/What arrived in the cloud, next to the ground truth/);
+    const total = TOTAL_ROW.exec(stdout);
+    expect(total).not.toBeNull();
+    const [, arrivedIn, truthIn, arrivedOut, truthOut] = total!.map(Number);
+    expect(truthIn! + truthOut!).toBeGreaterThan(0);
+    expect(arrivedIn! + arrivedOut!).toBeGreaterThan(0); // the agent's counts reached the cloud
+    expect(stdout).toContain(`http://localhost:${seedPort}/`);
+    // Regression: a second run showed nothing, the clip being dated past the cloud's retention period (its rows
+    // were dropped at the next start, and the resent ones deduplicated).
+    const again = await demoRun(seedPort, seededDir);
+    expect(again.stdout).toContain('Reusing the synthetic clip');
+    expect(TOTAL_ROW.exec(again.stdout)?.slice(1).map(Number)).toEqual([arrivedIn, truthIn, arrivedOut, truthOut]);
   }, 300_000);
 
   // SIGHUP is the terminal closing; Node's default for it ended the demo at once, its agent unflushed.
@@ -68,9 +84,9 @@ describe('pnpm demo', () => {
     ['Ctrl-C', 'SIGINT'],
     ['its terminal closing', 'SIGHUP'],
   ] as const)('keeps serving with the clip as a live camera that a second agent counts, and stops it cleanly on %s', async (_, signal) => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'hivegate-demo-live-'));
+    const dataDir = liveDataDir('live');
     // Its own process group, as a terminal's foreground job: Ctrl-C is a SIGINT to the whole group.
-    const demo = spawn('pnpm', ['--silent', 'demo', '--seconds', LIVE_CLIP_SECONDS, '--port', String(await freePort()), '--data-dir', dataDir], { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
+    const demo = spawn('pnpm', ['--silent', 'demo', '--seconds', CLIP_SECONDS, '--port', String(await freePort()), '--data-dir', dataDir], { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
     const closed = once(demo, 'close');
     let stdout = '';
     demo.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -94,9 +110,9 @@ describe('pnpm demo', () => {
 
   // The live agent, in a process group of its own, counted on for good when the demo was killed outright.
   it('stops its live agent when the demo itself is killed (SIGKILL to its group)', async () => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'hivegate-demo-killed-'));
+    const dataDir = liveDataDir('killed');
     const agentStateDir = path.join(dataDir, 'agent-live');
-    const demo = spawn('pnpm', ['--silent', 'demo', '--seconds', LIVE_CLIP_SECONDS, '--port', String(await freePort()), '--data-dir', dataDir], { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
+    const demo = spawn('pnpm', ['--silent', 'demo', '--seconds', CLIP_SECONDS, '--port', String(await freePort()), '--data-dir', dataDir], { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
     let stdout = '';
     demo.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     const liveAgentRunning = () => processesRunWith(`--state-dir ${agentStateDir}`).length > 0;
