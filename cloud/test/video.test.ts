@@ -282,6 +282,11 @@ describe('stored video', () => {
     const png = (await pngjs.PNG.sync.write(new pngjs.PNG({ width: 4, height: 4 }))) as Buffer;
     const still = await upload(base, { authorization: `Bearer ${user.token}` }, { boxId: 'x' }, [videoPart(png, 'still.png')]);
     expect(still.body.errors?.[0]?.message).toBe('file is not a video: it is a still image (png)');
+    // Broke: a startTime in 1970 or 2099 (a camera's unset clock) was stored as given.
+    const unsetClock = await upload(base, { authorization: `Bearer ${user.token}` }, { boxId: 'x', startTime: '1970-01-01T00:00:00Z' }, [videoPart()]);
+    expect(unsetClock.body.errors?.[0]).toMatchObject({ message: "startTime 1970-01-01T00:00:00.000Z is before 2000: is the device's clock set?", extensions: { code: 'BAD_USER_INPUT' } });
+    const ahead = await upload(base, { authorization: `Bearer ${user.token}` }, { boxId: 'x', startTime: '2099-01-01T00:00:00Z' }, [videoPart()]);
+    expect(ahead.body.errors?.[0]?.message).toMatch(/^startTime 2099-01-01T00:00:00.000Z is more than a day ahead of the server's clock/);
     expect(await videosOf(base, user.token, 'x')).toEqual([]);
     expect(await blobKeys(t.app)).toEqual(before);
     expect(tempLeftovers(t.app)).toEqual([]);

@@ -1,5 +1,5 @@
 import { GraphQLUpload } from 'graphql-upload-minimal';
-import { grants } from '@hivegate/shared';
+import { deviceTimeProblem, grants } from '@hivegate/shared';
 import type { Principal } from '../auth/tokens.ts';
 import { coveredBoxes, coversBox } from '../auth/box-scope.ts';
 import { clientError, requireBox, requireUser, type GraphQLContext, type Resolvers } from '../graphql/context.ts';
@@ -70,6 +70,9 @@ export const videoResolvers: Resolvers = {
       const principal = requireUploader(ctx);
       const boxId = String(args.boxId);
       requireBox(principal, boxId);
+      // A camera with an unset clock filed its clip in 1970 or 2099, as telemetry would have been without this check.
+      const clockProblem = args.startTime ? deviceTimeProblem(args.startTime.getTime(), new Date(), `startTime ${args.startTime.toISOString()}`) : undefined;
+      if (clockProblem) throw clientError(clockProblem);
       try {
         await ctx.services.videoService.upload({
           ownerId: principal.userId,
