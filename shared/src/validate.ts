@@ -1,6 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { TSchema, Static } from 'typebox';
-import { ONE_OR_BATCH } from './common.ts';
+import { MAX_UNIX_SECONDS, ONE_OR_BATCH } from './common.ts';
 
 /**
  * Validation shared by the cloud (request bodies) and the agent (records before they are queued).
@@ -224,8 +224,13 @@ function describeError(e: ErrorObject): string {
       return `${formatPath(e.instancePath, String(p.additionalProperty))} is not an allowed property`;
     case 'type':
       return `${at} must be ${typeName(p.type)}`;
-    case 'minimum':
     case 'maximum':
+      // Firmware often keeps time in milliseconds; the bare limit (year 9999 in seconds) did not say so.
+      if (p.limit === MAX_UNIX_SECONDS && typeof e.data === 'number' && e.data / 1000 <= MAX_UNIX_SECONDS) {
+        return `${at} must be Unix time in seconds: ${String(e.data)} looks like milliseconds`;
+      }
+      return `${at} must be ${String(p.comparison)} ${String(p.limit)}`;
+    case 'minimum':
     case 'exclusiveMinimum':
     case 'exclusiveMaximum':
       return `${at} must be ${String(p.comparison)} ${String(p.limit)}`;
