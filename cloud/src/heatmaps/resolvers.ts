@@ -3,7 +3,7 @@ import { clientError, requireUser, type GraphQLContext, type Resolvers } from '.
 import { isIsoDate } from '../telemetry/buckets.ts';
 import { signedMediaUrl } from '../video/media-urls.ts';
 import type { HeatmapDay } from './heatmaps-repository.ts';
-import { heatmapFolder, imageSizeFor } from './keys.ts';
+import { folderOfImageKey, imageSizeFor } from './keys.ts';
 
 const DEFAULT_LIMIT = 30;
 const MAX_LIMIT = 120;
@@ -22,7 +22,7 @@ export const heatmapResolvers: Resolvers = {
   },
   EntranceHeatmap: {
     imageURL: (day: HeatmapDay, _args: unknown, ctx: GraphQLContext) =>
-      day.imageKey ? signedMediaUrl(ctx.services, ctx.request, 'heatmaps', heatmapFolder(day.ownerId, day.boxId), `${day.date}.png`) : null,
+      day.imageKey ? signedMediaUrl(ctx.services, ctx.request, 'heatmaps', folderOfImageKey(day.imageKey), `${day.date}.png`) : null,
     width: (day: HeatmapDay) => day.imageWidth ?? imageSizeFor(day.frameWidth, day.frameHeight).width,
     height: (day: HeatmapDay) => day.imageHeight ?? imageSizeFor(day.frameWidth, day.frameHeight).height,
   },
