@@ -18,6 +18,7 @@ import { accountResolvers } from './auth/resolvers.ts';
 import { graphqlPlugin } from './graphql/plugin.ts';
 import { decodeRequestBodies } from './http/content-encoding.ts';
 import { installErrorHandling } from './http/errors.ts';
+import { parseJsonBodies } from './http/json-body.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { Observability } from './observability/metrics.ts';
 import { operationsRoutes } from './observability/routes.ts';
@@ -143,6 +144,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     app.setValidatorCompiler(validatorCompiler);
     // Every API here speaks JSON; a text body is a client mistake better named as such (415) than parsed.
     app.removeContentTypeParser('text/plain');
+    parseJsonBodies(app);
     installErrorHandling(app, (reason) => ctx.observability.rejected(reason));
     decodeRequestBodies(app);
     app.addHook('onResponse', async (request, reply) => {

@@ -153,11 +153,20 @@ describe('POST /iot/v1/metrics', () => {
     expect(await count('metrics', b.user.id)).toBe(1);
   });
 
-  it('answers invalid JSON with a 400', async () => {
-    const { auth } = await createUser(t.app);
-    const response = await t.app.inject({ method: 'POST', url: '/iot/v1/metrics', payload: '{"hiveId": 1,', headers: { ...auth, 'content-type': 'application/json' } });
-    expect(response.statusCode).toBe(400);
-    expect(response.json().error).toMatch(/not valid JSON/);
+  // Every malformed body was answered "body is not valid JSON", the parser's reason and a forbidden key's name dropped.
+  it('answers invalid JSON with a 400 saying where, and names a key that could reach a prototype', async () => {
+    const { user, auth } = await createUser(t.app);
+    const send = (payload: string) => t.app.inject({ method: 'POST', url: '/iot/v1/metrics', payload, headers: { ...auth, 'content-type': 'application/json' } });
+    const cut = await send('{"hiveId": 1,');
+    expect(cut.statusCode).toBe(400);
+    expect(cut.json().error).toMatch(/^body is not valid JSON: .*position 13/);
+    expect((await send('  ')).json()).toEqual({ error: 'body is required' });
+    const proto = await send('[{"hiveId": 1, "fields": {"weightKg": 1}}, {"hiveId": 1, "fields": {"weightKg": 1}, "__proto__": {"admin": true}}]');
+    expect(proto.statusCode).toBe(400);
+    expect(proto.json()).toEqual({ error: "[1].__proto__ must not be used as a property name: it could reach an object's prototype" });
+    const ctor = await send('{"hiveId": 1, "fields": {"weightKg": 1}, "constructor": {"prototype": {}}}');
+    expect(ctor.json().error).toBe("constructor must not be used as a property name: it could reach an object's prototype");
+    expect(await count('metrics', user.id)).toBe(0);
   });
 
   it('answers a body over the limit with a 413', async () => {

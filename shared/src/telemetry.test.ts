@@ -72,6 +72,12 @@ describe('unstorableJsonProblem', () => {
     expect(unstorableJsonProblem({ boxId: 'cam 🐝', status: { note: 'é' } })).toBeUndefined();
   });
 
+  it('refuses keys that could reach a prototype, and keeps an ordinary "constructor"', () => {
+    expect(unstorableJsonProblem(JSON.parse('{"status": {"__proto__": {"x": 1}}}'))).toBe("status.__proto__ must not be used as a property name: it could reach an object's prototype");
+    expect(unstorableJsonProblem(JSON.parse('{"constructor": {"prototype": 1}}'))).toMatch(/^constructor must not be used/);
+    expect(unstorableJsonProblem({ status: { constructor: 'Acme Cams' } })).toBeUndefined();
+  });
+
   it('finds the first problem in document order', () => {
     expect(unstorableJsonProblem([{ a: 'ok', b: '\ud800' }, { c: '\u0000' }])).toMatch(/^\[0\]\.b /);
     expect(unstorableJsonProblem([{ a: 'ok' }, { ['\u0000']: 1, c: '\ud800' }])).toMatch(/^\[1\]\.\u0000 must not contain/);

@@ -91,7 +91,8 @@ const LONE_SURROGATE = /\p{Cs}/u;
  * - U+0000 in a string or key: Postgres text cannot hold it;
  * - a lone UTF-16 surrogate (`"\ud800"`, firmware cutting a string inside an emoji): Postgres json refuses it, and
  *   text would silently turn it into U+FFFD, so two different broken ids became one;
- * - nesting deeper than `maxDepth`: nothing of ours needs it, and it would exhaust the stack of whatever walks it.
+ * - nesting deeper than `maxDepth`: nothing of ours needs it, and it would exhaust the stack of whatever walks it;
+ * - a `__proto__` key, or `constructor` holding `prototype`: a later merge of the body could reach a prototype.
  * Walks with its own stack, so a hostile depth cannot overflow the call stack here either.
  */
 export function unstorableJsonProblem(value: unknown, maxDepth = MAX_BODY_DEPTH): string | undefined {
@@ -130,13 +131,20 @@ export function unstorableJsonProblem(value: unknown, maxDepth = MAX_BODY_DEPTH)
     const key = level.keys?.[level.next];
     const child: unknown = key === undefined ? (level.container as unknown[])[level.next] : (level.container as Record<string, unknown>)[key];
     level.next++;
-    const problem = (key === undefined ? undefined : textProblem(key)) ?? (typeof child === 'string' ? textProblem(child) : undefined);
+    const problem =
+      (key === undefined ? undefined : (textProblem(key) ?? prototypeKeyProblem(key, child))) ?? (typeof child === 'string' ? textProblem(child) : undefined);
     if (problem) return `${pathTo(stack.length)} ${problem}`;
     if (child === null || typeof child !== 'object') continue;
     if (stack.length >= maxDepth) return `${pathTo(1)} is nested more than ${maxDepth} levels deep`;
     stack.push(open(child));
   }
   return undefined;
+}
+
+/** Keys through which a later merge of the body could reach an object's prototype. */
+function prototypeKeyProblem(key: string, value: unknown): string | undefined {
+  const reachesPrototype = key === '__proto__' || (key === 'constructor' && value !== null && typeof value === 'object' && Object.hasOwn(value, 'prototype'));
+  return reachesPrototype ? 'must not be used as a property name: it could reach an object\'s prototype' : undefined;
 }
 
 function unescapePointer(segment: string): string {
