@@ -1,7 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { defaultConfig } from '../src/config.ts';
+import { openDatabase } from '../src/db/open.ts';
 import { runScript, startServer } from './processes.ts';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'hivegate-embedded-'));
@@ -62,4 +64,49 @@ describe('start-up failures', () => {
     expect(result.stderr).toMatch(/^cannot start: database unavailable: .*ECONNREFUSED.*; is the database server running and DATABASE_URL right\?\n$/);
     expect(result.stderr).not.toContain('secret-password');
   }, 30_000);
+});
+
+/** Every folder and file under `dir` with its permission bits, as `d 755 rel/path` / `f 666 rel/path`. */
+function modes(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true }).map((entry) => {
+    const file = path.join(entry.parentPath, entry.name);
+    return `${entry.isDirectory() ? 'd' : 'f'} ${(statSync(file).mode & 0o777).toString(8)} ${path.relative(dir, file)}`;
+  });
+}
+
+describe('embedded database file modes', () => {
+  // Under umask 022 the database folders were 0755 and most files 0666: any local user could read or change password hashes and the signing key.
+  it('keeps DATA_DIR (when new), the database folder and its files to this user, also a folder an older version left open', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'hivegate-modes-'));
+    const previousUmask = process.umask(0o022);
+    const config = defaultConfig({ databaseUrl: undefined, dataDir: path.join(root, 'data'), logLevel: 'silent' });
+    const start = async () => {
+      const opened = await openDatabase(config);
+      await opened.db.exec('CREATE TABLE IF NOT EXISTS t (a int); INSERT INTO t VALUES (1)');
+      await opened.close();
+    };
+    const database = path.join(config.dataDir, 'postgres');
+    const loose = (dir: string) => modes(dir).filter((line) => !/^(d 700|f 600) /.test(line));
+    try {
+      await start();
+      expect(statSync(config.dataDir).mode & 0o777).toBe(0o700);
+      expect(statSync(database).mode & 0o777).toBe(0o700);
+      expect(modes(database)).toContain('f 600 pg_hba.conf');
+      expect(loose(database)).toEqual([]);
+
+      // As the review found a database an older version had made: folders 0755, files 0666.
+      chmodSync(database, 0o755);
+      for (const line of modes(database)) {
+        const [kind, , file] = line.split(' ') as [string, string, string];
+        chmodSync(path.join(database, file), kind === 'd' ? 0o755 : 0o666);
+      }
+      expect(loose(database).length).toBeGreaterThan(100);
+      await start();
+      expect(statSync(database).mode & 0o777).toBe(0o700);
+      expect(loose(database)).toEqual([]);
+    } finally {
+      process.umask(previousUmask);
+      rmSync(root, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -1,5 +1,6 @@
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
+import { createPrivateDir } from './private-files.ts';
 
 export class DataDirInUseError extends Error {}
 
@@ -8,7 +9,7 @@ export class DataDirInUseError extends Error {}
  * a lock left by a process that no longer runs is taken over.
  */
 export function lockDataDir(dataDir: string): () => void {
-  mkdirSync(dataDir, { recursive: true });
+  createPrivateDir(dataDir);
   const lockPath = path.join(dataDir, 'embedded-db.lock');
   for (let attempt = 0; attempt < 2; attempt++) {
     try {

@@ -1,6 +1,7 @@
 import { PGlite } from '@electric-sql/pglite';
-import { mkdirSync } from 'node:fs';
+import { chmodSync } from 'node:fs';
 import { withTimeout, type Database, type Queryable, type QueryResult } from './database.ts';
+import { createPrivateDir, makeTreePrivate, PRIVATE_DIR_MODE } from './private-files.ts';
 
 /**
  * The embedded Postgres (PGlite, WebAssembly) persisted in a folder. It serves one process at a time: the
@@ -11,8 +12,14 @@ export class EmbeddedDatabase implements Database {
   private constructor(private readonly db: PGlite) {}
 
   static async open(dir: string | undefined): Promise<EmbeddedDatabase> {
-    if (dir) mkdirSync(dir, { recursive: true });
+    // The folder is shut before PGlite opens anything in it: files an older version left 0666 are out of reach from
+    // here on, and so are the 0666 files a first start's initdb writes until the walk below tightens them.
+    if (dir) {
+      createPrivateDir(dir);
+      chmodSync(dir, PRIVATE_DIR_MODE);
+    }
     const db = await PGlite.create(dir, { parsers: { 1700: (value: string) => Number(value) } });
+    if (dir) makeTreePrivate(dir);
     return new EmbeddedDatabase(db);
   }
 
