@@ -70,7 +70,8 @@ describe('the production bundle (the Dockerfile build steps, run on this host)',
         }
         expect(body, `the bundle's server said: ${output}`).toEqual({ hello: 'world' });
         // The web app is built into the bundle and served at / with its assets.
-        const page = await fetch(`http://127.0.0.1:${port}/`);
+        // As a browser asks for a page: anything else gets a 404 for a path that is only the app's.
+        const page = await fetch(`http://127.0.0.1:${port}/`, { headers: { accept: 'text/html' } });
         expect(page.status).toBe(200);
         expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
         const html = await page.text();

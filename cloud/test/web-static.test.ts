@@ -7,10 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installErrorHandling } from '../src/http/errors.ts';
 import { BUILD_STAMP, isWebBuildStale } from '../src/web/build.ts';
 import { webAppRoutes } from '../src/web/routes.ts';
-import { contentSecurityPolicy, isReservedPath, looksLikeFile } from '../src/web/security-headers.ts';
+import { acceptsHtml, contentSecurityPolicy, hasDotSegment, isReservedPath, looksLikeFile } from '../src/web/security-headers.ts';
 
 const INDEX = '<!doctype html><html><head><script type="module" src="/assets/app-abc123.js"></script></head><body><div id="app"></div></body></html>';
 const SCRIPT = `console.log(${JSON.stringify('x'.repeat(2000))});`;
+/** What Chromium sends when it opens or reloads a page. */
+const NAVIGATION = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8' };
 
 function fakeBuild(dir: string) {
   mkdirSync(path.join(dir, 'assets'), { recursive: true });
@@ -48,7 +50,7 @@ describe('web app serving', () => {
   });
 
   it('serves index.html at / with a strict content security policy and no caching', async () => {
-    const response = await app.inject({ url: '/' });
+    const response = await app.inject({ url: '/', headers: NAVIGATION });
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toMatch(/^text\/html/);
     expect(response.body).toBe(INDEX);
@@ -59,13 +61,14 @@ describe('web app serving', () => {
     expect(csp).not.toContain('unsafe-inline');
     expect(csp).not.toContain('unsafe-eval');
     expect(response.headers['cache-control']).toBe('no-cache');
+    expect(response.headers.vary).toMatch(/^Accept\b/);
     expect(response.headers['x-content-type-options']).toBe('nosniff');
     expect(response.headers['x-frame-options']).toBe('DENY');
   });
 
-  it('answers app routes (deep links) with index.html, dots in ids included', async () => {
+  it('answers a browser opening an app page (deep link, reload) with index.html, dots in ids included', async () => {
     for (const url of ['/hives/7', '/hives/apiary.3?range=7d', '/boxes/b%201', '/profile', '/sign-in?next=%2Fprofile', '/metricsx', '/no/such/page']) {
-      const response = await app.inject({ url });
+      const response = await app.inject({ url, headers: NAVIGATION });
       expect(response.statusCode, url).toBe(200);
       expect(response.body, url).toBe(INDEX);
     }
@@ -92,13 +95,35 @@ describe('web app serving', () => {
       expect(response.body, url).not.toContain('<!doctype html>');
       expect(response.body, url).not.toContain('secret');
     }
-    // Not a file type: the app answers, and the stamp's content stays private.
-    expect((await app.inject({ url: `/${BUILD_STAMP}` })).body).toBe(INDEX);
+    for (const url of [`/${BUILD_STAMP}`, '/.env', '/.git/config', '/.well-known/x']) {
+      const response = await app.inject({ url, headers: NAVIGATION });
+      expect(response.statusCode, url).toBe(404);
+      expect(response.json(), url).toEqual({ error: expect.stringContaining('no route') });
+    }
+  });
+
+  // Every unknown path answered 200 text/html, so a load balancer checking /healthz stayed green with the database down.
+  it('gives what is not a browser opening a page the JSON 404, whatever the path', async () => {
+    const notPages: [string, Record<string, string>][] = [
+      ['/healthz', {}],
+      ['/ready', { accept: '*/*' }],
+      ['/hives/7', { accept: 'application/json' }],
+      ['/profile', { accept: 'text/html;q=0, */*' }],
+      ['/', {}],
+    ];
+    for (const [url, headers] of notPages) {
+      const response = await app.inject({ url, headers });
+      expect(response.statusCode, url).toBe(404);
+      expect(response.json(), url).toEqual({ error: `no route GET ${url}` });
+      expect(response.headers.vary, url).toBe('Accept');
+    }
+    // Files of the build are served to whatever asks for them: a script tag or an image sends no text/html.
+    expect((await app.inject({ url: '/favicon.svg', headers: { accept: 'image/avif,image/webp,*/*' } })).statusCode).toBe(200);
   });
 
   it('never answers the server paths with the app', async () => {
-    for (const url of ['/graphql', '/graphql/x', '/api/entrance-live/nothing', '/iot/v1/nothing', '/entrance/v1/nothing', '/media/x', '/health/x', '/metrics', '/openapi.json', '/API/x']) {
-      const response = await app.inject({ url });
+    for (const url of ['/graphql', '/graphql/x', '/api/entrance-live/nothing', '/api/typo', '/iot/v1/nothing', '/entrance/v1/nothing', '/media/x', '/health/x', '/metrics', '/openapi.json', '/API/x']) {
+      const response = await app.inject({ url, headers: NAVIGATION });
       expect(response.statusCode, url).toBe(404);
       expect(response.json(), url).toEqual({ error: expect.stringContaining('no route') });
     }
@@ -108,24 +133,28 @@ describe('web app serving', () => {
   });
 
   it('answers HEAD like GET and other methods with the JSON 404', async () => {
-    const head = await app.inject({ method: 'HEAD', url: '/hives/1' });
+    const head = await app.inject({ method: 'HEAD', url: '/hives/1', headers: NAVIGATION });
     expect(head.statusCode).toBe(200);
     expect(head.headers['content-type']).toMatch(/^text\/html/);
-    const post = await app.inject({ method: 'POST', url: '/hives/1', payload: {} });
+    expect((await app.inject({ method: 'HEAD', url: '/healthz' })).statusCode).toBe(404);
+    const post = await app.inject({ method: 'POST', url: '/hives/1', headers: NAVIGATION, payload: {} });
     expect(post.statusCode).toBe(404);
     expect(post.json()).toEqual({ error: 'no route POST /hives/1' });
   });
 });
 
 describe('web app not built', () => {
-  it('says how to build it, and the API paths keep working', async () => {
+  it('tells a browser how to build it, gives anything else the JSON 404, and the API paths keep working', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'hivegate-web-empty-'));
     const app = await serve(path.join(dir, 'dist'));
     try {
-      const response = await app.inject({ url: '/' });
+      const response = await app.inject({ url: '/hives/1', headers: NAVIGATION });
       expect(response.statusCode).toBe(503);
       expect(response.body).toContain('pnpm build:web');
-      expect((await app.inject({ url: '/api/x' })).statusCode).toBe(404);
+      const probe = await app.inject({ url: '/healthz' });
+      expect(probe.statusCode).toBe(404);
+      expect(probe.json()).toEqual({ error: 'no route GET /healthz' });
+      expect((await app.inject({ url: '/api/x', headers: NAVIGATION })).statusCode).toBe(404);
       expect((await app.inject({ url: '/health' })).statusCode).toBe(200);
     } finally {
       await app.close();
@@ -152,6 +181,13 @@ describe('security header and path rules', () => {
     expect(looksLikeFile('/robots.txt')).toBe(true);
     expect(looksLikeFile('/hives/apiary.3')).toBe(false);
     expect(looksLikeFile('/boxes/12')).toBe(false);
+    expect(hasDotSegment('/.env')).toBe(true);
+    expect(hasDotSegment('/hives/apiary.3')).toBe(false);
+    expect(acceptsHtml('text/html')).toBe(true);
+    expect(acceptsHtml('TEXT/HTML; q=0.5')).toBe(true);
+    expect(acceptsHtml('text/html;q=0.0, */*')).toBe(false);
+    expect(acceptsHtml('*/*')).toBe(false);
+    expect(acceptsHtml(undefined)).toBe(false);
   });
 });
 

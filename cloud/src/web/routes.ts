@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { WEB_DIST } from './build.ts';
-import { isReservedPath, looksLikeFile, webSecurityHeaders } from './security-headers.ts';
+import { acceptsHtml, hasDotSegment, isReservedPath, looksLikeFile, webSecurityHeaders } from './security-headers.ts';
 
 export interface WebAppOptions {
   /** The built app (default: cloud/web/dist). */
@@ -23,9 +23,11 @@ function decodePath(url: string): string | undefined {
 }
 
 /**
- * Serves the built single-page app at `/`: files of the build as they are (hashed assets cached for a year), every
- * other GET path the app's index.html so that deep links work, except the server's own paths (/graphql, /api, /iot,
- * /entrance, /media, /health, /metrics, /openapi.json), which keep their JSON 404.
+ * Serves the built single-page app at `/`: files of the build as they are (hashed assets cached for a year), and the
+ * app's index.html for what a browser sends when it opens or reloads a page of the app (deep links): a GET or HEAD
+ * that accepts text/html, outside the server's own paths (/graphql, /api, /iot, /entrance, /media, /health,
+ * /metrics, /openapi.json), with no dot segment. Anything else gets the API's JSON 404, so that a health check or
+ * script pointed at a wrong path (/healthz, /api/typo, /.env) sees a 404 rather than a 200 page.
  */
 export async function webAppRoutes(app: FastifyInstance, options: WebAppOptions) {
   const distDir = options.distDir ?? WEB_DIST;
@@ -46,10 +48,16 @@ export async function webAppRoutes(app: FastifyInstance, options: WebAppOptions)
 
   app.get('/*', { schema: { hide: true } }, async (request, reply) => {
     const pathname = decodePath(request.url);
-    if (pathname === undefined || isReservedPath(pathname)) return reply.callNotFound();
+    if (pathname === undefined || isReservedPath(pathname) || hasDotSegment(pathname)) return reply.callNotFound();
+    const file = looksLikeFile(pathname);
+    if (!file) {
+      // One URL answers a browser with the app and anything else with a 404: a cache must not hand one to the other.
+      reply.header('vary', 'Accept');
+      if (!acceptsHtml(request.headers.accept)) return reply.callNotFound();
+    }
     if (!existsSync(indexFile)) return reply.code(503).header('retry-after', '30').type('text/plain; charset=utf-8').send(NOT_BUILT);
     reply.headers(headers);
-    if (looksLikeFile(pathname)) {
+    if (file) {
       reply.header('cache-control', pathname.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'public, max-age=3600');
       return reply.sendFile(pathname.slice(1));
     }

@@ -49,3 +49,21 @@ const FILE_EXTENSIONS = /\.(js|mjs|css|map|ico|png|jpe?g|gif|svg|webp|avif|txt|j
 export function looksLikeFile(pathname: string): boolean {
   return pathname.startsWith('/assets/') || FILE_EXTENSIONS.test(pathname);
 }
+
+/** A dotfile or dot folder anywhere in the path (`/.env`, `/.git/config`, `/../x`): never the app, never served. */
+export function hasDotSegment(pathname: string): boolean {
+  return pathname.split('/').some((segment) => segment.startsWith('.'));
+}
+
+/**
+ * Whether the client asked for an HTML document by name, as a browser navigating to a page does (`text/html,…`).
+ * Load balancers, curl and scripts accept any type or send no Accept header at all: for a path the server does not
+ * have they get the API's 404, not a page that says 200.
+ */
+export function acceptsHtml(accept: string | undefined): boolean {
+  if (!accept) return false;
+  return accept.split(',').some((range) => {
+    const [type, ...params] = range.split(';').map((part) => part.trim().toLowerCase());
+    return type === 'text/html' && !params.some((param) => /^q=0(\.0*)?$/.test(param));
+  });
+}
