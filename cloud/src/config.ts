@@ -66,6 +66,12 @@ type Env = Static<typeof Env>;
 /** Every environment variable the cloud reads. */
 export const ENV_VARIABLES: readonly string[] = Object.keys(Env.properties);
 
+/**
+ * How long a stopping server lets requests and the database finish before it exits anyway. Whatever stops it
+ * (docker-compose.yml's stop_grace_period, a systemd TimeoutStopSec) must wait longer than this.
+ */
+export const SHUTDOWN_TIMEOUT_MS = 15_000;
+
 export interface Config {
   port: number;
   host: string;

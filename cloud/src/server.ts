@@ -1,5 +1,5 @@
 import { buildApp } from './app.ts';
-import { ConfigError, loadConfig } from './config.ts';
+import { ConfigError, loadConfig, SHUTDOWN_TIMEOUT_MS } from './config.ts';
 import { DataDirInUseError } from './db/data-dir-lock.ts';
 import { DatabaseUnavailableError } from './db/database.ts';
 import { startAdminSocket } from './admin/socket.ts';
@@ -39,9 +39,9 @@ async function main() {
     stopping = true;
     app.log.info({ signal }, 'shutting down');
     const force = setTimeout(() => {
-      app.log.error('shutdown did not finish within 15 s (requests or the database still busy); exiting anyway');
+      app.log.error(`shutdown did not finish within ${SHUTDOWN_TIMEOUT_MS / 1000} s (requests or the database still busy); exiting anyway`);
       process.exit(1);
-    }, 15_000).unref();
+    }, SHUTDOWN_TIMEOUT_MS).unref();
     await admin?.close();
     await app.close();
     clearTimeout(force);

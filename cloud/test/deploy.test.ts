@@ -5,12 +5,27 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
-import { ENV_VARIABLES } from '../src/config.ts';
+import { ENV_VARIABLES, SHUTDOWN_TIMEOUT_MS } from '../src/config.ts';
 import { freePort } from './processes.ts';
 
 const ROOT = new URL('../../', import.meta.url);
 const read = (file: string) => readFileSync(new URL(file, ROOT), 'utf8');
 const run = promisify(execFile);
+
+/** Settings that only docker-compose.yml reads (for its own interpolation), never the cloud. */
+const COMPOSE_ONLY_VARIABLES = ['POSTGRES_PASSWORD', 'PUBLISH_ADDRESS'];
+
+/** Compose's `${NAME}` and `${NAME:-default}` interpolation, as `docker compose` does it from .env or the shell. */
+function interpolate(value: string, env: Record<string, string>): string {
+  return value.replace(/\$\{([A-Z_]+)(?::-([^}]*))?\}/g, (_, name: string, fallback?: string) => env[name] || fallback || '');
+}
+
+/** Compose's duration strings as this file uses them: `20s`, `1m30s`. */
+function seconds(duration: string): number {
+  const match = /^(?:(\d+)m)?(?:(\d+)s)?$/.exec(duration);
+  if (!match || duration === '') throw new Error(`not a duration: ${duration}`);
+  return Number(match[1] ?? 0) * 60 + Number(match[2] ?? 0);
+}
 
 describe('docker-compose.yml', () => {
   const compose = parse(read('docker-compose.yml'));
@@ -20,20 +35,47 @@ describe('docker-compose.yml', () => {
     expect(cloud.depends_on.postgres.condition).toBe('service_healthy');
     expect(postgres.healthcheck.test.join(' ')).toMatch(/pg_isready/);
     expect(cloud.environment.DATABASE_URL).toMatch(/@postgres:5432\/hivegate$/);
-    expect(cloud.ports).toContain('8600:8600');
     for (const service of [cloud, postgres]) expect(service.restart).toBe('unless-stopped');
     expect(cloud.volumes).toContain('cloud-data:/data');
     expect(Object.keys(compose.volumes)).toEqual(expect.arrayContaining(['cloud-data', 'postgres-data']));
   });
 
-  it('only sets variables the cloud reads, and the env template names only those too', () => {
+  it('only sets variables the cloud reads, and the env template names only those and the file\'s own settings', () => {
     expect(ENV_VARIABLES).toEqual(expect.arrayContaining(Object.keys(compose.services.cloud.environment)));
     const templateNames = read('.env.example')
       .split('\n')
       .filter((line) => /^[A-Z_]+=/.test(line))
-      .map((line) => line.split('=')[0]!)
-      .filter((name) => name !== 'POSTGRES_PASSWORD');
-    expect(ENV_VARIABLES).toEqual(expect.arrayContaining(templateNames));
+      .map((line) => line.split('=')[0]!);
+    expect([...ENV_VARIABLES, ...COMPOSE_ONLY_VARIABLES]).toEqual(expect.arrayContaining(templateNames));
+    for (const name of COMPOSE_ONLY_VARIABLES) expect(read('docker-compose.yml'), name).toContain(`\${${name}`);
+  });
+
+  // PORT in the environment section silently overrode a PORT set in .env, and the port was published on every interface.
+  it('takes the port from one setting for both the server and the mapping, published on loopback unless told otherwise', () => {
+    const { cloud } = compose.services;
+    const published = (env: Record<string, string>) => ({ listen: interpolate(cloud.environment.PORT, env), ports: cloud.ports.map((p: string) => interpolate(p, env)) });
+    expect(published({})).toEqual({ listen: '8600', ports: ['127.0.0.1:8600:8600'] });
+    expect(published({ PORT: '9100' })).toEqual({ listen: '9100', ports: ['127.0.0.1:9100:9100'] });
+    expect(published({ PORT: '9100', PUBLISH_ADDRESS: '0.0.0.0' })).toEqual({ listen: '9100', ports: ['0.0.0.0:9100:9100'] });
+  });
+
+  // Logs were never rotated, Docker killed the server 10 s into its 15 s drain, and Postgres passed its check while its init server ran.
+  it('rotates every container\'s logs, lets the server drain before a kill, and checks Postgres over TCP', () => {
+    for (const [name, service] of Object.entries<{ logging?: { driver: string; options: Record<string, string> } }>(compose.services)) {
+      expect(service.logging?.driver, name).toBe('json-file');
+      expect(service.logging?.options, name).toEqual({ 'max-size': expect.stringMatching(/^\d+m$/), 'max-file': expect.stringMatching(/^\d+$/) });
+    }
+    expect(seconds(compose.services.cloud.stop_grace_period)).toBeGreaterThan(SHUTDOWN_TIMEOUT_MS / 1000);
+    expect(compose.services.postgres.healthcheck.test.join(' ')).toMatch(/pg_isready -h 127\.0\.0\.1 /);
+  });
+
+  // The cloud did not wait for minio in the s3 profile; a plain dependency would break `docker compose up` without it.
+  it('starts the cloud after minio only when the s3 profile brings minio, which runs a pinned release', () => {
+    const { cloud, minio } = compose.services;
+    expect(minio.profiles).toEqual(['s3']);
+    expect(cloud.profiles).toBeUndefined();
+    expect(cloud.depends_on.minio).toEqual({ condition: 'service_started', required: false });
+    expect(minio.image).toMatch(/:RELEASE\.\d{4}-\d{2}-\d{2}T/);
   });
 });
 
