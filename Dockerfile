@@ -1,7 +1,8 @@
 # HiveGate cloud. Build: docker build -t hivegate-cloud .   Run: see docker-compose.yml.
 # The build stage runs scripts/build-cloud-bundle.sh, which CI also runs on the host.
 FROM node:20-bookworm-slim AS build
-RUN npm install -g pnpm@10 && apt-get update \
+# The pnpm that package.json's packageManager pins (deploy.test.ts keeps the two equal): the one the lockfile is for.
+RUN npm install -g pnpm@10.34.9 && apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
@@ -18,10 +19,12 @@ COPY scripts/build-cloud-bundle.sh scripts/
 RUN bash scripts/build-cloud-bundle.sh /bundle
 
 FROM node:20-bookworm-slim
+# The code belongs to root, so the service's user cannot change it; that user owns only /data, which holds the
+# embedded database, the blobs and the admin socket and so is for it alone (a new volume takes this mode over).
 RUN apt-get update && apt-get install -y --no-install-recommends ffmpeg tini \
  && rm -rf /var/lib/apt/lists/* \
- && mkdir -p /data && chown node:node /data
-COPY --from=build --chown=node:node /bundle /app
+ && install -d -o node -g node -m 0700 /data
+COPY --from=build /bundle /app
 WORKDIR /app
 USER node
 ENV NODE_ENV=production PORT=8600 HOST=0.0.0.0 DATA_DIR=/data

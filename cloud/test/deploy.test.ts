@@ -88,6 +88,29 @@ describe('Dockerfile', () => {
     expect(dockerfile).toMatch(/HEALTHCHECK[\s\S]*\/health/);
     expect(dockerfile).toMatch(/^FROM .* AS build$/m); // multi-stage: the final image has no compilers
   });
+
+  // The bundle was copied owned by node, so the service's own user could rewrite its code.
+  it('leaves the code to root and gives the service user only its data folder, 0700', () => {
+    const final = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+    expect(final).toMatch(/^COPY --from=build \/bundle \/app$/m);
+    expect(final).not.toContain('--chown');
+    expect(final).toMatch(/install -d -o node -g node -m 0700 \/data/);
+    expect(final.indexOf('USER node')).toBeGreaterThan(final.indexOf('COPY --from=build'));
+  });
+
+  // The image installed whatever pnpm 10 was newest, not the one the lockfile was written with.
+  it('installs the pnpm that package.json pins', () => {
+    const pinned = (JSON.parse(read('package.json')) as { packageManager: string }).packageManager;
+    expect(pinned).toMatch(/^pnpm@\d+\.\d+\.\d+$/);
+    expect(dockerfile.match(/npm install -g (pnpm@\S+)/g)).toEqual([`npm install -g ${pinned}`]);
+  });
+
+  // .env (the database password, JWT_SECRET) was sent to the builder with the rest of the folder.
+  it('keeps .env files out of the build context', () => {
+    const ignored = read('.dockerignore').split('\n').map((line) => line.trim());
+    expect(ignored).toEqual(expect.arrayContaining(['**/.env', '**/.env.*']));
+    expect(ignored.filter((line) => line.startsWith('!'))).toEqual([]);
+  });
 });
 
 describe('the production bundle (the Dockerfile build steps, run on this host)', () => {
