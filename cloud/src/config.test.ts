@@ -49,7 +49,10 @@ describe('loadConfig', () => {
   it.each([
     [{ PORT: 'eighty' }, 'PORT must be an integer'],
     [{ PORT: '70000' }, 'PORT must be <= 65535'],
-    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL has an invalid format'],
+    // Another database's URL got only "has an invalid format", not what was expected instead.
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL must start with postgres:// or postgresql://, not mysql: (postgres://user:password@host:5432/database)'],
+    // An unencoded # passed, cut the address short and failed later as "getaddrinfo ENOTFOUND ss", naming part of the password.
+    [{ DATABASE_URL: 'postgres://postgres:p@ss#word@127.0.0.1/db' }, 'DATABASE_URL holds a #, which ends the address (what follows it is ignored): a user name or password holding / # @ ? : or % must be percent-encoded'],
     [{ JWT_SECRET: 'short' }, 'JWT_SECRET must be at least 32 characters long'],
     [{ STORAGE: 's3', S3_BUCKET: 'bees' }, 'S3_ACCESS_KEY_ID is required when STORAGE is s3'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of "fatal", "error"'],

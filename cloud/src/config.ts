@@ -13,7 +13,8 @@ import type { GridSize } from './heatmaps/grid.ts';
 const Env = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8600 }),
   HOST: Type.String({ minLength: 1, default: '0.0.0.0' }),
-  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  // Its scheme and form are checked in databaseUrlProblems, which can say what is expected without echoing a password.
+  DATABASE_URL: Type.Optional(Type.String({ minLength: 1 })),
   DATA_DIR: Type.String({ minLength: 1, default: '.data' }),
   JWT_SECRET: Type.Optional(Type.String({ minLength: 32 })),
   PUBLIC_URL: Type.Optional(Type.String({ format: HTTP_URL })),
@@ -212,12 +213,20 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 }
 
 /**
- * A URL the prefix check passed but no driver can read: a password holding / # @ ? came out of the start-up as a
- * stack trace ("TypeError: Invalid URL").
+ * A URL no driver can read, or one that reads as something else: a password holding / # @ ? came out of the start-up
+ * as a stack trace ("TypeError: Invalid URL"), and an unencoded # cut the address short, so that the rest of the
+ * password became the host ("getaddrinfo ENOTFOUND ss"). The URL itself is never echoed: it holds the password.
  */
 function databaseUrlProblems(url: string | undefined): string[] {
-  if (url === undefined || URL.canParse(url)) return [];
-  return ['DATABASE_URL is not a valid URL: a user name or password holding / # @ ? : or % must be percent-encoded (encodeURIComponent)'];
+  if (url === undefined) return [];
+  if (!/^postgres(ql)?:\/\//i.test(url)) {
+    const scheme = /^([a-z][\w+.-]*):/i.exec(url)?.[1];
+    return [`DATABASE_URL must start with postgres:// or postgresql://${scheme ? `, not ${scheme}:` : ''} (postgres://user:password@host:5432/database)`];
+  }
+  const encodeHint = 'a user name or password holding / # @ ? : or % must be percent-encoded (encodeURIComponent)';
+  if (!URL.canParse(url)) return [`DATABASE_URL is not a valid URL: ${encodeHint}`];
+  if (url.includes('#')) return [`DATABASE_URL holds a #, which ends the address (what follows it is ignored): ${encodeHint}`];
+  return [];
 }
 
 /** proxy-addr's names for address ranges, which TRUST_PROXY may list beside addresses. */
