@@ -77,6 +77,19 @@ describe('loadConfig', () => {
     expect(loadConfig({ DATABASE_URL: `postgres://hive:${encodeURIComponent('Ab/cd+e#f==')}@db:5432/hivegate` }).databaseUrl).toContain('Ab%2Fcd%2Be%23f%3D%3D');
   });
 
+  // "*" answered every site's preflight with credentials, and a trailing slash never matched any browser's Origin.
+  it('takes only CORS_ORIGINS entries that are origins as browsers send them', () => {
+    expect(loadConfig({ CORS_ORIGINS: 'https://app.example.org, http://localhost:5173' }).corsOrigins).toEqual(['https://app.example.org', 'http://localhost:5173']);
+    expect(() => loadConfig({ CORS_ORIGINS: '*' })).toThrow('CORS_ORIGINS entry "*" is a wildcard: list each web app origin');
+    expect(() => loadConfig({ CORS_ORIGINS: 'https://ok.example, https://app.example.org/' })).toThrow(
+      'CORS_ORIGINS entry "https://app.example.org/" is not an origin as browsers send it (no path, query or trailing slash; lower-case host; no default port): use "https://app.example.org"',
+    );
+    expect(() => loadConfig({ CORS_ORIGINS: 'https://App.example.org:443/app' })).toThrow('use "https://app.example.org"');
+    expect(() => loadConfig({ CORS_ORIGINS: 'app.example.org' })).toThrow('CORS_ORIGINS entry "app.example.org" must be an origin: http:// or https://, a host and an optional port');
+    expect(() => loadConfig({ CORS_ORIGINS: 'ftp://files.example' })).toThrow('CORS_ORIGINS entry "ftp://files.example" must be an origin');
+    expect(() => loadConfig({ CORS_ORIGINS: 'https://*.example.org' })).toThrow('is a wildcard');
+  });
+
   // Only the first bad variable was named: an environment with three mistakes took three restarts to fix.
   it('names every bad variable at once', () => {
     expect(() => loadConfig({ PORT: 'eighty', LOG_LEVEL: 'loud', PUBLIC_URL: 'http://' })).toThrow(

@@ -167,7 +167,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const checked = checkEnv(raw);
   if (!checked.ok) throw new ConfigError(invalidConfigMessage(checked.problems));
   const e = checked.value;
-  const problems = [...databaseUrlProblems(e.DATABASE_URL), ...storageProblems(e), ...trustProxyProblems(e.TRUST_PROXY)];
+  const problems = [...databaseUrlProblems(e.DATABASE_URL), ...corsOriginProblems(e.CORS_ORIGINS), ...storageProblems(e), ...trustProxyProblems(e.TRUST_PROXY)];
   if (problems.length > 0) throw new ConfigError(invalidConfigMessage(problems));
   const dataDir = path.resolve(e.DATA_DIR);
   return {
@@ -227,6 +227,28 @@ function databaseUrlProblems(url: string | undefined): string[] {
   if (!URL.canParse(url)) return [`DATABASE_URL is not a valid URL: ${encodeHint}`];
   if (url.includes('#')) return [`DATABASE_URL holds a #, which ends the address (what follows it is ignored): ${encodeHint}`];
   return [];
+}
+
+/**
+ * Each entry must be an origin exactly as a browser sends it in Origin: any other string never matches, so the web
+ * app it was meant for is refused with nothing said; and "*" would answer every site's preflight with credentials.
+ */
+function corsOriginProblems(value: string): string[] {
+  const problems: string[] = [];
+  for (const entry of value.split(',').map((o) => o.trim()).filter(Boolean)) {
+    const problem = corsOriginProblem(entry);
+    if (problem) problems.push(`CORS_ORIGINS entry ${JSON.stringify(entry)} ${problem}`);
+  }
+  return problems;
+}
+
+function corsOriginProblem(entry: string): string | undefined {
+  if (entry.includes('*')) return 'is a wildcard: list each web app origin (https://app.example.org), as any site could otherwise call the API with the user\'s cookie';
+  const url = URL.canParse(entry) ? new URL(entry) : undefined;
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname) return 'must be an origin: http:// or https://, a host and an optional port (https://app.example.org)';
+  // url.origin is what a browser sends: lower-case host, no default port, no path, no trailing slash.
+  if (url.origin !== entry) return `is not an origin as browsers send it (no path, query or trailing slash; lower-case host; no default port): use ${JSON.stringify(url.origin)}`;
+  return undefined;
 }
 
 /** proxy-addr's names for address ranges, which TRUST_PROXY may list beside addresses. */
