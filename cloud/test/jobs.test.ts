@@ -17,9 +17,9 @@ function openDb(): PostgresDatabase {
 }
 
 /** One "instance": its own connection pool and queue, as a second process would have. */
-async function instance(handlers: Record<string, JobHandler<never>>, config: Partial<JobQueueConfig> = {}) {
+async function instance(handlers: Record<string, JobHandler<never>>, config: Partial<JobQueueConfig> = {}, log = silent) {
   const db = openDb();
-  const queue = new JobQueue(db, { workers: 1, leaseSeconds: 30, pollSeconds: 60, ...config }, silent);
+  const queue = new JobQueue(db, { workers: 1, leaseSeconds: 30, pollSeconds: 60, ...config }, log);
   for (const [kind, handler] of Object.entries(handlers)) queue.define(kind, handler);
   await queue.start();
   opened.at(-1)!.queue = queue;
@@ -59,6 +59,9 @@ describe('job queue', () => {
     const kind = freshKind();
     const attempts: number[] = [];
     const failed: string[] = [];
+    const logged: string[] = [];
+    const note = (level: string) => (fields: object, message: string) => void logged.push(`${level} ${message} ${JSON.stringify(fields)}`);
+    const recording = { ...silent, info: note('info'), warn: note('warn') } as unknown as FastifyBaseLogger;
     const { queue } = await instance({
       [kind]: {
         maxAttempts: 3,
@@ -69,7 +72,7 @@ describe('job queue', () => {
         },
         onFailed: async (_job, reason) => void failed.push(reason),
       },
-    });
+    }, {}, recording);
     const id = (await queue.enqueue(kind, {}))!;
     const job = await waitFor(async () => {
       const j = await queue.get(id);
@@ -78,6 +81,11 @@ describe('job queue', () => {
     expect(attempts).toEqual([1, 2, 3]);
     expect(job.attempts).toBe(3);
     expect(job.lastError).toBe('gave up after 3 attempts: camera unplugged (try 3)');
+    // A retry after a failure was logged at info: a transcode failing on a bad FFMPEG_PATH over and over went unseen.
+    expect(logged.filter((line) => line.includes('job will retry'))).toEqual([
+      expect.stringMatching(/^warn job will retry .*camera unplugged \(try 1\)/),
+      expect.stringMatching(/^warn job will retry .*camera unplugged \(try 2\)/),
+    ]);
     expect(failed).toEqual(['gave up after 3 attempts: camera unplugged (try 3)']);
   });
 

@@ -342,7 +342,8 @@ export class JobQueue {
       await this.fail(job, handler, outcome.reason);
       return;
     }
-    this.log.info({ jobId: job.id, kind: job.kind, attempt: job.attempts, error, retryInSeconds: outcome.delaySeconds }, 'job will retry');
+    // Warn, not info: a failure that repeats (a broken tool, a full disk) must show at the levels operators watch.
+    this.log.warn({ jobId: job.id, kind: job.kind, attempt: job.attempts, error, retryInSeconds: outcome.delaySeconds }, 'job will retry');
     await this.requeue(job, `state = 'queued', run_at = now() + $3::float8 * interval '1 second', last_error = $4`, [outcome.delaySeconds, error]);
   }
 
