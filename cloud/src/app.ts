@@ -32,6 +32,7 @@ import { createBlobStore } from './storage/index.ts';
 import { MediaSigner } from './media/signed-paths.ts';
 import { mediaRoutes } from './media/routes.ts';
 import { buildVideoAndHeatmaps } from './video/wiring.ts';
+import { missingMediaToolsWarning } from './video/ffmpeg.ts';
 import { heatmapRoutes } from './heatmaps/routes.ts';
 import { heatmapResolvers } from './heatmaps/resolvers.ts';
 import { videoResolvers } from './video/resolvers.ts';
@@ -86,6 +87,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     if (!config.jwtSecret && db.kind === 'postgres') {
       app.log.warn('JWT_SECRET is not set: tokens are signed with a secret generated once and kept in the database; set JWT_SECRET to keep them valid across a restore into another database');
     }
+    const mediaToolsMissing = missingMediaToolsWarning(config.video);
+    if (mediaToolsMissing) app.log.warn(mediaToolsMissing);
     const maintenancePolicy = { retentionDays: config.retentionDays, dedupeRetentionDays: config.dedupeRetentionDays, partitions: config.partitionMaintenance };
     // What retention dropped is said at start as at every later run: a mistyped RETENTION_DAYS must leave a trace. A
     // backup holding the tables postpones it, and must not keep the service from starting (the default partitions

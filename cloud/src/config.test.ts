@@ -20,8 +20,8 @@ describe('loadConfig', () => {
     expect(defaults.video).toEqual({ maxBytes: 500 * 1024 * 1024, ffmpegPath: undefined, ffprobePath: undefined });
     expect(defaults.jobs).toEqual({ workers: 1, leaseSeconds: 30, pollSeconds: 15 });
     expect(defaults.heatmaps).toEqual({ grid: { cols: 160, rows: 120 }, renderDebounceSeconds: 10 });
-    const config = loadConfig({ VIDEO_MAX_BYTES: '1048576', JOB_WORKERS: '0', HEATMAP_RENDER_DEBOUNCE_SECONDS: '2.5', FFMPEG_PATH: '/opt/ffmpeg' });
-    expect(config).toMatchObject({ video: { maxBytes: 1048576, ffmpegPath: '/opt/ffmpeg' }, jobs: { workers: 0 }, heatmaps: { renderDebounceSeconds: 2.5 } });
+    const config = loadConfig({ VIDEO_MAX_BYTES: '1048576', JOB_WORKERS: '0', HEATMAP_RENDER_DEBOUNCE_SECONDS: '2.5', FFMPEG_PATH: process.execPath });
+    expect(config).toMatchObject({ video: { maxBytes: 1048576, ffmpegPath: process.execPath }, jobs: { workers: 0 }, heatmaps: { renderDebounceSeconds: 2.5 } });
   });
 
   it('reads the live gateway timings, with defaults', () => {
@@ -64,6 +64,9 @@ describe('loadConfig', () => {
     // "https://" alone passed the prefix check, and every link the cloud made had no host.
     [{ PUBLIC_URL: 'https://' }, 'PUBLIC_URL must be an http:// or https:// address with a host name'],
     [{ S3_ENDPOINT: 'minio:9000' }, 'S3_ENDPOINT must be an http:// or https:// address with a host name'],
+    // A wrong FFMPEG_PATH let the service start and take uploads whose transcodes then failed for ever.
+    [{ FFMPEG_PATH: '/nonexistent/ffmpeg' }, 'FFMPEG_PATH must be an executable file: /nonexistent/ffmpeg does not exist'],
+    [{ FFPROBE_PATH: '/usr' }, 'FFPROBE_PATH must be an executable file: /usr is not a file'],
   ])('names the variable in error %#', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

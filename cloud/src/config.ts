@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { BlobStoreConfig } from './storage/index.ts';
 import type { JobQueueConfig } from './jobs/job-queue.ts';
 import type { GridSize } from './heatmaps/grid.ts';
+import { executableProblem } from './video/ffmpeg.ts';
 
 /**
  * Everything the cloud reads from its environment, validated once at start. The schema names environment
@@ -167,7 +168,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const checked = checkEnv(raw);
   if (!checked.ok) throw new ConfigError(invalidConfigMessage(checked.problems));
   const e = checked.value;
-  const problems = [...databaseUrlProblems(e.DATABASE_URL), ...corsOriginProblems(e.CORS_ORIGINS), ...storageProblems(e), ...trustProxyProblems(e.TRUST_PROXY)];
+  const problems = [...databaseUrlProblems(e.DATABASE_URL), ...corsOriginProblems(e.CORS_ORIGINS), ...storageProblems(e), ...trustProxyProblems(e.TRUST_PROXY), ...mediaToolProblems(e)];
   if (problems.length > 0) throw new ConfigError(invalidConfigMessage(problems));
   const dataDir = path.resolve(e.DATA_DIR);
   return {
@@ -271,6 +272,18 @@ function trustProxyProblems(value: string): string[] {
   return bad.length === 0
     ? []
     : [`TRUST_PROXY must be true, false, or addresses and CIDR ranges (or loopback, linklocal, uniquelocal) separated by commas; not ${bad.map((b) => JSON.stringify(b)).join(', ')}`];
+}
+
+/**
+ * An explicit ffmpeg or ffprobe must be there at start: a wrong FFMPEG_PATH let the service start and take uploads
+ * whose transcodes then failed for ever. (Unset, the tools come from PATH; app.ts warns when they are not there.)
+ */
+function mediaToolProblems(e: Env): string[] {
+  return (['FFMPEG_PATH', 'FFPROBE_PATH'] as const).flatMap((name) => {
+    const file = e[name];
+    const problem = file === undefined ? undefined : executableProblem(file);
+    return problem ? [`${name} must be an executable file: ${file} ${problem}`] : [];
+  });
 }
 
 /** Every variable S3 storage needs, named together. */

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
 import type { ProbeOutput } from './probe.ts';
 
@@ -15,7 +15,8 @@ export class MediaToolError extends Error {
 export function resolveBinary(name: 'ffmpeg' | 'ffprobe', explicit: string | undefined, envPath = process.env.PATH ?? ''): string {
   const variable = name === 'ffmpeg' ? 'FFMPEG_PATH' : 'FFPROBE_PATH';
   if (explicit) {
-    if (!isExecutable(explicit)) throw new MediaToolMissingError(`${variable} ${explicit} is not an executable file`);
+    const problem = executableProblem(explicit);
+    if (problem) throw new MediaToolMissingError(`${variable} ${explicit} ${problem}`);
     return explicit;
   }
   for (const dir of envPath.split(path.delimiter)) {
@@ -26,13 +27,36 @@ export function resolveBinary(name: 'ffmpeg' | 'ffprobe', explicit: string | und
   throw new MediaToolMissingError(`${name} was not found on PATH: install it (Debian: apt-get install ffmpeg) or set ${variable}`);
 }
 
-function isExecutable(file: string): boolean {
+const isExecutable = (file: string): boolean => executableProblem(file) === undefined;
+
+/** Why `file` cannot be run, or undefined when it can (a folder passes the X_OK check, so that is asked apart). */
+export function executableProblem(file: string): string | undefined {
   try {
+    if (!statSync(file).isFile()) return 'is not a file';
     accessSync(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
+    return undefined;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR' ? 'does not exist' : code === 'EACCES' ? 'is not executable by this user' : `cannot be read (${code ?? String(err)})`;
   }
+}
+
+/**
+ * Said at start when FFMPEG_PATH / FFPROBE_PATH are unset and PATH lacks the tool. Not a refusal: telemetry, live
+ * and accounts need no ffmpeg, and a machine that only serves those (or an instance with JOB_WORKERS=0) runs fine.
+ */
+export function missingMediaToolsWarning(paths: { ffmpegPath?: string; ffprobePath?: string }, envPath = process.env.PATH ?? ''): string | undefined {
+  const missing: string[] = [];
+  for (const [name, explicit] of [['ffmpeg', paths.ffmpegPath], ['ffprobe', paths.ffprobePath]] as const) {
+    try {
+      resolveBinary(name, explicit, envPath);
+    } catch (err) {
+      if (!(err instanceof MediaToolMissingError)) throw err;
+      missing.push(err.message);
+    }
+  }
+  if (missing.length === 0) return undefined;
+  return `${missing.join('; ')}; until then video uploads, transcodes and heatmap images fail`;
 }
 
 export interface RunOptions {
