@@ -8,7 +8,7 @@ import type { AppContext } from './context.ts';
 import type { Database } from './db/database.ts';
 import { migrate, unknownMigrations } from './db/migrate.ts';
 import { openDatabase } from './db/open.ts';
-import { createPrivateDir } from './db/private-files.ts';
+import { prepareDataDir } from './db/data-dir-lock.ts';
 import { maintainPartitions, MaintenancePostponedError } from './db/partitions.ts';
 import { requestForLog } from './http/log-redaction.ts';
 import { loadSigningSecret, TokenService } from './auth/tokens.ts';
@@ -70,8 +70,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     ajv: { customOptions: { strict: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // Checked first, naming DATA_DIR: an unwritable one failed later with a bare EACCES from wherever wrote first.
   // Blobs, upload temporaries and (embedded) the database live here: a new one is for this user alone.
-  createPrivateDir(config.dataDir);
+  prepareDataDir(config.dataDir);
   const opened = options.db ? { db: options.db, close: async () => undefined } : await openDatabase(config, (err) => app.log.warn({ err }, 'database connection lost'));
   const { db } = opened;
   // Services started so far, stopped in reverse on close or when a later start fails.

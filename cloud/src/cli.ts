@@ -5,10 +5,10 @@ import { runAdminCommand, USAGE, type CommandResult } from './admin/commands.ts'
 import { sendAdminCommand } from './admin/socket.ts';
 import { openDatabase } from './db/open.ts';
 import { migrate } from './db/migrate.ts';
-import { loadSigningSecret, SigningSecretMismatchError, TokenService } from './auth/tokens.ts';
+import { loadSigningSecret, TokenService } from './auth/tokens.ts';
 import { TokensRepository } from './auth/tokens-repository.ts';
 import { UsersRepository } from './auth/users-repository.ts';
-import { DataDirInUseError } from './db/data-dir-lock.ts';
+import { startupFailureMessage } from './startup-failure.ts';
 
 /** Runs the command against the database directly (a Postgres server, or an embedded one no cloud holds). */
 async function runDirectly(config: Config, argv: string[]): Promise<CommandResult> {
@@ -62,8 +62,9 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
-    if (err instanceof ConfigError || err instanceof DataDirInUseError || err instanceof SigningSecretMismatchError) console.error(err.message);
-    else console.error(err);
+    // The same one line as the service's for the same fault: a DatabaseUnavailableError came out as a stack trace.
+    const message = err instanceof ConfigError ? err.message : startupFailureMessage(err);
+    console.error(message ?? err);
     process.exit(1);
   },
 );

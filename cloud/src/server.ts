@@ -1,8 +1,16 @@
+import type { Server } from 'node:http';
 import { buildApp } from './app.ts';
-import { ConfigError, loadConfig, SHUTDOWN_TIMEOUT_MS } from './config.ts';
-import { DataDirInUseError } from './db/data-dir-lock.ts';
-import { DatabaseUnavailableError } from './db/database.ts';
+import { ConfigError, loadConfig, SHUTDOWN_TIMEOUT_MS, type Config } from './config.ts';
 import { startAdminSocket } from './admin/socket.ts';
+import { startupFailureMessage } from './startup-failure.ts';
+
+/** A start-up failure the operator can fix says so in one line (the service manager restarts it); others keep their stack. */
+function failedToStart(err: unknown, config?: Config): never {
+  const message = startupFailureMessage(err, config);
+  if (message === undefined) throw err;
+  console.error(message);
+  process.exit(1);
+}
 
 async function main() {
   let config;
@@ -20,19 +28,10 @@ async function main() {
   try {
     app = await buildApp(config);
   } catch (err) {
-    if (err instanceof DataDirInUseError) {
-      console.error(err.message);
-      process.exit(1);
-    }
-    // One line that says what to fix, not a stack trace (the service manager restarts it).
-    if (err instanceof DatabaseUnavailableError) {
-      console.error(`cannot start: ${err.message}; is the database server running and DATABASE_URL right?`);
-      process.exit(1);
-    }
-    throw err;
+    failedToStart(err);
   }
-  const admin = config.databaseUrl ? undefined : await startAdminSocket(app.ctx);
 
+  let admin: Server | undefined;
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -50,7 +49,15 @@ async function main() {
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
 
-  await app.listen({ port: config.port, host: config.host });
+  try {
+    admin = config.databaseUrl ? undefined : await startAdminSocket(app.ctx);
+    await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    // Closing lets go of the data dir's lock and removes the admin socket, which a failed listen left behind.
+    await new Promise<void>((resolve) => (admin ? admin.close(() => resolve()) : resolve()));
+    await app.close().catch((closeErr: unknown) => app.log.error({ err: closeErr }, 'closing after a failed start failed'));
+    failedToStart(err, config);
+  }
   const mode = config.databaseUrl ? 'Postgres server' : `embedded database in ${config.dataDir}`;
   app.log.info(`HiveGate cloud on port ${config.port} (${mode})`);
 }

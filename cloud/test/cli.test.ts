@@ -103,6 +103,13 @@ describe('admin CLI on a Postgres server', () => {
     expect((await cli('token', 'create', '--user', 'maya')).code).toBe(0);
   });
 
+  // The CLI printed a DatabaseUnavailableError's stack trace where the service says one line.
+  it('says in one line that the database cannot be reached, as the service does', async () => {
+    const result = await runScript('src/cli.ts', ['user', 'list'], { DATABASE_URL: 'postgres://hivegate:secret-password@127.0.0.1:1/hivegate', JWT_SECRET });
+    expect(result).toMatchObject({ code: 1, stdout: '' });
+    expect(result.stderr).toMatch(/^cannot start: database unavailable: .*ECONNREFUSED.*; is the database server running and DATABASE_URL right\?\n$/);
+  });
+
   it('refuses a bad configuration naming the variable', async () => {
     const result = await runScript('src/cli.ts', ['user', 'list'], { ...env, DB_POOL_SIZE: 'many' });
     expect(result.code).toBe(1);

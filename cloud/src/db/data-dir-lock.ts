@@ -1,15 +1,35 @@
-import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { accessSync, closeSync, constants, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { createPrivateDir } from './private-files.ts';
 
 export class DataDirInUseError extends Error {}
+
+/** DATA_DIR cannot be made or written: says so naming the setting, where the bare EACCES named only a path. */
+export class DataDirError extends Error {}
+
+/**
+ * Creates DATA_DIR when missing, for this user alone (it holds the database, blobs and uploads), and checks this
+ * process may write there.
+ */
+export function prepareDataDir(dataDir: string): void {
+  try {
+    createPrivateDir(dataDir);
+    accessSync(dataDir, constants.W_OK);
+  } catch (err) {
+    const { code, syscall, path: at } = err as NodeJS.ErrnoException;
+    if (!code) throw err;
+    const what = syscall === 'mkdir' ? `it could not be created (${code} at ${at ?? dataDir})` : `it is not writable (${code})`;
+    const user = process.getuid ? ` (uid ${process.getuid()})` : '';
+    throw new DataDirError(`DATA_DIR ${dataDir} cannot be used: ${what}; make it a folder this user${user} can write, or set DATA_DIR to one`);
+  }
+}
 
 /**
  * The embedded database lives in files that only one process may open. The lock file holds the owner's pid;
  * a lock left by a process that no longer runs is taken over.
  */
 export function lockDataDir(dataDir: string): () => void {
-  createPrivateDir(dataDir);
+  prepareDataDir(dataDir);
   const lockPath = path.join(dataDir, 'embedded-db.lock');
   for (let attempt = 0; attempt < 2; attempt++) {
     try {

@@ -34,8 +34,21 @@ export class DatabaseTimeoutError extends Error {}
  */
 export class DatabaseUnavailableError extends Error {
   readonly statusCode = 503;
-  constructor(override readonly cause: Error) {
-    super(`database unavailable: ${cause.message}`);
+  constructor(
+    override readonly cause: Error,
+    message = `database unavailable: ${cause.message}`,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The server answered but turned the connection away: no such database or role, or a wrong password. Waiting does
+ * not help, DATABASE_URL must change; still a 503 to requests (a password rotated under a running service).
+ */
+export class DatabaseRefusedError extends DatabaseUnavailableError {
+  constructor(cause: Error) {
+    super(cause, `the database server refused the connection: ${cause.message}`);
   }
 }
 

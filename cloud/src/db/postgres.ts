@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { DatabaseUnavailableError, withTimeout, type Database, type Queryable, type QueryResult } from './database.ts';
+import { DatabaseRefusedError, DatabaseUnavailableError, withTimeout, type Database, type Queryable, type QueryResult } from './database.ts';
 
 const { Pool, Client } = pg;
 
@@ -14,10 +14,17 @@ const typeParsers = {
 /** Network failures, and the server saying it shuts down, cannot take connections now, or has too many. */
 const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '53300']);
 
+/**
+ * The server refusing who connects to what: no such database (3D000), no such role or no pg_hba entry (28000), a
+ * wrong password (28P01). They came out of the start-up as a 25-line driver error dump.
+ */
+const REFUSED_CODES = new Set(['3D000', '28000', '28P01']);
+
 /** Connection-level failures become DatabaseUnavailableError; query errors (constraints, syntax) pass unchanged. */
 function classify(err: unknown): unknown {
   if (!(err instanceof Error) || err instanceof DatabaseUnavailableError) return err;
   const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && REFUSED_CODES.has(code)) return new DatabaseRefusedError(err);
   if ((typeof code === 'string' && UNAVAILABLE_CODES.has(code)) || /timeout exceeded when trying to connect|Connection terminated/i.test(err.message)) {
     return new DatabaseUnavailableError(err);
   }

@@ -5,7 +5,7 @@ import type { S3BlobStoreConfig } from './s3-blob-store.ts';
 
 export * from './blob-store.ts';
 export { FileBlobStore } from './file-blob-store.ts';
-export { S3BlobStore } from './s3-blob-store.ts';
+export { BlobStoreUnreachableError, S3BlobStore } from './s3-blob-store.ts';
 export type { S3BlobStoreConfig } from './s3-blob-store.ts';
 
 export type BlobStoreConfig = { kind: 'fs'; dir: string } | ({ kind: 's3' } & S3BlobStoreConfig);

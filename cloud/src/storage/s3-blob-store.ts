@@ -38,6 +38,9 @@ export interface S3BlobStoreConfig {
   partSizeBytes?: number;
 }
 
+/** No answer at all from the S3 server at start (refused, unresolvable, timed out), as opposed to an S3 error. */
+export class BlobStoreUnreachableError extends Error {}
+
 const MIN_PART_SIZE = 5 * 1024 * 1024;
 // Upload buffers up to queueSize × partSize per put: 20 MiB at the defaults.
 const UPLOAD_QUEUE_SIZE = 4;
@@ -84,6 +87,13 @@ export class S3BlobStore implements BlobStore {
     try {
       await client.send(new HeadBucketCommand({ Bucket: bucket }));
     } catch (error) {
+      // No HTTP answer and a system error code (ECONNREFUSED, ENOTFOUND, ETIMEDOUT…): a bare "connect ECONNREFUSED"
+      // stack named neither the store nor where it was looked for.
+      const code = (error as { code?: unknown } | null)?.code;
+      if (httpStatus(error) === undefined && typeof code === 'string') {
+        client.destroy();
+        throw new BlobStoreUnreachableError(`the S3 endpoint ${endpoint ?? `of AWS region ${region}`} cannot be reached (${code})`, { cause: error });
+      }
       if (httpStatus(error) !== 404) {
         client.destroy();
         throw error;
