@@ -11,7 +11,7 @@ import { openDatabase } from './db/open.ts';
 import { prepareDataDir } from './db/data-dir-lock.ts';
 import { maintainPartitions, MaintenancePostponedError } from './db/partitions.ts';
 import { requestForLog } from './http/log-redaction.ts';
-import { loadSigningSecret, TokenService } from './auth/tokens.ts';
+import { loadSigningSecret, signerApplicationName, TokenService } from './auth/tokens.ts';
 import { TokensRepository } from './auth/tokens-repository.ts';
 import { UsersRepository } from './auth/users-repository.ts';
 import { AccountService } from './auth/accounts.ts';
@@ -73,7 +73,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Checked first, naming DATA_DIR: an unwritable one failed later with a bare EACCES from wherever wrote first.
   // Blobs, upload temporaries and (embedded) the database live here: a new one is for this user alone.
   prepareDataDir(config.dataDir);
-  const opened = options.db ? { db: options.db, close: async () => undefined } : await openDatabase(config, (err) => app.log.warn({ err }, 'database connection lost'));
+  const opened = options.db ? { db: options.db, close: async () => undefined } : await openDatabase(
+        config,
+        (err) => app.log.warn({ err }, 'database connection lost'),
+        signerApplicationName(config.jwtSecret),
+      );
   const { db } = opened;
   // Services started so far, stopped in reverse on close or when a later start fails.
   const started: (() => Promise<void>)[] = [];
@@ -104,7 +108,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       );
     await maintain();
     const tokenRecords = new TokensRepository(db);
-    const secret = await loadSigningSecret(db, config.jwtSecret);
+    const secret = await loadSigningSecret(db, config.jwtSecret, 'service', (message) => app.log.warn(message));
     const tokens = new TokenService(db, tokenRecords, secret, config.tokenCacheSeconds);
     await tokens.start();
     started.push(() => tokens.stop());

@@ -25,8 +25,18 @@ export class SigningSecretMismatchError extends Error {}
  * The service (`role: 'service'`) also keeps a fingerprint of the secret it signs with. A tool (the admin CLI) checks
  * its own against it and refuses to go on with another: run without the service's JWT_SECRET, it made tokens that
  * the service refused, with nothing said, and stored a generated secret nobody used.
+ *
+ * A service whose secret is not the recorded one took it over in silence: every earlier token stopped working, and
+ * beside instances still running with the old one, which tokens held depended on which instance answered. It now
+ * refuses to start while another instance (seen in pg_stat_activity) signs with another secret, and otherwise says
+ * loudly (`warn`) that the tokens issued before are now refused. Stopping every instance is how a secret is changed.
  */
-export async function loadSigningSecret(db: Database, configured: string | undefined, role: 'service' | 'tool' = 'service'): Promise<Uint8Array> {
+export async function loadSigningSecret(
+  db: Database,
+  configured: string | undefined,
+  role: 'service' | 'tool' = 'service',
+  warn: (message: string) => void = () => undefined,
+): Promise<Uint8Array> {
   const known = (await db.query<{ value: string }>(`SELECT value FROM server_secrets WHERE name = 'jwt_fingerprint'`)).rows[0]?.value;
   const candidate = configured ?? (await storedSecret(db));
   // A tool checks before a secret is made up: without the service's, it would store one that nobody signs with.
@@ -39,9 +49,48 @@ export async function loadSigningSecret(db: Database, configured: string | undef
   }
   const secret = candidate ?? (await generateSecret(db));
   if (role === 'service' && fingerprint(secret) !== known) {
+    if (db.kind === 'postgres' && (await othersSignWithAnotherSecret(db, configured, secret))) {
+      throw new SigningSecretMismatchError(
+        `JWT_SECRET ${configured ? 'here is not the one' : 'is unset here, unlike'} another running instance signs tokens with: tokens would hold on one instance and be refused by the other; give every instance the same JWT_SECRET, or stop them all to change it`,
+      );
+    }
+    if (known !== undefined) {
+      warn(
+        `${configured ? 'JWT_SECRET is not the secret' : 'JWT_SECRET is unset, and the generated secret is not the one'} tokens were signed with until now: every token issued before (device tokens, sign-in sessions) is now refused; set the previous JWT_SECRET back, or issue new device tokens (cli token create)`,
+      );
+    }
     await db.query(`INSERT INTO server_secrets (name, value) VALUES ('jwt_fingerprint', $1) ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value`, [fingerprint(secret)]);
   }
   return new TextEncoder().encode(secret);
+}
+
+const SIGNER_PREFIX = 'hivegate jwt:';
+const STORED_LABEL = 'stored';
+
+/**
+ * The Postgres application_name of a service's connections: a short fingerprint of JWT_SECRET, or "stored" for the
+ * generated secret in the database. It lets a starting instance see which secrets the running ones sign with
+ * without a registry of its own; the fingerprint is salted and cut short, so it tells nothing about the secret.
+ */
+export function signerApplicationName(configured: string | undefined): string {
+  return `${SIGNER_PREFIX}${configured ? fingerprint(configured).slice(0, 16) : STORED_LABEL}`;
+}
+
+async function othersSignWithAnotherSecret(db: Database, configured: string | undefined, secret: string): Promise<boolean> {
+  const mine = signerApplicationName(configured);
+  const { rows } = await db.query<{ name: string }>(
+    `SELECT DISTINCT application_name AS name FROM pg_stat_activity
+     WHERE datname = current_database() AND starts_with(application_name, $1) AND application_name <> $2`,
+    [SIGNER_PREFIX, mine],
+  );
+  const ours = fingerprint(secret).slice(0, 16);
+  for (const { name } of rows) {
+    const label = name.slice(SIGNER_PREFIX.length);
+    // "stored" and a JWT_SECRET that holds the stored secret are the same signer under two names.
+    const theirs = label === STORED_LABEL ? await storedSecret(db).then((stored) => stored && fingerprint(stored).slice(0, 16)) : label;
+    if (theirs !== ours) return true;
+  }
+  return false;
 }
 
 async function storedSecret(db: Database): Promise<string | undefined> {

@@ -22,9 +22,9 @@ export function connectTimeoutMs(config: Pick<Config, 'healthTimeoutMs'>): numbe
 }
 
 /** A Postgres server when DATABASE_URL is set, otherwise the embedded database under DATA_DIR. */
-export async function openDatabase(config: Config, onError?: (err: Error) => void): Promise<OpenedDatabase> {
+export async function openDatabase(config: Config, onError?: (err: Error) => void, applicationName?: string): Promise<OpenedDatabase> {
   if (config.databaseUrl) {
-    const db = new PostgresDatabase({ url: config.databaseUrl, poolSize: config.dbPoolSize, connectTimeoutMs: connectTimeoutMs(config), onError });
+    const db = new PostgresDatabase({ url: config.databaseUrl, poolSize: config.dbPoolSize, connectTimeoutMs: connectTimeoutMs(config), applicationName, onError });
     return { db, close: () => db.close() };
   }
   const unlock = lockDataDir(config.dataDir);

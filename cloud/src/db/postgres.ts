@@ -43,6 +43,8 @@ export interface PostgresOptions {
   url: string;
   poolSize: number;
   connectTimeoutMs?: number;
+  /** Shown in pg_stat_activity for every connection of this process (see signerApplicationName in auth/tokens.ts). */
+  applicationName?: string;
   onError?: (err: Error) => void;
   /** How often the LISTEN connection is asked for an answer, and how long it has to give one. */
   listenerCheckMs?: number;
@@ -69,6 +71,7 @@ export class PostgresDatabase implements Database {
       keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
       types: typeParsers,
       options: '-c TimeZone=UTC',
+      application_name: options.applicationName,
     });
     // An idle client losing its server must not crash the process; the next query reconnects.
     this.pool.on('error', (err) => options.onError?.(err));
@@ -163,6 +166,7 @@ class Listener {
       const client = new Client({
         connectionString: this.options.url,
         connectionTimeoutMillis: this.options.connectTimeoutMs ?? 5000,
+        application_name: this.options.applicationName,
         keepAlive: true,
         keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
       });
