@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { ConfigError, loadConfig, type Config } from './config.ts';
-import { runAdminCommand, USAGE, type CommandResult } from './admin/commands.ts';
+import { runAdminCommand, USAGE, type CommandInput, type CommandResult } from './admin/commands.ts';
 import { sendAdminCommand } from './admin/socket.ts';
 import { openDatabase } from './db/open.ts';
 import { migrate } from './db/migrate.ts';
@@ -11,13 +11,13 @@ import { UsersRepository } from './auth/users-repository.ts';
 import { startupFailureMessage } from './startup-failure.ts';
 
 /** Runs the command against the database directly (a Postgres server, or an embedded one no cloud holds). */
-async function runDirectly(config: Config, argv: string[]): Promise<CommandResult> {
+async function runDirectly(config: Config, argv: string[], input: CommandInput): Promise<CommandResult> {
   const opened = await openDatabase(config);
   try {
     await migrate(opened.db);
     const tokenRecords = new TokensRepository(opened.db);
     const tokens = new TokenService(opened.db, tokenRecords, await loadSigningSecret(opened.db, config.jwtSecret, 'tool'), 0);
-    return await runAdminCommand(argv, { users: new UsersRepository(opened.db), tokenRecords, tokens });
+    return await runAdminCommand(argv, { db: opened.db, users: new UsersRepository(opened.db), tokenRecords, tokens }, input);
   } finally {
     await opened.close();
   }
@@ -51,9 +51,10 @@ async function main(argv: string[]): Promise<number> {
     return argv.length === 0 ? 2 : 0;
   }
   const config = loadConfig();
-  if (argv[0] === 'user' && argv[1] === 'password' && argv.length === 3) argv = [...argv, `--password-from-stdin=${await readPassword(argv[2]!)}`];
-  let result = config.databaseUrl ? undefined : await sendAdminCommand(config.dataDir, argv);
-  result ??= await runDirectly(config, argv);
+  // The password travels beside the arguments, never among them (where the command refuses one).
+  const input: CommandInput = argv[0] === 'user' && argv[1] === 'password' && argv.length === 3 ? { password: await readPassword(argv[2]!) } : {};
+  let result = config.databaseUrl ? undefined : await sendAdminCommand(config.dataDir, argv, input);
+  result ??= await runDirectly(config, argv, input);
   process.stdout.write(result.stdout);
   process.stderr.write(result.stderr);
   return result.exitCode;

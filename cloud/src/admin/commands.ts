@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ALL_SCOPES, SCOPES } from '@hivegate/shared';
+import type { Queryable } from '../db/database.ts';
 import type { TokenService } from '../auth/tokens.ts';
 import type { TokensRepository } from '../auth/tokens-repository.ts';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../auth/accounts.ts';
@@ -7,9 +8,15 @@ import { hashPassword } from '../auth/passwords.ts';
 import { LoginTakenError, type UsersRepository } from '../auth/users-repository.ts';
 
 export interface AdminServices {
+  db: Queryable;
   users: UsersRepository;
   tokenRecords: TokensRepository;
   tokens: TokenService;
+}
+
+/** What a command reads besides its arguments: the new password of `user password`, from the CLI's standard input. */
+export interface CommandInput {
+  password?: string;
 }
 
 export interface CommandResult {
@@ -20,12 +27,14 @@ export interface CommandResult {
 
 export const USAGE = `usage:
   cli user add <login>
-  cli user password <login>        (reads the new password from standard input; signs the user's sessions out)
+  cli user password <login>        (reads the new password from standard input, never from the command line; signs the user's sessions out)
   cli user list
   cli token create --user <login> [--name NAME] [--scope SCOPE]... [--box BOX_ID]... [--expires-days N]
   cli token list [--user <login>]
   cli token revoke <token-id>
-scopes: ${[ALL_SCOPES, ...SCOPES].join(', ')} (default ${ALL_SCOPES}); --box limits a device token to its boxes`;
+scopes: ${[ALL_SCOPES, ...SCOPES].join(', ')} (default ${ALL_SCOPES}); --box limits a device token to its boxes
+Run it with the same DATA_DIR, DATABASE_URL and JWT_SECRET as the service (in its environment, e.g. docker compose exec
+cloud …): elsewhere its users and tokens go to another database, one the service never reads.`;
 
 class UsageError extends Error {}
 
@@ -40,9 +49,9 @@ const ok = (stdout: string): CommandResult => ({ stdout: stdout.endsWith('\n') |
 const fail = (message: string, exitCode = 1): CommandResult => ({ stdout: '', stderr: `${message}\n`, exitCode });
 
 /** The admin commands, run either in the CLI's own process or inside the running cloud via its admin socket. */
-export async function runAdminCommand(argv: string[], services: AdminServices): Promise<CommandResult> {
+export async function runAdminCommand(argv: string[], services: AdminServices, input: CommandInput = {}): Promise<CommandResult> {
   try {
-    return await dispatch(argv, services);
+    return await dispatch(argv, services, input);
   } catch (err) {
     if (err instanceof UsageError) return fail(`${err.message}\n${USAGE}`, 2);
     if (err instanceof LoginTakenError) return fail(err.message);
@@ -51,7 +60,7 @@ export async function runAdminCommand(argv: string[], services: AdminServices): 
   }
 }
 
-async function dispatch(argv: string[], { users, tokenRecords, tokens }: AdminServices): Promise<CommandResult> {
+async function dispatch(argv: string[], { db, users, tokenRecords, tokens }: AdminServices, input: CommandInput): Promise<CommandResult> {
   const [noun, verb, ...rest] = argv;
   const command = `${noun ?? ''} ${verb ?? ''}`.trim();
   switch (command) {
@@ -64,11 +73,15 @@ async function dispatch(argv: string[], { users, tokenRecords, tokens }: AdminSe
       return ok(`created user ${user.login} (id ${user.id})`);
     }
     case 'user password': {
-      // The password comes from the CLI's standard input (cli.ts), never from its command line, which `ps` shows.
-      const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, strict: true, options: { 'password-from-stdin': { type: 'string' } } });
+      // The password comes from the CLI's standard input (cli.ts), never from its command line, which `ps` and the
+      // shell's history show: `--password-from-stdin=PW`, how cli.ts once passed it on, was taken from anyone.
+      if (rest.some((arg) => arg.startsWith('-'))) {
+        throw new UsageError('user password takes no options and no password on the command line (ps and the shell history would show it): type or pipe it in');
+      }
+      const { positionals } = parseArgs({ args: rest, allowPositionals: true, strict: true });
       const login = positionals[0];
       if (!login || positionals.length > 1) throw new UsageError('user password takes exactly one login');
-      const password = values['password-from-stdin'];
+      const password = input.password;
       if (password === undefined) throw new UsageError('user password reads the new password from standard input');
       if (password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH) {
         return fail(`the password must be ${MIN_PASSWORD_LENGTH}-${MAX_PASSWORD_LENGTH} characters long`, 2);
@@ -110,7 +123,11 @@ async function dispatch(argv: string[], { users, tokenRecords, tokens }: AdminSe
         expiresAt = new Date(Date.now() + days * 86_400_000);
       }
       const { token } = await tokens.issue({ userId: user.id, name: values.name ?? 'cli', scopes, boxIds: values.box ?? null, expiresAt });
-      return ok(token);
+      // Not refused: a device maker issues the token before the box first reports. But a typo would make a token
+      // that never acts for anything, so say so (on stderr: stdout stays the token alone, for scripts).
+      const unseen = await unseenBoxes(db, user.id, values.box ?? []);
+      const stderr = unseen.length === 0 ? '' : `warning: ${values.user} has no box ${unseen.map((b) => JSON.stringify(b)).join(', ')} yet; the token acts for it once it reports (check the spelling)\n`;
+      return { ...ok(token), stderr };
     }
     case 'token list': {
       const { values } = parseArgs({ args: rest, strict: true, options: { user: { type: 'string' } } });
@@ -132,4 +149,17 @@ async function dispatch(argv: string[], { users, tokenRecords, tokens }: AdminSe
     default:
       throw new UsageError(command ? `unknown command "${command}"` : 'no command given');
   }
+}
+
+/** The boxes of `boxIds` the user has never been seen with: no telemetry, live device record or video. */
+async function unseenBoxes(db: Queryable, ownerId: number, boxIds: string[]): Promise<string[]> {
+  if (boxIds.length === 0) return [];
+  const { rows } = await db.query<{ box_id: string }>(
+    `SELECT box_id FROM boxes WHERE owner_id = $1 AND box_id = ANY($2::text[])
+     UNION SELECT box_id FROM live_devices WHERE owner_id = $1 AND box_id = ANY($2::text[])
+     UNION SELECT box_id FROM gate_videos WHERE owner_id = $1 AND box_id = ANY($2::text[])`,
+    [ownerId, boxIds],
+  );
+  const seen = new Set(rows.map((r) => r.box_id));
+  return [...new Set(boxIds)].filter((b) => !seen.has(b));
 }

@@ -2,7 +2,7 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import { chmodSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { AppContext } from '../context.ts';
-import { runAdminCommand, type CommandResult } from './commands.ts';
+import { runAdminCommand, type CommandInput, type CommandResult } from './commands.ts';
 
 /** The embedded database belongs to the running cloud, so the CLI asks the cloud through this socket. */
 export function adminSocketPath(dataDir: string): string {
@@ -20,8 +20,8 @@ export async function startAdminSocket(ctx: AppContext): Promise<Server> {
       void (async () => {
         let result: CommandResult;
         try {
-          const { argv } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { argv: string[] };
-          result = await runAdminCommand(argv, ctx);
+          const { argv, input } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { argv: string[]; input?: CommandInput };
+          result = await runAdminCommand(argv, ctx, input);
         } catch (err) {
           ctx.log.error({ err }, 'admin command failed');
           result = { stdout: '', stderr: `command failed: ${(err as Error).message}\n`, exitCode: 1 };
@@ -41,7 +41,7 @@ export async function startAdminSocket(ctx: AppContext): Promise<Server> {
 }
 
 /** Sends a command to a running cloud; undefined when none listens on the socket. */
-export function sendAdminCommand(dataDir: string, argv: string[]): Promise<CommandResult | undefined> {
+export function sendAdminCommand(dataDir: string, argv: string[], input: CommandInput = {}): Promise<CommandResult | undefined> {
   return new Promise((resolve, reject) => {
     const req = httpRequest({ socketPath: adminSocketPath(dataDir), method: 'POST', path: '/run' }, (res) => {
       const chunks: Buffer[] = [];
@@ -52,6 +52,6 @@ export function sendAdminCommand(dataDir: string, argv: string[]): Promise<Comma
       if (err.code === 'ENOENT' || err.code === 'ECONNREFUSED') resolve(undefined);
       else reject(err);
     });
-    req.end(JSON.stringify({ argv }));
+    req.end(JSON.stringify({ argv, input }));
   });
 }
