@@ -185,7 +185,10 @@ describe('live HLS relay with ffmpeg', () => {
     const wrong = await http(publisherUrl, { method: 'PUT', headers: { authorization: 'Bearer not-the-token' }, body: playlist });
     expect(wrong.status).toBe(401);
     expect(wrong.json()).toEqual({ error: 'publish token is not valid for this session' });
-    expect((await http(publisherUrl, { method: 'PUT', body: playlist })).status).toBe(401);
+    // A missing token was answered as a wrong one.
+    const missing = await http(publisherUrl, { method: 'PUT', body: playlist });
+    expect(missing.status).toBe(401);
+    expect(missing.json().error).toMatch(/^missing publish token: send the START_STREAM publishToken as "X-Publish-Token"/);
     // Another session's token does not open this one.
     const other = await user();
     await other.device('status', { boxId: box });

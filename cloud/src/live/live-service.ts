@@ -391,7 +391,9 @@ export class LiveService {
   async authorizePublisher(sessionId: string, token: string | undefined): Promise<SessionRecord> {
     const session = await this.sessions.findById(sessionId);
     if (!session) throw new HttpError(404, `no live session "${sessionId}"`);
-    if (!token || !this.tokens.matches(token, Buffer.from(session.publishTokenHash))) throw new HttpError(401, 'publish token is not valid for this session');
+    // Said apart: a missing token is a publisher set up without its header, a wrong one a token of another session.
+    if (!token) throw new HttpError(401, 'missing publish token: send the START_STREAM publishToken as "X-Publish-Token" or "Authorization: Bearer"');
+    if (!this.tokens.matches(token, Buffer.from(session.publishTokenHash))) throw new HttpError(401, 'publish token is not valid for this session');
     if (isEnded(session.status)) throw new HttpError(410, `live session is over (${session.status}); publishing is closed`);
     return session;
   }
