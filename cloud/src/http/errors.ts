@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { unstorableJsonProblem } from '@hivegate/shared';
 import { DatabaseUnavailableError } from '../db/database.ts';
 
@@ -27,15 +27,25 @@ function reasonFor(status: number, code: string | undefined): RejectionReason {
   return 'bad_request';
 }
 
-function clientMessage(err: FastifyError, contentType: string | undefined): string {
+/** A byte count as people read limits: 1048576 → "1 MiB". */
+function sizeLimit(bytes: number): string {
+  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} bytes`;
+}
+
+function clientMessage(err: FastifyError, request: FastifyRequest): string {
   switch (err.code) {
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return 'request body is too large';
+    case 'FST_ERR_CTP_BODY_TOO_LARGE': {
+      // The route's own limit (trajectories and live segments have larger ones than the rest): a client needs the number.
+      const limit = request.routeOptions.bodyLimit;
+      return limit ? `request body is larger than the ${sizeLimit(limit)} limit of ${request.method} ${request.routeOptions.url ?? request.url}` : 'request body is too large';
+    }
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return 'body is required';
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       // fastify's own message is only "Unsupported Media Type": the type the client sent is in its header.
-      return `content type ${contentType?.split(';')[0]?.trim() || '(none)'} is not supported; send application/json`;
+      return `content type ${request.headers['content-type']?.split(';')[0]?.trim() || '(none)'} is not supported; send application/json`;
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return 'body is not valid JSON';
     default:
@@ -60,7 +70,7 @@ export function installErrorHandling(app: FastifyInstance, onRejected: (reason: 
       request.log.error({ err }, 'request failed');
       return reply.status(status).send({ error: 'internal server error' });
     }
-    return reply.status(status).send({ error: clientMessage(err, request.headers['content-type']) });
+    return reply.status(status).send({ error: clientMessage(err, request) });
   });
   // JSON may carry what Postgres cannot store (U+0000, a lone surrogate) or nest without end: refused by name rather
   // than failing in the database or overflowing a stack with a 500 (REST bodies, and GraphQL variables, which reach no
