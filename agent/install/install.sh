@@ -327,10 +327,10 @@ install_config() {
 
 check_config() {
   if [[ $dry_run -eq 1 ]]; then
-    echo "+ $node_bin $prefix/bin/hivegate-agent.mjs check-config --config $config_dir/agent.yaml --env-file $config_dir/agent.env"
+    echo "+ $node_bin $prefix/bin/hivegate-agent.mjs check-config --config $config_dir/agent.yaml --secrets-file $config_dir/agent.env"
     return
   fi
-  "$node_bin" "$prefix/bin/hivegate-agent.mjs" check-config --config "$config_dir/agent.yaml" --env-file "$config_dir/agent.env" ||
+  "$node_bin" "$prefix/bin/hivegate-agent.mjs" check-config --config "$config_dir/agent.yaml" --secrets-file "$config_dir/agent.env" ||
     die "fix $config_dir/agent.yaml (or agent.env), then run: systemctl restart $service"
 }
 

@@ -15,7 +15,7 @@ import { cameraVerdict, measureDecode, measurePipeline } from './throughput.ts';
 /** Each command's usage and what it does; `hivegate-agent COMMAND --help` prints its own, `--help` all of them. */
 const COMMANDS = {
   run: {
-    usage: `hivegate-agent run --config FILE [--env-file FILE] [--once]
+    usage: `hivegate-agent run --config FILE [--secrets-file FILE] [--once]
   hivegate-agent run --source FILE_OR_URL --cloud URL --token TOKEN --hive H --box B
                      [--zone "x,y x,y …"] [--detector motion|onnx] [--model PATH] [--once]
                      [--width W --height H --fps F] [--realtime] [--start-time ISO] [--state-dir DIR]
@@ -38,8 +38,8 @@ machine keeps up with a camera at source.fps; it compares with ffmpeg decoding t
     pipeline: true,
   },
   'check-config': {
-    usage: 'hivegate-agent check-config --config FILE [--env-file FILE]',
-    about: 'Checks a config file as run would, with the secrets from the environment (and --env-file), loads its models, and says what the agent will do.',
+    usage: 'hivegate-agent check-config --config FILE [--secrets-file FILE]',
+    about: 'Checks a config file as run would, with the secrets from the environment (and --secrets-file), loads its models, and says what the agent will do.',
     pipeline: false,
   },
 } as const;
@@ -49,7 +49,7 @@ const PIPELINE_NOTES = `Sources: a video file, rtsp:// or http:// URL, /dev/vide
 The detector is the shipped pair of 8-bit bee models (onnx, models/bee-centernet-int8.onnx over the frame and
 models/bee-centernet-slot-int8.onnx over the entrance slot) unless --detector motion or --model.
 Secrets may come from HIVEGATE_TOKEN and HIVEGATE_CLOUD_URL instead of flags (a flag wins), in the environment or in
-the NAME=value lines of --env-file FILE, which wins over the environment. SIGHUP re-reads the config file and the
+the NAME=value lines of --secrets-file FILE, which wins over the environment. SIGHUP re-reads the config file and the
 env file (a variable set in the environment itself stays as the agent was started with it).`;
 
 const EXIT_CODES = 'Exit codes: 0 done, 1 failed (a source, the cloud, records left queued), 2 bad usage or configuration.';
@@ -93,6 +93,7 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   try {
+    refuseNodeEnvFile(rest);
     if (command === 'run') return await run(rest);
     if (command === 'status') return status(rest);
     if (command === 'bench') return await bench(rest);
@@ -146,7 +147,7 @@ async function run(args: string[]): Promise<number> {
       'start-time': { type: 'string' },
       'state-dir': { type: 'string' },
       'flush-timeout': { type: 'string' },
-      'env-file': { type: 'string' },
+      'secrets-file': { type: 'string' },
       once: { type: 'boolean' },
     },
   });
@@ -159,7 +160,7 @@ async function run(args: string[]): Promise<number> {
     cloud: { url: values.cloud, token: values.token },
     stateDir: values['state-dir'],
   };
-  const envFile = values['env-file'];
+  const envFile = values['secrets-file'];
   const load = () => {
     const file = values.config ? readConfigFile(values.config) : undefined;
     return resolveConfig({ ...(file ? { file } : {}), flags, env: environment(envFile) });
@@ -339,9 +340,9 @@ function openIntervalsLine(outbox: Outbox): string[] {
 
 /** Validates a config file (with the environment's secrets) the way `run` would, models loaded, and says what it will do. */
 async function checkConfig(args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, strict: true, options: { config: { type: 'string' }, 'env-file': { type: 'string' } } });
+  const { values } = parseArgs({ args, strict: true, options: { config: { type: 'string' }, 'secrets-file': { type: 'string' } } });
   if (!values.config) throw new ConfigError('check-config needs --config FILE');
-  const config = resolveConfig({ file: readConfigFile(values.config), env: environment(values['env-file']) });
+  const config = resolveConfig({ file: readConfigFile(values.config), env: environment(values['secrets-file']) });
   // The models are loaded as `run` loads them: a path that is wrong, or a file that is not a model, fails here.
   const detector = await createDetector(config);
   const sensors = config.sensors ? (config.sensors.command ? `command every ${config.sensors.intervalSeconds} s` : `file ${config.sensors.file} every ${config.sensors.intervalSeconds} s`) : 'none';
@@ -358,6 +359,25 @@ async function checkConfig(args: string[]): Promise<number> {
     ].join('\n'),
   );
   return 0;
+}
+
+/**
+ * Node (20 at least, nodejs/node#54232) takes `--env-file` and `--env-file-if-exists` for itself wherever they stand on
+ * its command line, after the script name too, up to a `--`: with the file missing or unreadable it prints
+ * "node: FILE: not found" and exits 9 before the agent runs. The agent's flag is `--secrets-file` so that no way of
+ * starting it meets that. The old spelling is refused rather than taken: it reaches the agent only while its file
+ * can be read, so taking it would work until the day the file went missing, and then fail where no message of ours
+ * is ever printed.
+ */
+function refuseNodeEnvFile(args: string[]): void {
+  for (const arg of args) {
+    if (arg === '--') return;
+    if (/^--env-file(?:-if-exists)?(?:=|$)/.test(arg)) {
+      throw new ConfigError(
+        `${arg.split('=')[0]!} is node's own flag, not the agent's: use --secrets-file FILE (node reads --env-file before the agent starts and exits 9 when the file is missing)`,
+      );
+    }
+  }
 }
 
 /** The process's environment, with the variables of the env file (read now, so a SIGHUP sees its edits) over it. */

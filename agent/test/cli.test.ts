@@ -26,8 +26,9 @@ afterAll(async () => {
   dir.cleanup();
 });
 
-function cli(args: string[], env: NodeJS.ProcessEnv = {}) {
-  return exec(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: agentRoot, env: { ...process.env, HIVEGATE_TOKEN: '', ...env } }).then(
+/** The real command, as `node --import tsx src/cli.ts`, or with `script` as `node script` (the bin, as the service starts it). */
+function cli(args: string[], env: NodeJS.ProcessEnv = {}, script?: string) {
+  return exec(process.execPath, script ? [script, ...args] : ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: agentRoot, env: { ...process.env, HIVEGATE_TOKEN: '', ...env } }).then(
     (r) => ({ code: 0, ...r }),
     (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
   );
@@ -171,7 +172,7 @@ describe('hivegate-agent CLI', () => {
 
   // The service's token file is agent.env, which systemd read only at start: `systemctl reload` after fixing the
   // token there sent SIGHUP to an agent that kept the old token, and the uplink stayed stopped.
-  it('re-reads --env-file on SIGHUP: a token fixed there lifts a 401 stop, and what was queued is delivered', async () => {
+  it('re-reads --secrets-file on SIGHUP: a token fixed there lifts a 401 stop, and what was queued is delivered', async () => {
     const envFile = join(dir.path, 'agent.env');
     writeFileSync(envFile, 'HIVEGATE_TOKEN=revoked-token\n');
     const configFile = join(dir.path, 'env-file.json');
@@ -180,7 +181,8 @@ describe('hivegate-agent CLI', () => {
       hiveId: 'h', boxId: 'env-file', source: { url: 'http://127.0.0.1:9/no-camera' }, cloud: { url: cloud.url }, detector: { kind: 'motion' },
       live: { enabled: false }, sensors: { command: 'echo weightKg=41.2', intervalSeconds: 3600 }, stateDir: join(dir.path, 'env-file-state'),
     }));
-    const agent = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'run', '--config', configFile, '--env-file', envFile], { cwd: agentRoot, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, HIVEGATE_TOKEN: '' } });
+    // Started as the service starts it: node, the bin script, the flags (node reads some of those itself).
+    const agent = spawn(process.execPath, ['bin/hivegate-agent.mjs', 'run', '--config', configFile, '--secrets-file', envFile], { cwd: agentRoot, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, HIVEGATE_TOKEN: '' } });
     let stderr = '';
     agent.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = once(agent, 'exit');
@@ -199,6 +201,24 @@ describe('hivegate-agent CLI', () => {
       agent.kill('SIGKILL');
     }
   }, 60_000);
+
+  // Node takes --env-file for itself even after the script name: with the file missing it exited 9 before the agent ran.
+  it('reads its secrets file as --secrets-file, however it is started, and refuses node\'s --env-file by name', async () => {
+    const secrets = join(dir.path, 'secrets.env');
+    writeFileSync(secrets, 'HIVEGATE_TOKEN=from-the-file\n');
+    const missing = join(dir.path, 'no-such.env');
+    const configFile = join(dir.path, 'secrets.json');
+    writeFileSync(configFile, JSON.stringify({ hiveId: 'h', boxId: 'b', source: { url: clip }, cloud: { url: cloud.url }, detector: { kind: 'motion' }, stateDir: join(dir.path, 'secrets-state') }));
+    const start = (args: string[]) => cli(args, {}, 'bin/hivegate-agent.mjs');
+    const [missingFile, readable, oldSpelling] = await Promise.all([
+      start(['run', '--config', configFile, '--secrets-file', missing]),
+      start(['check-config', '--config', configFile, '--secrets-file', secrets]),
+      start(['run', '--config', configFile, '--env-file', secrets]),
+    ]);
+    expect(missingFile).toMatchObject({ code: 2, stderr: `hivegate-agent: --secrets-file ${missing} cannot be read (ENOENT)\n` });
+    expect(readable).toMatchObject({ code: 0, stdout: expect.stringContaining(`config ok:     ${configFile}`) });
+    expect(oldSpelling).toMatchObject({ code: 2, stderr: expect.stringContaining("hivegate-agent: --env-file is node's own flag, not the agent's: use --secrets-file FILE") });
+  }, 30_000);
 
   // A damaged status file gave "Expected double-quoted property name in JSON at position 20" and nothing else.
   it('status names a damaged status file', async () => {
@@ -268,7 +288,7 @@ describe('hivegate-agent CLI', () => {
 
   // "run --help" was refused as an unknown option, and there was no way to ask the agent's version.
   it('gives each command its own help, and its version', async () => {
-    const usageLines = { run: 'hivegate-agent run --config FILE [--env-file FILE] [--once]', status: 'hivegate-agent status [--config FILE | --state-dir DIR]', bench: 'hivegate-agent bench --source FILE', 'check-config': 'hivegate-agent check-config --config FILE' };
+    const usageLines = { run: 'hivegate-agent run --config FILE [--secrets-file FILE] [--once]', status: 'hivegate-agent status [--config FILE | --state-dir DIR]', bench: 'hivegate-agent bench --source FILE', 'check-config': 'hivegate-agent check-config --config FILE' };
     const asks = [...Object.keys(usageLines).map((command) => [command, '--help']), ['run', '-h'], ['help', 'bench']];
     const answers = await Promise.all(asks.map((args) => cliHere(args)));
     answers.forEach((help, i) => {

@@ -94,12 +94,12 @@ describe('install.sh', () => {
       expect.arrayContaining([
         `+ ${node} ${root}/opt/hivegate-agent.new/bin/hivegate-agent.mjs --help`,
         `+ (write ${root}/systemd/hivegate-agent.service from hivegate-agent.service: node ${node}, prefix ${root}/opt/hivegate-agent, config ${root}/etc/hivegate)`,
-        `+ ${node} ${root}/opt/hivegate-agent/bin/hivegate-agent.mjs check-config --config ${root}/etc/hivegate/agent.yaml --env-file ${root}/etc/hivegate/agent.env`,
+        `+ ${node} ${root}/opt/hivegate-agent/bin/hivegate-agent.mjs check-config --config ${root}/etc/hivegate/agent.yaml --secrets-file ${root}/etc/hivegate/agent.env`,
       ]),
     );
     const unit = join(dir.path, 'local-node.service');
     expect((await sh(['--render-unit', unit, '--prefix', '/opt/hivegate-agent', '--config-dir', '/etc/hivegate'], env)).code).toBe(0);
-    expect(readFileSync(unit, 'utf8')).toContain(`\nExecStart=${node} /opt/hivegate-agent/bin/hivegate-agent.mjs run --config /etc/hivegate/agent.yaml --env-file /etc/hivegate/agent.env\n`);
+    expect(readFileSync(unit, 'utf8')).toContain(`\nExecStart=${node} /opt/hivegate-agent/bin/hivegate-agent.mjs run --config /etc/hivegate/agent.yaml --secrets-file /etc/hivegate/agent.env\n`);
     const old = nodeFirstOnPath('old-bin', 'case "$1" in -p) echo 18 ;; --version) echo v18.19.0 ;; esac');
     const refused = await sh(['--render-unit', join(dir.path, 'old-node.service'), '--prefix', '/opt/hivegate-agent'], old.env);
     expect(refused).toMatchObject({ code: 1, stderr: `install.sh: ${old.node} is Node.js v18.19.0, older than 20: put a newer one first on PATH\n` });
@@ -215,7 +215,7 @@ describe('hivegate-agent.service', () => {
     expect(one('SupplementaryGroups').split(' ')).toContain('video');
     // The agent reads agent.env itself: through EnvironmentFile, which systemd reads only at start, a token fixed in
     // it never reached `systemctl reload`.
-    expect(one('ExecStart')).toBe(`${node} /opt/hivegate-agent/bin/hivegate-agent.mjs run --config /etc/hivegate/agent.yaml --env-file /etc/hivegate/agent.env`);
+    expect(one('ExecStart')).toBe(`${node} /opt/hivegate-agent/bin/hivegate-agent.mjs run --config /etc/hivegate/agent.yaml --secrets-file /etc/hivegate/agent.env`);
     expect(one('ExecReload')).toBe('/bin/kill -HUP $MAINPID');
     expect(one('Restart')).toBe('on-failure');
     expect(one('StateDirectory')).toBe('hivegate-agent');

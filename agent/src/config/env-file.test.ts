@@ -14,7 +14,7 @@ describe('env file', () => {
     expect(() => parseEnvFile('A=1\nHIVEGATE_TOKEN abc\n', '/etc/hivegate/agent.env')).toThrow('/etc/hivegate/agent.env line 2: expected NAME=value, got "HIVEGATE_TOKEN abc"');
     const dir = mkdtempSync(join(tmpdir(), 'hivegate-env-'));
     try {
-      expect(() => readEnvFile(join(dir, 'missing.env'))).toThrow(`--env-file ${join(dir, 'missing.env')} cannot be read (ENOENT)`);
+      expect(() => readEnvFile(join(dir, 'missing.env'))).toThrow(`--secrets-file ${join(dir, 'missing.env')} cannot be read (ENOENT)`);
       writeFileSync(join(dir, 'agent.env'), 'HIVEGATE_TOKEN=t\n');
       expect(readEnvFile(join(dir, 'agent.env'))).toEqual({ HIVEGATE_TOKEN: 't' });
     } finally {

@@ -4,7 +4,7 @@ import { ConfigError } from './config.ts';
 /**
  * Reads a file of `NAME=value` lines, as systemd's EnvironmentFile takes them: blank lines and `#` comments are
  * skipped, `export ` before a name is allowed, and a value may be wrapped in single or double quotes. The agent
- * reads it itself (`--env-file`), at start and on every SIGHUP, because systemd reads an EnvironmentFile only when
+ * reads it itself (`--secrets-file`), at start and on every SIGHUP, because systemd reads an EnvironmentFile only when
  * it starts the service: a token fixed in it was never seen by `systemctl reload`.
  */
 export function parseEnvFile(text: string, path: string): Record<string, string> {
@@ -26,7 +26,7 @@ export function readEnvFile(path: string): Record<string, string> {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new ConfigError(`--env-file ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new ConfigError(`--secrets-file ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
   return parseEnvFile(text, path);
 }
