@@ -15,7 +15,7 @@ import { DeviceClient } from './device/device-client.ts';
 import { DeviceLoop, type DeviceSnapshot } from './device/device-loop.ts';
 import { hostDiagnostics } from './device/diagnostics.ts';
 import { LiveStreamer } from './live/live-streamer.ts';
-import { isStorageFull, Outbox } from './outbox/outbox.ts';
+import { isStorageFull, Outbox, RECORD_KINDS, type RecordKind } from './outbox/outbox.ts';
 import { OutboxLock } from './outbox/outbox-lock.ts';
 import { Pipeline } from './pipeline.ts';
 import { SensorReader } from './sensors/sensor-reader.ts';
@@ -342,11 +342,28 @@ async function runWithOutbox(config: AgentConfig, options: RunOptions): Promise<
   const remaining = pendingAfterStop(config);
   const saved = stats.openIntervalsSaved;
   const savedNote = saved && saved.intervals > 0 ? `; ${saved.intervals} open interval${saved.intervals === 1 ? '' : 's'} saved for the next start to complete (in ${saved.beesIn}, out ${saved.beesOut})` : '';
-  log(`agent stopped: ${stats.framesProcessed} frames${stats.framesRepeated > 0 ? ` (and ${stats.framesRepeated} repeats skipped)` : ''}, in ${stats.beesIn}, out ${stats.beesOut}, ${stats.intervalsQueued} intervals and ${stats.trajectoryBatchesQueued} trajectory batches queued; ${remaining} records still queued${savedNote}`);
+  log(`agent stopped: ${stats.framesProcessed} frames${stats.framesRepeated > 0 ? ` (and ${stats.framesRepeated} repeats skipped)` : ''}, in ${stats.beesIn}, out ${stats.beesOut}, ${stats.intervalsQueued} intervals and ${stats.trajectoryBatchesQueued} trajectory batches queued; ${remaining} records still queued${savedNote}${lostNote(stats.openIntervalsNotSaved, outbox.lostAtStop)}`);
   if (capture.state === 'failed') return 1;
   // A daemon leaves undelivered records for its next start; a one-shot run promised to deliver them.
   if (options.once) return remaining === 0 ? 0 : 1;
   return 0;
+}
+
+/**
+ * What a stop on a full disk could not keep, for the stop line: the counts of open intervals beyond their last save,
+ * and the records held in memory. Nothing when all was kept.
+ */
+export function lostNote(openNotSaved: { intervals: number; beesIn: number; beesOut: number } | undefined, held: Record<RecordKind, number>): string {
+  const parts: string[] = [];
+  if (openNotSaved && openNotSaved.intervals > 0) {
+    parts.push(`the counts of ${openNotSaved.intervals} open interval${openNotSaved.intervals === 1 ? '' : 's'} not saved (in ${openNotSaved.beesIn}, out ${openNotSaved.beesOut}), which were never sent`);
+  }
+  const heldKinds = RECORD_KINDS.filter((kind) => held[kind] > 0);
+  const heldTotal = heldKinds.reduce((total, kind) => total + held[kind], 0);
+  if (heldTotal > 0) {
+    parts.push(`${heldTotal} record${heldTotal === 1 ? '' : 's'} held in memory (${heldKinds.map((kind) => `${kind} ${held[kind]}`).join(', ')}), never written or sent`);
+  }
+  return parts.length === 0 ? '' : `; LOST, the disk being full: ${parts.join('; ')}`;
 }
 
 /** The camera reader the config describes. */

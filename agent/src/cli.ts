@@ -328,10 +328,11 @@ function outboxLines(outboxPath: string): string[] {
 
 /** The counts a live agent saved of the intervals it has not sent yet (as of its last save), if any. */
 function openIntervalsLine(outbox: Outbox): string[] {
-  const saved = outbox.getState<unknown>(OPEN_INTERVALS_STATE_KEY);
+  const saved = outbox.readGuarded<unknown>(OPEN_INTERVALS_STATE_KEY);
   if (saved === undefined) return [];
+  if ('stale' in saved) return ['not sent yet:  none kept: the last save is out of date (the agent sent some of its intervals and could not save again on a full disk)'];
   try {
-    const intervals = readSavedIntervals(saved);
+    const intervals = readSavedIntervals(saved.value);
     return intervals.length === 0 ? [] : [`not sent yet:  ${describeOpenIntervals(intervals)} counted in intervals still open, saved for the agent to send when they close`];
   } catch (error) {
     return [`not sent yet:  unreadable (${(error as Error).message})`];

@@ -6,7 +6,7 @@ import { repeatsNote } from './capture/rate-notes.ts';
 import { PictureRateMeter } from './capture/picture-rate.ts';
 import { RepeatedFrameFilter } from './capture/repeated-frames.ts';
 import type { CounterOutput, EntranceCounter } from './count/entrance-counter.ts';
-import { describeOpenIntervals, openIntervalTotals, readSavedIntervals, savedForm, type OpenInterval } from './count/open-intervals.ts';
+import { describeOpenIntervals, openIntervalKey, openIntervalTotals, readSavedIntervals, savedForm, type OpenInterval } from './count/open-intervals.ts';
 import type { Area, Detection, Detector } from './detect/types.ts';
 import { identityOf, isStorageFull, type Outbox } from './outbox/outbox.ts';
 import type { BeeTracker, TrackerUpdate } from './track/tracker.ts';
@@ -47,6 +47,11 @@ export interface PipelineStats {
   tapErrors: number;
   /** With `saveOpenIntervals`: the intervals not emitted yet as last saved, for the next start to complete. */
   openIntervalsSaved?: { intervals: number; beesIn: number; beesOut: number; at: string };
+  /**
+   * With `saveOpenIntervals`, while the last save failed (a full disk): what a stop then loses, the counts of the open
+   * intervals beyond what is saved of them.
+   */
+  openIntervalsNotSaved?: { intervals: number; beesIn: number; beesOut: number };
 }
 
 /** Sees what the pipeline sees, for evaluation and debugging; must not keep the frame's pixels. */
@@ -114,6 +119,10 @@ export class Pipeline {
   private lastSaved: string | undefined;
   /** Why the open intervals could not be saved last time (said once, until they can be again). */
   private saveError: string | undefined;
+  /** The intervals as the save that counts has them, by identity (empty when none counts). */
+  private savedIntervals = new Map<string, OpenInterval>();
+  /** An interval of the save that counts was sent on: the save is out of date, and is replaced at once. */
+  private saveDue = false;
   readonly stats: PipelineStats = {
     framesProcessed: 0,
     framesDropped: 0,
@@ -187,11 +196,15 @@ export class Pipeline {
   /** Hands the counter the intervals the previous run saved; a save it cannot read is said and left out. */
   private restoreOpenIntervals(): void {
     if (!this.options.saveOpenIntervals) return;
-    const saved = this.options.outbox.getState<unknown>(OPEN_INTERVALS_STATE_KEY);
+    const saved = this.options.outbox.readGuarded<unknown>(OPEN_INTERVALS_STATE_KEY);
     if (saved === undefined) return;
+    if ('stale' in saved) {
+      this.options.log?.('the open intervals the last run saved are out of date (it sent some of them, and could not save them again on a full disk); they are left out');
+      return;
+    }
     let intervals: OpenInterval[];
     try {
-      intervals = readSavedIntervals(saved);
+      intervals = readSavedIntervals(saved.value);
     } catch (error) {
       this.options.log?.(`the open intervals the last run saved cannot be read (${(error as Error).message}); they are left out`);
       return;
@@ -199,34 +212,68 @@ export class Pipeline {
     if (intervals.length === 0) return;
     this.options.counter.restore(intervals);
     this.lastSaved = JSON.stringify(savedForm(intervals));
+    this.savedIntervals = new Map(intervals.map((interval) => [openIntervalKey(interval), interval]));
     this.options.log?.(`going on with ${describeOpenIntervals(intervals)} the last run had counted and not sent`);
   }
 
-  /** Saves the counter's open intervals, at most every `everyMs` unless `now`; a full disk is said once, and counting goes on. */
+  /**
+   * Saves the counter's open intervals, at most every `everyMs` unless `now` (or the save is out of date); a full
+   * disk is said once, and counting goes on.
+   */
   private saveOpenIntervals(now: boolean): void {
     const every = this.options.saveOpenIntervals?.everyMs;
     if (every === undefined) return;
     const at = performance.now();
-    if (!now && at - this.lastSaveAt < every) return;
+    if (!now && !this.saveDue && at - this.lastSaveAt < every) return;
     this.lastSaveAt = at;
+    this.saveDue = false;
     const intervals = this.options.counter.openIntervals();
     const form = savedForm(intervals);
     const json = JSON.stringify(form);
     if (json !== this.lastSaved) {
       try {
-        this.options.outbox.setState(OPEN_INTERVALS_STATE_KEY, form);
+        this.options.outbox.saveGuarded(OPEN_INTERVALS_STATE_KEY, form);
       } catch (error) {
         if (!isStorageFull(error)) throw error;
-        const message = (error as Error).message;
-        if (message !== this.saveError) this.options.log?.(`cannot save the open intervals (${message}): a stop now loses what they counted since the last save`);
-        this.saveError = message;
+        this.saveFailed(intervals, (error as Error).message);
         return;
       }
       if (this.saveError) this.options.log?.('the open intervals are saved again');
       this.saveError = undefined;
       this.lastSaved = json;
+      this.savedIntervals = new Map(intervals.map((interval) => [openIntervalKey(interval), interval]));
     }
+    delete this.stats.openIntervalsNotSaved;
     this.stats.openIntervalsSaved = { intervals: intervals.length, ...openIntervalTotals(intervals), at: new Date().toISOString() };
+  }
+
+  /**
+   * The save before stays while it is only behind: the next start completes its intervals, less what was counted
+   * since. Once one of its intervals was sent it would be sent again, with the next run's counts added to a record
+   * the cloud already has (it keeps the first): it is discarded, and then everything the open intervals counted is
+   * what a stop loses.
+   */
+  private saveFailed(intervals: readonly OpenInterval[], message: string): void {
+    const open = new Set(intervals.map(openIntervalKey));
+    if ([...this.savedIntervals.keys()].some((key) => !open.has(key))) {
+      this.options.outbox.discardGuarded(OPEN_INTERVALS_STATE_KEY);
+      this.savedIntervals = new Map();
+      this.lastSaved = undefined;
+      delete this.stats.openIntervalsSaved;
+    }
+    const notSaved = { intervals: 0, beesIn: 0, beesOut: 0 };
+    for (const interval of intervals) {
+      const saved = this.savedIntervals.get(openIntervalKey(interval))?.summary;
+      const beesIn = interval.summary.beesIn - (saved?.beesIn ?? 0);
+      const beesOut = interval.summary.beesOut - (saved?.beesOut ?? 0);
+      if (saved && JSON.stringify(saved) === JSON.stringify(interval.summary)) continue;
+      notSaved.intervals++;
+      notSaved.beesIn += beesIn;
+      notSaved.beesOut += beesOut;
+    }
+    this.stats.openIntervalsNotSaved = notSaved;
+    if (message !== this.saveError) this.options.log?.(`cannot save the open intervals (${message}): a stop now loses what they counted since the last save`);
+    this.saveError = message;
   }
 
   private tap(frame: Frame): void {
@@ -279,6 +326,8 @@ export class Pipeline {
       else this.stats.beesOut++;
     }
     for (const summary of output.summaries) this.stats.unknownDirection += summary.unknownDirection;
+    // An interval the save holds is on its way to the cloud now: a next start must not send it again.
+    if (output.movements.length > 0 && this.savedIntervals.size > 0) this.saveDue = true;
     if (items.length === 0) return;
     outbox.enqueueMany(items);
     this.stats.intervalsQueued += output.movements.length;

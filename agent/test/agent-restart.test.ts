@@ -79,8 +79,8 @@ function leftIn(stateDir: string): { pending: EntranceMovementInput[]; saved: Op
   const outbox = new Outbox({ path: join(stateDir, 'outbox.db') });
   outbox.start();
   try {
-    const saved = outbox.getState<unknown>(OPEN_INTERVALS_STATE_KEY);
-    return { pending: outbox.pending('movement', 1000).map((r) => r.payload as EntranceMovementInput), saved: saved === undefined ? [] : readSavedIntervals(saved) };
+    const saved = outbox.readGuarded<unknown>(OPEN_INTERVALS_STATE_KEY);
+    return { pending: outbox.pending('movement', 1000).map((r) => r.payload as EntranceMovementInput), saved: saved === undefined || 'stale' in saved ? [] : readSavedIntervals(saved.value) };
   } finally {
     outbox.stop();
   }

@@ -1,6 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, mkdirSync, openSync, readdirSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { identityOf, Outbox } from '../src/outbox/outbox.ts';
@@ -232,6 +232,26 @@ describe('Outbox', () => {
     expect(lines.at(-1)).toMatch(/^outbox: a record held in memory was refused for good and is dropped: 400/);
     outbox.stop();
     expect(lines.at(-1)).toBe('outbox: 2 records held in memory are lost: the disk is still full');
+  });
+
+  // A save that could not be replaced on a full disk stayed behind looking current (see test/pipeline-save.test.ts).
+  it('keeps a guarded save only while its marker file is there, one marker at a time, and reads an unguarded one as it is', () => {
+    const path = freshPath();
+    const outbox = new Outbox({ path });
+    outbox.start();
+    outbox.setState('plain', [1]);
+    expect(outbox.readGuarded('plain')).toEqual({ value: [1] });
+    outbox.saveGuarded('saved', { a: 1 });
+    outbox.saveGuarded('saved', { a: 2 });
+    const markers = () => readdirSync(dir.path).filter((name) => name.startsWith(`${basename(path)}.saved-`));
+    expect(markers()).toHaveLength(1);
+    expect(outbox.readGuarded('saved')).toEqual({ value: { a: 2 } });
+    outbox.discardGuarded('saved');
+    expect(markers()).toEqual([]);
+    expect(outbox.readGuarded('saved')).toEqual({ stale: true });
+    outbox.saveGuarded('saved', { a: 3 });
+    expect(outbox.readGuarded('saved')).toEqual({ value: { a: 3 } });
+    outbox.stop();
   });
 
   it('drops trajectory batches first from what it holds while the disk is full', () => {

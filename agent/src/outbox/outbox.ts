@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { createHash, randomBytes } from 'node:crypto';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, unlinkSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 
 export type RecordKind = 'metrics' | 'movement' | 'trajectories';
@@ -78,7 +78,10 @@ type NewRecord = Identity & { payload: unknown; createdAt?: number };
  * Reads still work then, and a write may succeed again once something has freed space.
  */
 export function isStorageFull(error: unknown): boolean {
-  return error instanceof Database.SqliteError && error.code === 'SQLITE_FULL';
+  if (error instanceof Database.SqliteError) return error.code === 'SQLITE_FULL';
+  // A file beside the database (a `saveGuarded` marker) finds no room either.
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT';
 }
 
 /** The identity the cloud dedupes on, so the same record queued twice is stored once. */
@@ -127,6 +130,10 @@ export class Outbox {
   private sentWhileFull: Identity[] = [];
   /** Held records dropped beyond the bounds, or quarantined, not yet added to the database's counters. */
   private heldCounts = new Map<string, number>();
+  /** The records held in memory that the last stop could not write (the disk still full): lost. */
+  lostAtStop: Record<RecordKind, number> = { metrics: 0, movement: 0, trajectories: 0 };
+  /** The guard markers of an in-memory outbox, which has no folder to keep them in (`saveGuarded`). */
+  private readonly memoryGuards = new Set<string>();
 
   constructor(private readonly options: OutboxOptions) {
     this.maxRecords = options.maxRecords ?? 200_000;
@@ -205,6 +212,7 @@ export class Outbox {
 
   stop(): void {
     if (this.db) this.writeHeld();
+    for (const h of this.held) this.lostAtStop[h.kind]++;
     if (this.held.length > 0) this.options.log?.(`outbox: ${this.held.length} records held in memory are lost: the disk is still full`);
     this.held = [];
     this.heldBytes = 0;
@@ -400,6 +408,85 @@ export class Outbox {
       .run(key, JSON.stringify(value), this.now());
   }
 
+  /**
+   * Saves `value` under `key` so that it counts only while a marker file named after this save exists beside the
+   * database. A save that cannot be written (a full disk) would otherwise leave the one before it looking current;
+   * `discardGuarded` removes that one's marker, and removing a file works on a full disk, where no write to the
+   * database does. Throws what the write threw; the save before stays as it was.
+   */
+  saveGuarded(key: string, value: unknown): void {
+    const before = this.guardOf(key);
+    const guard = randomBytes(6).toString('hex');
+    this.createGuard(key, guard);
+    try {
+      this.setState(key, { guard, value });
+    } catch (error) {
+      this.removeGuard(key, guard);
+      throw error;
+    }
+    if (before !== undefined) this.removeGuard(key, before);
+  }
+
+  /** What `saveGuarded` saved under `key`: `stale` when its marker is gone (a later save failed and discarded it). */
+  readGuarded<T>(key: string): { value: T } | { stale: true } | undefined {
+    const saved = this.getState<unknown>(key);
+    if (saved === undefined) return undefined;
+    // Saved by an agent from before guards: taken as it is.
+    if (!isGuarded(saved)) return { value: saved as T };
+    return this.hasGuard(key, saved.guard) ? { value: saved.value as T } : { stale: true };
+  }
+
+  /** Makes what is saved under `key` count no more, without writing to the database (see `saveGuarded`). */
+  discardGuarded(key: string): void {
+    const guard = this.guardOf(key);
+    if (guard !== undefined) this.removeGuard(key, guard);
+  }
+
+  private guardOf(key: string): string | undefined {
+    const saved = this.getState<unknown>(key);
+    return isGuarded(saved) ? saved.guard : undefined;
+  }
+
+  private guardPath(key: string, guard: string): string {
+    return `${this.options.path}.${key}-${guard}`;
+  }
+
+  private createGuard(key: string, guard: string): void {
+    if (this.options.path === ':memory:') {
+      this.memoryGuards.add(`${key}-${guard}`);
+      return;
+    }
+    closeSync(openSync(this.guardPath(key, guard), 'wx'));
+  }
+
+  private hasGuard(key: string, guard: string): boolean {
+    return this.options.path === ':memory:' ? this.memoryGuards.has(`${key}-${guard}`) : existsSync(this.guardPath(key, guard));
+  }
+
+  private removeGuard(key: string, guard: string): void {
+    if (this.options.path === ':memory:') {
+      this.memoryGuards.delete(`${key}-${guard}`);
+      return;
+    }
+    try {
+      unlinkSync(this.guardPath(key, guard));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    // Markers a killed agent left between creating one and removing the one before.
+    const current = this.guardOf(key);
+    const prefix = `${basename(this.options.path)}.${key}-`;
+    for (const name of readdirSync(dirname(this.options.path))) {
+      if (name.startsWith(prefix) && name !== `${prefix}${current}`) {
+        try {
+          unlinkSync(join(dirname(this.options.path), name));
+        } catch {
+          // gone already, or not ours to remove: it counts for nothing either way
+        }
+      }
+    }
+  }
+
   getState<T>(key: string): T | undefined {
     const row = this.database.prepare(`SELECT value FROM agent_state WHERE key = ?`).get(key) as { value: string } | undefined;
     return row ? (JSON.parse(row.value) as T) : undefined;
@@ -452,6 +539,10 @@ export class Outbox {
     }
     drop(victims);
   }
+}
+
+function isGuarded(saved: unknown): saved is { guard: string; value: unknown } {
+  return typeof saved === 'object' && saved !== null && 'guard' in saved && typeof saved.guard === 'string' && 'value' in saved;
 }
 
 function createSchema(db: Database.Database): void {
