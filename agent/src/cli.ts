@@ -10,6 +10,7 @@ import { describeOpenIntervals, readSavedIntervals } from './count/open-interval
 import { Outbox } from './outbox/outbox.ts';
 import { OutboxLock } from './outbox/outbox-lock.ts';
 import { OPEN_INTERVALS_STATE_KEY } from './pipeline.ts';
+import { snapshotAge } from './status/snapshot-age.ts';
 import { cameraVerdict, measureDecode, measurePipeline } from './throughput.ts';
 
 /** Each command's usage and what it does; `hivegate-agent COMMAND --help` prints its own, `--help` all of them. */
@@ -260,8 +261,12 @@ function status(args: string[]): number {
   const running = new OutboxLock(outboxPath).heldByAnother();
   const lines = [`agent:         ${running ? 'running (it holds the outbox)' : 'not running'}`, `outbox:        ${outboxPath}`, ...outboxLines(outboxPath)];
   if (pipeline) {
+    const pid = typeof pipeline.pid === 'number' ? pipeline.pid : undefined;
+    const age = snapshotAge({ updatedAtMs: Date.parse(String(pipeline.updatedAt)), pid, nowMs: Date.now(), agentRunning: running, pidAlive: pid !== undefined && processAlive(pid) });
+    // A rate from a snapshot that is not the present's would read as the camera's now.
+    const rate = age.live ? `${String(pipeline.fps)} fps` : 'no current frame rate';
     lines.push(
-      `pipeline:      updated ${String(pipeline.updatedAt)}, capture ${String(pipeline.captureState)}, ${String(pipeline.fps)} fps${pipeline.readFps === undefined ? '' : ` (the source read at ${String(pipeline.readFps)})`}, ${String(pipeline.framesProcessed)} frames, ${String(pipeline.framesDropped)} dropped, ${String(pipeline.framesRepeated ?? 0)} repeats skipped${pipeline.memoryRssMb === undefined ? '' : `, ${String(pipeline.memoryRssMb)} MB resident`}`,
+      `pipeline:      updated ${String(pipeline.updatedAt)}${age.note ? ` (${age.note})` : ''}, capture ${String(pipeline.captureState)}, ${rate}${pipeline.readFps === undefined ? '' : ` (the source read at ${String(pipeline.readFps)})`}, ${String(pipeline.framesProcessed)} frames, ${String(pipeline.framesDropped)} dropped, ${String(pipeline.framesRepeated ?? 0)} repeats skipped${pipeline.memoryRssMb === undefined ? '' : `, ${String(pipeline.memoryRssMb)} MB resident`}`,
       ...(typeof pipeline.captureProblem === 'string' ? [`capture:       ${captureTrouble(pipeline)}`] : []),
       `counts:        in ${String(pipeline.beesIn)}, out ${String(pipeline.beesOut)}, unknown direction ${String(pipeline.unknownDirection)}, inference skipped ${String(pipeline.inferenceSkipped)}`,
       ...linkStopLines('uplink:        ', 'nothing is sent', pipeline.uplinkStopped),
@@ -276,6 +281,16 @@ function status(args: string[]): number {
   }
   console.log(lines.join('\n'));
   return 0;
+}
+
+/** Whether a process of that id exists (one of another user's, which may not be signalled, does). */
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /** A cloud link the cloud stopped (a refused token), as the status file says; nothing while it runs. */

@@ -96,7 +96,8 @@ describe('hivegate-agent CLI', () => {
     expect(result.stdout).toMatch(/queued:\s+movement 0, trajectories 0, metrics 0/);
     expect(result.stdout).toMatch(/last upload:\s+\d{4}-/);
     expect(result.stdout).toContain('agent:         not running'); // the run above has ended
-    expect(result.stdout).toMatch(/capture ended, [\d.]+ fps, 152 frames, 0 dropped, 28 repeats skipped, \d{2,4} MB resident/);
+    // A stopped agent's rate looked like a camera's now.
+    expect(result.stdout).toMatch(/\(the last run's, written \d+ s ago; no agent is running\), capture ended, no current frame rate, 152 frames, 0 dropped, 28 repeats skipped, \d{2,4} MB resident/);
   }, 30_000);
 
   // A status file that could not be written was complained about every 2 s: on a full disk that only fills it further.
@@ -139,6 +140,8 @@ describe('hivegate-agent CLI', () => {
       expect(status.code).toBe(0);
       expect(status.stdout).toMatch(/queued:\s+movement 0, trajectories 0, metrics 0/);
       expect(status.stdout).toContain('agent:         running (it holds the outbox)');
+      // The status file is the ended run's: beside "running" it read as the running agent's (after a restart on a full disk).
+      expect(status.stdout).toMatch(/updated \S+ \(STALE: written \d+ s ago by an earlier run \(pid \d+, ended\); the running agent cannot rewrite it/);
       // Said once, by the CLI, not also by the module that failed to start.
       expect(result.stderr.match(/another agent is running/g)).toHaveLength(1);
     } finally {
