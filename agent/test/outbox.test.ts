@@ -199,6 +199,26 @@ describe('Outbox', () => {
     outbox.stop();
   });
 
+  // With the cloud up, held records went out at once and "the disk is full" was logged again for every record; the
+  // "room again" line never came, as nothing was held by then.
+  it('says once that the disk is full and once that it has room again, whether or not records are still held', () => {
+    const lines: string[] = [];
+    const outbox = new Outbox({ path: freshPath(), log: (line) => lines.push(line) });
+    outbox.start();
+    outbox.enqueue('movement', 'm0', movement(0));
+    const disk = fillDisk(outbox);
+    for (let i = 1; i <= 4; i++) {
+      expect(outbox.enqueue('trajectories', `t${i}`, bigBatch(i))).toBe(true);
+      outbox.markSent(outbox.pending('trajectories', 10).filter((r) => r.id < 0).map((r) => r.id)); // the cloud takes it at once
+    }
+    expect(lines).toEqual([expect.stringMatching(/^outbox: the disk is full/)]);
+    disk.makeRoom();
+    outbox.enqueue('movement', 'm5', movement(5));
+    expect(lines).toEqual([expect.stringMatching(/^outbox: the disk is full/), 'outbox: the disk has room again']);
+    expect(outbox.enqueue('trajectories', 't1', bigBatch(1))).toBe(false); // sent from memory, known as sent
+    outbox.stop();
+  });
+
   it('keeps a held record\'s creation time when it is written late, so the age bound counts from then', () => {
     let now = 1_000_000;
     const outbox = new Outbox({ path: freshPath(), maxAgeSeconds: 3600, now: () => now });

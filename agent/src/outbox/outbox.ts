@@ -132,6 +132,8 @@ export class Outbox {
   private heldCounts = new Map<string, number>();
   /** The records held in memory that the last stop could not write (the disk still full): lost. */
   lostAtStop: Record<RecordKind, number> = { metrics: 0, movement: 0, trajectories: 0 };
+  /** Whether the last write found the disk full (said once each way: `enqueueMany`, `noteRoom`). */
+  private diskFull = false;
   /** The guard markers of an in-memory outbox, which has no folder to keep them in (`saveGuarded`). */
   private readonly memoryGuards = new Set<string>();
 
@@ -241,10 +243,13 @@ export class Outbox {
     this.writeHeld();
     if (this.held.length === 0) {
       try {
-        return this.insertMany(items);
+        const inserted = this.insertMany(items);
+        this.noteRoom(0);
+        return inserted;
       } catch (error) {
         if (!isStorageFull(error)) throw error;
-        this.options.log?.(`outbox: the disk is full (${(error as Error).message}); holding new records in memory (at most ${this.maxHeldRecords}) and sending them from there`);
+        if (!this.diskFull) this.options.log?.(`outbox: the disk is full (${(error as Error).message}); holding new records in memory (at most ${this.maxHeldRecords}) and sending them from there`);
+        this.diskFull = true;
       }
     }
     return this.hold(items);
@@ -291,11 +296,21 @@ export class Outbox {
       if (isStorageFull(error)) return;
       throw error;
     }
-    if (written > 0) this.options.log?.(`outbox: the disk has room again; ${written} records held in memory are written`);
+    // Identities alone are tiny rows that fit where a record does not: only records written show room.
+    if (written > 0) this.noteRoom(written);
     this.held = [];
     this.heldBytes = 0;
     this.sentWhileFull = [];
     this.heldCounts.clear();
+  }
+
+  /**
+   * Says once that a full disk has room again. Keyed to the disk, not to what is held: with the held records sent
+   * (the cloud up), the next record found the disk full again and said so anew, and the room was never announced.
+   */
+  private noteRoom(written: number): void {
+    if (this.diskFull) this.options.log?.(`outbox: the disk has room again${written > 0 ? `; ${written} records held in memory are written` : ''}`);
+    this.diskFull = false;
   }
 
   private countHeld(name: string): void {
