@@ -335,6 +335,7 @@ async function runWithOutbox(config: AgentConfig, options: RunOptions): Promise<
     },
   });
 
+  void options.stopSignal?.then(() => capture.stopComing());
   await Promise.race([pipeline.done, options.stopSignal ?? new Promise<void>(() => {})]);
   await controller.stop();
   clearTimeout(heldRateNote);

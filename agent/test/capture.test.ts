@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -249,6 +250,25 @@ describe('live capture', () => {
       await capture.stop();
       await camera.stop();
     }
+  }, 30_000);
+
+  // Every service stop logged "capture reconnecting (attempt 1): source lost: ffmpeg exited with code 255" and set a
+  // reconnect: the stop signal had reached ffmpeg too, before the agent stopped its capture.
+  it('takes ffmpeg ending once a stop is coming as part of the stop, not as a lost source', async () => {
+    const fakeCamera = ['ffmpeg', '-hide_banner', '-loglevel', 'error', '-re', '-f', 'lavfi', '-i', 'testsrc=size=320x240:rate=10', '-c:v', 'libx264', '-preset', 'ultrafast', '-f', 'h264', '-'];
+    const statuses: CaptureStatus[] = [];
+    const capture = new FfmpegCapture({ source: 'rpicam', width: 80, height: 60, fps: 10, pixelFormat: 'gray', cameraCommand: fakeCamera, reconnect: { initialMs: 20, maxMs: 40 }, onStatus: (s) => statuses.push(s) });
+    await capture.start();
+    const iterator = capture[Symbol.asyncIterator]();
+    await iterator.next();
+    capture.stopComing();
+    const ffmpeg = (capture as unknown as { ffmpeg: ChildProcess }).ffmpeg;
+    const closed = new Promise((resolve) => ffmpeg.once('close', resolve));
+    ffmpeg.kill('SIGTERM');
+    await closed;
+    await new Promise((resolve) => setTimeout(resolve, 100)); // longer than a reconnect would wait
+    await capture.stop();
+    expect(statuses.map((s) => s.state)).toEqual(['starting', 'running', 'stopped']);
   }, 30_000);
 
   it('keeps retrying a camera command that does not exist without crashing', async () => {

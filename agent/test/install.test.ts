@@ -230,6 +230,8 @@ describe('hivegate-agent.service', () => {
     expect(service.MemoryDenyWriteExecute).toBeUndefined();
     expect(unit.Install!.WantedBy).toEqual(['multi-user.target']);
     expect(Number(one('TimeoutStopSec'))).toBeGreaterThan(30); // the agent flushes for up to 5 s on SIGTERM, a live stream ends after
+    // The default KillMode sent SIGTERM to ffmpeg as well, and every stop logged the camera as lost.
+    expect(one('KillMode')).toBe('mixed');
   });
 
   it.skipIf(!findOnPath('systemd-analyze', process.env.PATH ?? ''))('passes systemd-analyze verify and rates as well hardened', async () => {

@@ -130,6 +130,16 @@ export class FfmpegCapture implements AsyncIterable<Frame> {
     if (isLive(this.spec)) this.startStallWatch();
   }
 
+  /**
+   * The agent is stopping, and stops this later (after the live stream has ended on its frames): ffmpeg ending from
+   * now on is part of the stop, not a lost source. A Ctrl-C reaches ffmpeg too, as systemd's SIGTERM did to every
+   * process of the service, and each stop logged "source lost: ffmpeg exited with code 255" and set a reconnect.
+   */
+  stopComing(): void {
+    this.stopping = true;
+    clearTimeout(this.reconnectTimer);
+  }
+
   async stop(): Promise<void> {
     if (this.finished && !this.ffmpeg) return;
     this.stopping = true;
