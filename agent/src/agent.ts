@@ -7,6 +7,7 @@ import { pictureRateNote, repeatedFramesNote, slowSourceNote } from './capture/r
 import { isLive, parseSource } from './capture/source.ts';
 import { SpacedNotes, type SpacedNote } from './capture/spaced-notes.ts';
 import { defaultZone, frameCountsAt, type AgentConfig } from './config/config.ts';
+import { prepareStateDir } from './config/state-dir.ts';
 import { Controller } from './controller.ts';
 import { EntranceCounter } from './count/entrance-counter.ts';
 import { hostCpu, int8KernelNote } from './detect/cpu.ts';
@@ -84,6 +85,7 @@ function noteLastUpload(outbox: Outbox, kind: string, count: number): void {
  * exit code: 0 when done (and, with `once`, everything was delivered), 1 when records remain queued.
  */
 export async function runAgent(config: AgentConfig, options: RunOptions = {}): Promise<number> {
+  prepareStateDir(config);
   // First of all, before the models load or the camera opens: a second agent on this outbox stops at once.
   const outboxLock = new OutboxLock(config.outbox.path);
   outboxLock.start();

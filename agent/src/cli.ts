@@ -6,6 +6,7 @@ import { appVersion, runAgent, statusFilePath, type AgentControls } from './agen
 import { createDetector } from './detect/factory.ts';
 import { ConfigError, parseZone, readConfigFile, resolveConfig, type PartialAgentConfig } from './config/config.ts';
 import { readEnvFile } from './config/env-file.ts';
+import { prepareStateDir, serviceStateNote } from './config/state-dir.ts';
 import { describeOpenIntervals, readSavedIntervals } from './count/open-intervals.ts';
 import { Outbox } from './outbox/outbox.ts';
 import { OutboxLock } from './outbox/outbox-lock.ts';
@@ -361,6 +362,8 @@ async function checkConfig(args: string[]): Promise<number> {
   const config = resolveConfig({ file: readConfigFile(values.config), env: environment(values['secrets-file']) });
   // The models are loaded as `run` loads them: a path that is wrong, or a file that is not a model, fails here.
   const detector = await createDetector(config);
+  prepareStateDir(config);
+  const stateNote = serviceStateNote(config);
   const sensors = config.sensors ? (config.sensors.command ? `command every ${config.sensors.intervalSeconds} s` : `file ${config.sensors.file} every ${config.sensors.intervalSeconds} s`) : 'none';
   console.log(
     [
@@ -371,7 +374,7 @@ async function checkConfig(args: string[]): Promise<number> {
       `detector:      ${detector.describe()}`,
       `live:          ${config.live.enabled ? `on (status every ${config.live.statusIntervalSeconds} s)` : 'off'}`,
       `sensors:       ${sensors}`,
-      `state:         ${config.stateDir}`,
+      `state:         ${config.stateDir} (writable${stateNote ? `; ${stateNote}` : ''})`,
     ].join('\n'),
   );
   return 0;

@@ -272,6 +272,27 @@ describe('hivegate-agent CLI', () => {
     expect(result.stderr).toContain('hivegate-agent: invalid configuration: counting.zone[1] (900, 96), counting.zone[2] (900, 700) and counting.zone[3] (73, 700) lie outside the 640x480 frame');
   }, 30_000);
 
+  // An unusable stateDir passed check-config, then run failed with a bare "EPERM: operation not permitted, mkdir
+  // '/sys/hivegate'" (or ENOTDIR) naming no setting, in a restart loop under the service.
+  it('names a stateDir it cannot create or write, in run and check-config, exit code 2', async () => {
+    const aFile = join(dir.path, 'a-file');
+    writeFileSync(aFile, '');
+    const config = (stateDir: string) => {
+      const file = join(dir.path, `state-${Math.random().toString(36).slice(2)}.json`);
+      writeFileSync(file, JSON.stringify({ hiveId: 'h', boxId: 'b', source: { url: clip }, cloud: { url: cloud.url, token: 't' }, detector: { kind: 'motion' }, stateDir }));
+      return file;
+    };
+    const underAFile = join(aFile, 'state');
+    const [run, check] = [await cliHere(['run', '--config', config(underAFile)]), await cliHere(['check-config', '--config', config(underAFile)])];
+    for (const result of [run, check]) {
+      expect(result).toMatchObject({ code: 2, stderr: `hivegate-agent: stateDir ${underAFile} cannot be used (ENOTDIR at ${underAFile}): a part of that path is a file, not a folder\n` });
+    }
+    if (process.platform === 'linux') {
+      const sys = await cliHere(['run', '--config', config('/sys/hivegate')]);
+      expect(sys).toMatchObject({ code: 2, stderr: expect.stringMatching(/^hivegate-agent: stateDir \/sys\/hivegate cannot be used \((EPERM|EACCES|EROFS)[^)]*\): .*ReadWritePaths=/) });
+    }
+  }, 30_000);
+
   // Only the first mistake in a config file was named, so fixing one took a run per mistake.
   it('check-config names every problem of a file at once', async () => {
     const file = join(dir.path, 'three-mistakes.yaml');
