@@ -2,6 +2,7 @@ import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { compileValidator, EntranceMovementInput } from '@hivegate/shared';
 import type { Frame } from './capture/frame.ts';
+import { FrameRate } from './frame-rate.ts';
 import { repeatsNote } from './capture/rate-notes.ts';
 import { PictureRateMeter } from './capture/picture-rate.ts';
 import { RepeatedFrameFilter } from './capture/repeated-frames.ts';
@@ -26,7 +27,7 @@ export interface PipelineStats {
   framesDropped: number;
   /** Frames skipped because they repeated the one before (a source slower than `source.fps`). */
   framesRepeated: number;
-  /** Processed frames per second, smoothed. */
+  /** Processed frames per second: frames over elapsed time in the last 5 s (0 once stopped). */
   fps: number;
   /** The rate a live source is read at (`source.fps`, or the camera's own where that is lower), once known. */
   readFps?: number;
@@ -110,7 +111,9 @@ export class Pipeline {
   /** Why the status file could not be written last time (said once, until it can be again). */
   private statusWriteError: string | undefined;
   private lastStatusWrite = 0;
-  private lastTick: number | undefined;
+  private readonly frameRate = new FrameRate();
+  /** Set once the source has ended: the last status written says no frames come. */
+  private stopped = false;
   private readonly repeats = new RepeatedFrameFilter();
   private readonly pictureRate = new PictureRateMeter();
   private repeatsNoted = false;
@@ -183,6 +186,7 @@ export class Pipeline {
       this.options.log?.(`pipeline stopped on an error: ${(error as Error).message}`);
     } finally {
       clearInterval(statusTimer);
+      this.stopped = true;
       if (this.options.saveOpenIntervals) {
         this.queue(counter.suspend(tracker.flush()));
         this.saveOpenIntervals(true);
@@ -337,11 +341,8 @@ export class Pipeline {
 
   private tick(frame: Frame): void {
     const now = performance.now();
-    if (this.lastTick !== undefined) {
-      const instant = 1000 / Math.max(now - this.lastTick, 1e-3);
-      this.stats.fps = this.stats.fps === 0 ? instant : 0.95 * this.stats.fps + 0.05 * instant;
-    }
-    this.lastTick = now;
+    this.frameRate.add(now);
+    this.stats.fps = this.frameRate.rate(now);
     this.stats.framesProcessed++;
     this.stats.lastFrameAt = frame.timestampMs;
     this.writeStatus(false);
@@ -355,6 +356,8 @@ export class Pipeline {
     else delete this.stats.captureProblem;
     this.stats.captureReconnects = source.reconnects ?? 0;
     this.stats.inferenceSkipped = detector.skippedFrames ?? 0;
+    // Between frames too the rate is as of now (it falls while none come); a stopped pipeline has none.
+    this.stats.fps = this.stopped ? 0 : this.frameRate.rate(performance.now());
     if (!statusFile) return;
     const now = Date.now();
     if (!force && now - this.lastStatusWrite < STATUS_INTERVAL_MS) return;
@@ -365,8 +368,7 @@ export class Pipeline {
       // The process's resident memory beside the counts: a slow leak shows as this growing over days.
       const memoryRssMb = Math.round(process.memoryUsage.rss() / 1024 / 1024);
       const outboxHeldInMemory = this.options.outbox.heldRecords;
-      // The smoothed rate holds the last frames' value; with none for a while the rate is none.
-      const fps = this.lastTick !== undefined && performance.now() - this.lastTick < 2 * STATUS_INTERVAL_MS ? Math.round(this.stats.fps * 10) / 10 : 0;
+      const fps = Math.round(this.stats.fps * 10) / 10;
       const extra = this.options.extraStatus?.() ?? {};
       writeFileSync(temp, JSON.stringify({ updatedAt: new Date(now).toISOString(), pid: process.pid, ...this.stats, fps, memoryRssMb, outboxHeldInMemory, ...extra }, null, 2));
       renameSync(temp, statusFile);
