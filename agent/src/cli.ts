@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { appVersion, runAgent, statusFilePath, type AgentControls } from './agent.ts';
 import { createDetector } from './detect/factory.ts';
-import { ConfigError, parseZone, readConfigFile, resolveConfig, type PartialAgentConfig } from './config/config.ts';
+import { ConfigError, defaultZone, parseZone, readConfigFile, resolveConfig, type PartialAgentConfig } from './config/config.ts';
 import { readEnvFile } from './config/env-file.ts';
 import { prepareStateDir, serviceStateNote } from './config/state-dir.ts';
 import { describeOpenIntervals, readSavedIntervals } from './count/open-intervals.ts';
@@ -372,6 +372,7 @@ async function checkConfig(args: string[]): Promise<number> {
       `source:        ${config.source.url} (${config.source.width}x${config.source.height} @ ${config.source.fps} fps, ${config.source.pixelFormat})`,
       `cloud:         ${config.cloud.url}`,
       `detector:      ${detector.describe()}`,
+      `zone:          ${zoneLine(config)}`,
       `live:          ${config.live.enabled ? `on (status every ${config.live.statusIntervalSeconds} s)` : 'off'}`,
       `sensors:       ${sensors}`,
       `state:         ${config.stateDir} (writable${stateNote ? `; ${stateNote}` : ''})`,
@@ -397,6 +398,13 @@ function refuseNodeEnvFile(args: string[]): void {
       );
     }
   }
+}
+
+/** The counting zone check-config says will be used; none set is the lower half of the frame, which may not be the entrance. */
+function zoneLine(config: ReturnType<typeof resolveConfig>): string {
+  const points = config.counting.zone.map(([x, y]) => `${x},${y}`).join(' ');
+  const fallback = JSON.stringify(config.counting.zone) === JSON.stringify(defaultZone(config.source.width, config.source.height));
+  return fallback ? `none set: the lower half of the frame (${points}); set counting.zone to the polygon around the entrance` : points;
 }
 
 /** The process's environment, with the variables of the env file (read now, so a SIGHUP sees its edits) over it. */

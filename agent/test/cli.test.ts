@@ -255,6 +255,8 @@ describe('hivegate-agent CLI', () => {
     };
     const ok = await cliHere(['check-config', '--config', config('{}')]);
     expect(ok).toMatchObject({ code: 0, stdout: expect.stringMatching(/detector:\s+onnx centernet \(.*bee-centernet-int8\.onnx\), slot pass ×2/) });
+    // No zone set: which one would count was not said.
+    expect(ok.stdout).toContain('zone:          none set: the lower half of the frame (0,240 640,240 640,480 0,480); set counting.zone');
     const missing = await cliHere(['check-config', '--config', config(`{"model": "${join(dir.path, 'no-such-model.onnx')}"}`)]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain(`hivegate-agent: detector.model: cannot load ONNX model ${join(dir.path, 'no-such-model.onnx')}: ENOENT`);
@@ -357,8 +359,9 @@ describe('hivegate-agent CLI', () => {
 
   it('takes paths from the repository root through the root script, as the README writes them', async () => {
     // Before, `pnpm agent` ran the CLI inside agent/, so `--config agent/agent.example.yaml` was not found.
-    const result = await exec('pnpm', ['--silent', 'agent', 'check-config', '--config', 'agent/agent.example.yaml'], { cwd: join(agentRoot, '..') });
+    const result = await exec('pnpm', ['--silent', 'agent', 'check-config', '--config', 'agent/agent.example.yaml'], { cwd: join(agentRoot, '..'), env: { ...process.env, HIVEGATE_TOKEN: 'device-token' } });
     expect(result.stdout).toContain('config ok:     agent/agent.example.yaml');
+    expect(result.stdout).toContain('zone:          0,300 640,300 640,480 0,480');
   }, 30_000);
 
   it('fails with one clear line when ffmpeg cannot be found', async () => {

@@ -80,6 +80,10 @@ describe('resolveConfig', () => {
     expect(() => resolveConfig({ file: { ...minimal, detector: { motion: { referenceLuma: -1 } } } as never, env: {} })).toThrow(/detector\.motion\.referenceLuma must be >= 0/);
     expect(() => resolveConfig({ file: { ...minimal, detector: { motion: { minThreshold: 0 } } } as never, env: {} })).toThrow(/detector\.motion\.minThreshold must be >= 1/);
     expect(() => resolveConfig({ file: { ...minimal, cloud: undefined } as never, env: {} })).toThrow(/cloud\.(url|token) is required/);
+    // "cloud.token is required" alone did not say where the service looks for it.
+    expect(() => resolveConfig({ file: { ...minimal, cloud: { url: 'http://127.0.0.1' } } as never, env: {} })).toThrow(
+      'invalid configuration: cloud.token is required: set the device\'s token in HIVEGATE_TOKEN, in the environment or the secrets file (the service\'s /etc/hivegate/agent.env, HIVEGATE_TOKEN=…), or as cloud.token',
+    );
   });
 
   // Only the first problem was reported: a file with three mistakes took three runs to fix.
@@ -220,7 +224,9 @@ describe('parseZone', () => {
 describe('agent.example.yaml', () => {
   it('is a valid configuration', () => {
     const file = readConfigFile(join(import.meta.dirname, '../../agent.example.yaml'));
-    const config = resolveConfig({ file, env: {} });
+    // Its token is a placeholder, refused: check-config said "config ok" for it, and the cloud answered 401.
+    expect(() => resolveConfig({ file, env: {} })).toThrow('invalid configuration: cloud.token is the example\'s placeholder "change-me": set the device\'s token in HIVEGATE_TOKEN');
+    const config = resolveConfig({ file, env: { HIVEGATE_TOKEN: 'device-token' } });
     expect(config.source.url).toBe('rpicam');
     expect(config.counting.zone).toHaveLength(4);
   });

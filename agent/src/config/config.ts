@@ -261,6 +261,11 @@ export function frameCountsAt(config: AgentConfig, fps: number): FrameCounts {
 
 const checkConfig = compileConfigCheck(AgentConfigSchema);
 
+/** The token agent.example.yaml carries, which no cloud accepts. */
+export const PLACEHOLDER_TOKEN = 'change-me';
+/** Where the token goes: "cloud.token is required" alone sent people to the config file, not the env file the service reads. */
+const TOKEN_HINT = "set the device's token in HIVEGATE_TOKEN, in the environment or the secrets file (the service's /etc/hivegate/agent.env, HIVEGATE_TOKEN=…), or as cloud.token";
+
 /**
  * Builds the effective config: defaults, then the file, then secrets from the environment (`HIVEGATE_TOKEN`,
  * `HIVEGATE_CLOUD_URL`), then command-line values: what is typed on the command line wins, as the usage says, over
@@ -306,9 +311,11 @@ export function resolveConfig(layers: { file?: PartialAgentConfig; flags?: Parti
   const outbox = merged.outbox as Record<string, unknown> | undefined;
   if (outbox && outbox.path === undefined && typeof merged.stateDir === 'string') outbox.path = resolve(merged.stateDir, 'outbox.db');
   const checked = checkConfig(merged);
-  if (!checked.ok) throw new ConfigError(invalidConfigMessage(checked.problems));
+  if (!checked.ok) throw new ConfigError(invalidConfigMessage(checked.problems.map((problem) => (problem.startsWith('cloud.token ') ? `${problem}: ${TOKEN_HINT}` : problem))));
   const config = checked.value;
   const problems: string[] = [];
+  // The example's placeholder passed as a token, and the agent met a 401 from the cloud at its first upload.
+  if (config.cloud.token === PLACEHOLDER_TOKEN) problems.push(`cloud.token is the example's placeholder "${PLACEHOLDER_TOKEN}": ${TOKEN_HINT}`);
   if (config.detector.kind === 'onnx' && !config.detector.model) problems.push('detector.model is required when detector.kind is onnx');
   if (config.detector.slot && config.detector.kind !== 'onnx') problems.push('detector.slot needs detector.kind onnx');
   if (config.tracker.lowScore > config.tracker.highScore) problems.push('tracker.lowScore must not exceed tracker.highScore');
