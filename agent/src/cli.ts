@@ -24,7 +24,9 @@ const COMMANDS = {
                      [--flush-timeout SECONDS]`,
     about: `Counts the bees going in and out, sends the counts, trajectories and sensor readings to the cloud, and streams
 live video when the cloud asks. Flags win over the config file. With --once a file is processed as fast as possible and
-every record is delivered: exit code 0, or 1 when records are still queued at the end or the source failed.`,
+every record is delivered: exit code 0, or 1 when records are still queued at the end or the source failed.
+--flush-timeout is how long a stop spends delivering what is queued: at most 5 s (a smaller value shortens it; what
+is left stays queued for the next start); with --once 30 s by default, or as long as it says.`,
     pipeline: true,
   },
   status: {
