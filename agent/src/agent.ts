@@ -113,6 +113,8 @@ async function runWithOutbox(config: AgentConfig, options: RunOptions): Promise<
     log,
   });
   const outage = new OutageLog(log);
+  /** The cloud refused the token and nothing was delivered since. */
+  let uplinkRefused = false;
   const uplink = new Uplink({
     outbox,
     cloudUrl: config.cloud.url,
@@ -120,10 +122,16 @@ async function runWithOutbox(config: AgentConfig, options: RunOptions): Promise<
     batchSize: config.cloud.batchSize,
     requestTimeoutMs: config.cloud.requestTimeoutMs,
     onEvent: (event) => {
-      if (event.type === 'blocked') log(`UPLINK STOPPED: ${event.reason} (next try ${new Date(event.retryAt).toISOString()})`);
+      if (event.type === 'blocked') {
+        uplinkRefused = true;
+        log(`UPLINK STOPPED: ${event.reason} (next try ${new Date(event.retryAt).toISOString()})`);
+      }
       else if (event.type === 'quarantined') log(`uplink quarantined a ${event.kind} record (${event.dedupeKey}): ${event.reason}`);
       else if (event.type === 'retrying') outage.failed(event.kind, event.attempt, event.reason, `uplink retry ${event.attempt} for ${event.kind} in ${event.delayMs} ms: ${event.reason}`);
       else if (event.type === 'sent') {
+        // After a stop for a refused token (fixed, and SIGHUP): said plainly, not left to be read from its silence.
+        if (uplinkRefused) log(`uplink: sending has resumed: the cloud accepted the token (${event.count} ${event.kind} delivered)`);
+        uplinkRefused = false;
         noteLastUpload(outbox, event.kind, event.count);
         outage.succeeded(event.kind, (failures) => `uplink: ${event.kind} delivered again after ${failures} failed attempts`);
       }

@@ -193,11 +193,19 @@ async function run(args: string[]): Promise<number> {
   // comes before the agent is ready is applied once it is.
   let controls: AgentControls | undefined;
   let reloadPending = false;
+  let credentials = { url: config.cloud.url, token: config.cloud.token };
   const reload = (agent: AgentControls) => {
     try {
       const fresh = load();
+      const changed = [fresh.cloud.url !== credentials.url ? 'URL' : '', fresh.cloud.token !== credentials.token ? 'token' : ''].filter(Boolean);
+      credentials = { url: fresh.cloud.url, token: fresh.cloud.token };
+      // Also when nothing changed: a token enabled again on the cloud's side is tried now, not at the 15-minute retry.
       agent.updateCredentials(fresh.cloud.url, fresh.cloud.token);
-      console.error('SIGHUP: cloud credentials reloaded');
+      console.error(
+        changed.length > 0
+          ? `SIGHUP: new cloud ${changed.join(' and ')} taken; a stopped uplink or live control tries again now (the log says when sending has resumed)`
+          : 'SIGHUP: config re-read; the cloud URL and token are unchanged (a stopped uplink or live control tries again now with them)',
+      );
     } catch (error) {
       console.error(`SIGHUP: config not reloaded: ${(error as Error).message}`);
     }

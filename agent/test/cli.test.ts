@@ -161,7 +161,8 @@ describe('hivegate-agent CLI', () => {
       expect(stderr).not.toContain('agent running');
       agent.kill('SIGHUP');
       await expect.poll(() => stderr, { timeout: 20_000 }).toContain('agent running');
-      await expect.poll(() => stderr, { timeout: 5000 }).toContain('SIGHUP: cloud credentials reloaded');
+      // Nothing changed, and it says so rather than claim a reload.
+      await expect.poll(() => stderr, { timeout: 5000 }).toContain('SIGHUP: config re-read; the cloud URL and token are unchanged');
       const exited = once(agent, 'exit');
       agent.kill('SIGTERM');
       const [code, signal] = (await exited) as [number | null, string | null];
@@ -196,7 +197,9 @@ describe('hivegate-agent CLI', () => {
       writeFileSync(envFile, '# fixed\nHIVEGATE_TOKEN=good-token\n');
       agent.kill('SIGHUP');
       await expect.poll(deliveredReadings, { timeout: 15_000 }).toBeGreaterThan(0);
-      expect(stderr).toContain('SIGHUP: cloud credentials reloaded');
+      expect(stderr).toContain('SIGHUP: new cloud token taken; a stopped uplink or live control tries again now');
+      // Resumed sending was left to be read from the log's silence.
+      await expect.poll(() => stderr, { timeout: 5000 }).toMatch(/uplink: sending has resumed: the cloud accepted the token \(\d+ metrics delivered\)/);
       agent.kill('SIGTERM');
       const [code] = (await exited) as [number | null];
       expect(code).toBe(0);
