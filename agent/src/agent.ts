@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { accessSync, constants, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { FfmpegCapture, type CaptureStatus } from './capture/capture.ts';
 import { ClockStepLog } from './capture/clock-steps.ts';
@@ -6,7 +6,7 @@ import { resolveFfmpeg } from './capture/ffmpeg-binary.ts';
 import { pictureRateNote, repeatedFramesNote, slowSourceNote } from './capture/rate-notes.ts';
 import { isLive, parseSource } from './capture/source.ts';
 import { SpacedNotes, type SpacedNote } from './capture/spaced-notes.ts';
-import { defaultZone, frameCountsAt, type AgentConfig } from './config/config.ts';
+import { ConfigError, defaultZone, frameCountsAt, type AgentConfig } from './config/config.ts';
 import { prepareStateDir } from './config/state-dir.ts';
 import { Controller } from './controller.ts';
 import { EntranceCounter } from './count/entrance-counter.ts';
@@ -98,7 +98,10 @@ export async function runAgent(config: AgentConfig, options: RunOptions = {}): P
 
 async function runWithOutbox(config: AgentConfig, options: RunOptions): Promise<number> {
   const log = options.log ?? ((message: string) => console.error(message));
-  const liveSource = isLive(parseSource(config.source.url, config.source));
+  const source = parseSource(config.source.url, config.source);
+  // Before the models load and "agent running" is said: a missing file was otherwise reported after that line.
+  if (source.kind === 'file') checkSourceFile(source.path);
+  const liveSource = isLive(source);
   if (config.detector.kind === 'onnx' && config.source.pixelFormat === 'gray') {
     log('note: the ONNX model gets gray frames (source.pixelFormat: gray); set rgb24 if it was trained on colour');
   }
@@ -375,6 +378,18 @@ export function lostNote(openNotSaved: { intervals: number; beesIn: number; bees
     parts.push(`${heldTotal} record${heldTotal === 1 ? '' : 's'} held in memory (${heldKinds.map((kind) => `${kind} ${held[kind]}`).join(', ')}), never written or sent`);
   }
   return parts.length === 0 ? '' : `; LOST, the disk being full: ${parts.join('; ')}`;
+}
+
+/** A file source the agent can read, or a ConfigError naming source.url and why not. */
+export function checkSourceFile(path: string): void {
+  try {
+    accessSync(path, constants.R_OK);
+    if (statSync(path).isDirectory()) throw Object.assign(new Error('a folder'), { code: 'EISDIR' });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : code === 'EACCES' ? 'not readable by this user' : code;
+    throw new ConfigError(`source.url ${path} cannot be read (${why})`);
+  }
 }
 
 /** The camera reader the config describes. */

@@ -2,7 +2,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { appVersion, runAgent, statusFilePath, type AgentControls } from './agent.ts';
+import { appVersion, checkSourceFile, runAgent, statusFilePath, type AgentControls } from './agent.ts';
+import { parseSource } from './capture/source.ts';
 import { createDetector } from './detect/factory.ts';
 import { ConfigError, defaultZone, parseZone, readConfigFile, resolveConfig, type PartialAgentConfig } from './config/config.ts';
 import { readEnvFile } from './config/env-file.ts';
@@ -373,6 +374,8 @@ async function checkConfig(args: string[]): Promise<number> {
   // The models are loaded as `run` loads them: a path that is wrong, or a file that is not a model, fails here.
   const detector = await createDetector(config);
   prepareStateDir(config);
+  const source = parseSource(config.source.url, config.source);
+  if (source.kind === 'file') checkSourceFile(source.path);
   const stateNote = serviceStateNote(config);
   const sensors = config.sensors ? (config.sensors.command ? `command every ${config.sensors.intervalSeconds} s` : `file ${config.sensors.file} every ${config.sensors.intervalSeconds} s`) : 'none';
   console.log(

@@ -298,6 +298,13 @@ describe('hivegate-agent CLI', () => {
     }
   }, 30_000);
 
+  // A missing source file printed "agent running" and then "capture failed", after the models had loaded.
+  it('refuses a source file it cannot read before it starts, naming source.url, exit code 2', async () => {
+    const missing = join(dir.path, 'no-such-clip.mp4');
+    const result = await cliHere(['run', '--source', missing, '--cloud', cloud.url, '--token', 't', '--hive', 'h', '--box', 'b', '--state-dir', join(dir.path, 'missing-source-state'), '--detector', 'motion', '--once']);
+    expect(result).toMatchObject({ code: 2, stderr: `hivegate-agent: source.url ${missing} cannot be read (no such file)\n` });
+  }, 30_000);
+
   // Only the first mistake in a config file was named, so fixing one took a run per mistake.
   it('check-config names every problem of a file at once', async () => {
     const file = join(dir.path, 'three-mistakes.yaml');
