@@ -356,11 +356,19 @@ async function runWithOutbox(config: AgentConfig, options: RunOptions): Promise<
   const remaining = pendingAfterStop(config);
   const saved = stats.openIntervalsSaved;
   const savedNote = saved && saved.intervals > 0 ? `; ${saved.intervals} open interval${saved.intervals === 1 ? '' : 's'} saved for the next start to complete (in ${saved.beesIn}, out ${saved.beesOut})` : '';
-  log(`agent stopped: ${stats.framesProcessed} frames${stats.framesRepeated > 0 ? ` (and ${stats.framesRepeated} repeats skipped)` : ''}, in ${stats.beesIn}, out ${stats.beesOut}, ${stats.intervalsQueued} intervals and ${stats.trajectoryBatchesQueued} trajectory batches queued; ${remaining} records still queued${savedNote}${lostNote(stats.openIntervalsNotSaved, outbox.lostAtStop)}`);
+  log(`agent stopped: ${stats.framesProcessed} frames${stats.framesRepeated > 0 ? ` (and ${stats.framesRepeated} repeats skipped)` : ''}, in ${stats.beesIn}, out ${stats.beesOut}, ${queuedNote(stats)}; ${remaining} records still queued${savedNote}${lostNote(stats.openIntervalsNotSaved, outbox.lostAtStop)}`);
   if (capture.state === 'failed') return 1;
   // A daemon leaves undelivered records for its next start; a one-shot run promised to deliver them.
   if (options.once) return remaining === 0 ? 0 : 1;
   return 0;
+}
+
+/** "2 intervals and 1 trajectory batch queued", and what the outbox had already (a file processed again). */
+export function queuedNote(stats: { intervalsQueued: number; trajectoryBatchesQueued: number; intervalsKnown: number; trajectoryBatchesKnown: number }): string {
+  const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+  const queued = `${plural(stats.intervalsQueued, 'interval', 'intervals')} and ${plural(stats.trajectoryBatchesQueued, 'trajectory batch', 'trajectory batches')} queued`;
+  if (stats.intervalsKnown + stats.trajectoryBatchesKnown === 0) return queued;
+  return `${queued} (${plural(stats.intervalsKnown, 'interval', 'intervals')} and ${plural(stats.trajectoryBatchesKnown, 'batch', 'batches')} already queued or sent before, not again)`;
 }
 
 /**

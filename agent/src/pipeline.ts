@@ -41,6 +41,9 @@ export interface PipelineStats {
   unknownDirection: number;
   intervalsQueued: number;
   trajectoryBatchesQueued: number;
+  /** Intervals and batches the outbox already had (queued or sent before): a file processed again. */
+  intervalsKnown: number;
+  trajectoryBatchesKnown: number;
   /** Frames on which the motion gate skipped model inference. */
   inferenceSkipped: number;
   invalidRecords: number;
@@ -139,6 +142,8 @@ export class Pipeline {
     unknownDirection: 0,
     intervalsQueued: 0,
     trajectoryBatchesQueued: 0,
+    intervalsKnown: 0,
+    trajectoryBatchesKnown: 0,
     inferenceSkipped: 0,
     invalidRecords: 0,
     tapErrors: 0,
@@ -333,9 +338,13 @@ export class Pipeline {
     // An interval the save holds is on its way to the cloud now: a next start must not send it again.
     if (output.movements.length > 0 && this.savedIntervals.size > 0) this.saveDue = true;
     if (items.length === 0) return;
-    outbox.enqueueMany(items);
-    this.stats.intervalsQueued += output.movements.length;
-    this.stats.trajectoryBatchesQueued += output.trajectories.length;
+    const added = outbox.enqueueEach(items);
+    const movements = items.filter((item) => item.kind === 'movement').length;
+    this.stats.intervalsQueued += added.movement;
+    this.stats.trajectoryBatchesQueued += added.trajectories;
+    // A file run again: the outbox has these already (queued or sent), and counting them as queued misled.
+    this.stats.intervalsKnown += movements - added.movement;
+    this.stats.trajectoryBatchesKnown += output.trajectories.length - added.trajectories;
     this.options.onRecords?.();
   }
 

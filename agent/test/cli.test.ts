@@ -88,6 +88,8 @@ describe('hivegate-agent CLI', () => {
     const result = await cli(runArgs());
     expect(result.code).toBe(0);
     expect(cloud.requests.length).toBe(before);
+    // It said "2 intervals and 1 trajectory batches queued" for records the outbox had deduplicated.
+    expect(result.stderr).toContain('0 intervals and 0 trajectory batches queued (2 intervals and 1 batch already queued or sent before, not again)');
   }, 60_000);
 
   it('status reports the outbox and the last run', async () => {

@@ -116,7 +116,7 @@ export class Outbox {
   private readonly maxAgeMs: number;
   private readonly sentRetentionMs: number;
   private readonly now: () => number;
-  private insertMany: ((items: NewRecord[]) => number) | undefined;
+  private insertMany: ((items: NewRecord[]) => Record<RecordKind, number>) | undefined;
   private readonly maxHeldRecords: number;
   private readonly maxHeldBytes: number;
   /** Records that could not be written because the disk is full, oldest first. */
@@ -175,12 +175,12 @@ export class Outbox {
     );
     this.insertMany = db.transaction((items: NewRecord[]) => {
       const now = this.now();
-      let inserted = 0;
+      const inserted = noneOfEach();
       for (const item of items) {
         const json = JSON.stringify(item.payload);
-        inserted += insert.run(item.kind, item.dedupeKey, json, Buffer.byteLength(json), item.createdAt ?? now, now).changes;
+        inserted[item.kind] += insert.run(item.kind, item.dedupeKey, json, Buffer.byteLength(json), item.createdAt ?? now, now).changes;
       }
-      if (inserted > 0) this.evict(now);
+      if (total(inserted) > 0) this.evict(now);
       return inserted;
     });
   }
@@ -237,6 +237,11 @@ export class Outbox {
    * (see the class) and this returns how many of them were new there.
    */
   enqueueMany(items: NewRecord[]): number {
+    return total(this.enqueueEach(items));
+  }
+
+  /** As `enqueueMany`, with how many were new per kind (the rest were known already: queued, or sent). */
+  enqueueEach(items: NewRecord[]): Record<RecordKind, number> {
     if (!this.db || !this.insertMany) throw new Error('outbox is not started');
     // Checked here for every path: written now, held, or written later from what was held.
     for (const item of items) if (!RECORD_KINDS.includes(item.kind)) throw new Error(`unknown record kind ${String(item.kind)}`);
@@ -256,16 +261,16 @@ export class Outbox {
   }
 
   /** Keeps records that could not be written, unless known already; the oldest go beyond the bounds. */
-  private hold(items: NewRecord[]): number {
+  private hold(items: NewRecord[]): Record<RecordKind, number> {
     const known = this.database.prepare(`SELECT 1 FROM outbox WHERE kind = ? AND dedupe_key = ?`);
     const same = (item: Identity) => (other: Identity) => other.kind === item.kind && other.dedupeKey === item.dedupeKey;
-    let added = 0;
+    const added = noneOfEach();
     for (const item of items) {
       if (known.get(item.kind, item.dedupeKey) || this.held.some(same(item)) || this.sentWhileFull.some(same(item))) continue;
       const bytes = Buffer.byteLength(JSON.stringify(item.payload));
       this.held.push({ id: this.nextHeldId--, kind: item.kind, dedupeKey: item.dedupeKey, payload: item.payload, bytes, createdAt: this.now() });
       this.heldBytes += bytes;
-      added++;
+      added[item.kind]++;
     }
     while (this.held.length > this.maxHeldRecords || this.heldBytes > this.maxHeldBytes) {
       // As on disk (`evict`): trajectory batches go first.
@@ -554,6 +559,14 @@ export class Outbox {
     }
     drop(victims);
   }
+}
+
+function noneOfEach(): Record<RecordKind, number> {
+  return { metrics: 0, movement: 0, trajectories: 0 };
+}
+
+function total(counts: Record<RecordKind, number>): number {
+  return counts.metrics + counts.movement + counts.trajectories;
 }
 
 function isGuarded(saved: unknown): saved is { guard: string; value: unknown } {
