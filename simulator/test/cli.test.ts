@@ -55,11 +55,17 @@ describe('sim CLI', () => {
     try {
       const result = await sim('render', '--scenario', 'quiet-morning', '--seconds', '1', '--seed', '5', '--hive', 'h1', '--start', '2026-05-01T14:00:00Z', '--out', dir);
       expect(result.code, result.stderr).toBe(0);
-      const summary = JSON.parse(result.stdout) as { clip: string; truth: string; frames: number };
+      const summary = JSON.parse(result.stdout) as { clip: string; truth: string; frames: number; zone: string };
       expect(summary).toMatchObject({ clip: join(dir, 'clip.mp4'), truth: join(dir, 'truth.json'), frames: 30 });
       expect((await stat(summary.clip)).size).toBeGreaterThan(1000);
       expect((await probe(summary.clip)).frames).toBe(30);
-      const truth = JSON.parse(await readFile(summary.truth, 'utf8')) as { scenario: { seed: number }; intervals: Array<{ hiveId: string; boxId: string; timestamp: number }> };
+      const truth = JSON.parse(await readFile(summary.truth, 'utf8')) as {
+        scenario: { seed: number };
+        entranceZone: [number, number][];
+        intervals: Array<{ hiveId: string; boxId: string; timestamp: number }>;
+      };
+      // The agent's --zone for the clip: without it a technician counted with the default lower half.
+      expect(summary.zone).toBe(truth.entranceZone.map((point) => point.join(',')).join(' '));
       expect(truth.scenario.seed).toBe(5);
       expect(truth.intervals[0]).toMatchObject({ hiveId: 'h1', boxId: 'sim-box', timestamp: Date.parse('2026-05-01T14:01:00Z') / 1000 });
       expect(result.stderr).toContain('render quiet-morning: 30 frames');
