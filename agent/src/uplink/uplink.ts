@@ -2,6 +2,7 @@ import axios, { type AxiosInstance } from 'axios';
 import pRetry, { AbortError } from 'p-retry';
 import { MAX_BATCH_ITEMS } from '@hivegate/shared';
 import type { Outbox, OutboxRecord, RecordKind } from '../outbox/outbox.ts';
+import { describeNetworkError } from './network-errors.ts';
 import { classifyStatus, parseRetryAfter, retryDelay, type BackoffOptions } from './retry-policy.ts';
 
 export const ENDPOINTS: Record<RecordKind, { path: string; batch: boolean }> = {
@@ -299,7 +300,7 @@ export class Uplink {
       retryAfter = response.headers['retry-after'] as string | undefined;
     } catch (error) {
       if (signal.aborted) throw error;
-      throw new RetryableError(`network: ${(error as Error).message}`, undefined);
+      throw new RetryableError(`network: ${describeNetworkError(error, this.cloudUrl)}`, undefined);
     }
     const reason = `${status} from ${endpoint.path}${errorText(data)}`;
     switch (classifyStatus(status)) {
