@@ -162,6 +162,8 @@ describe('live capture', () => {
     expect(reconnecting[0]!.attempt).toBe(1);
     expect(reconnecting[1]!.attempt).toBe(2); // the empty answer does not count as recovery
     expect(reconnecting[0]!.retryInMs).toBeLessThanOrEqual(100);
+    // A stream that ended was logged as "ffmpeg exited with code 0".
+    expect(reconnecting[0]!.message).toMatch(/^source lost: the stream ended/);
     expect(statuses.filter((s) => s.state === 'running').length).toBeGreaterThanOrEqual(2);
     expect(statuses.at(-1)!.state).toBe('stopped');
     // Live frames carry the wall clock (of when they were taken, see below), in order.

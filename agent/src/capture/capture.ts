@@ -313,7 +313,10 @@ export class FfmpegCapture implements AsyncIterable<Frame> {
 
   private onExit(code: number | null, partialBytes: number): void {
     if (this.stopping) return;
-    const reason = this.stderrTail.join('; ').trim() || (code === null ? 'ffmpeg could not start' : `ffmpeg exited with code ${code}`);
+    // Exit code 0 from a live source is its stream coming to an end (a camera restarting, a relay closing). It was
+    // logged as "ffmpeg exited with code 0", or as the decoder's complaints about the cut-off last frame.
+    const reason =
+      code === 0 ? 'the stream ended' : this.stderrTail.join('; ').trim() || (code === null ? 'ffmpeg could not start' : `ffmpeg exited with code ${code}`);
     if (!isLive(this.spec!)) {
       if (code === 0) this.finish('ended');
       else this.finish('failed', reason);
