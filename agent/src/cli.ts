@@ -12,6 +12,7 @@ import { describeOpenIntervals, readSavedIntervals } from './count/open-interval
 import { Outbox } from './outbox/outbox.ts';
 import { OutboxLock } from './outbox/outbox-lock.ts';
 import { OPEN_INTERVALS_STATE_KEY } from './pipeline.ts';
+import { liveStreamLines } from './status/live-stream-lines.ts';
 import { snapshotAge } from './status/snapshot-age.ts';
 import { cameraVerdict, measureDecode, measurePipeline } from './throughput.ts';
 
@@ -283,6 +284,7 @@ function status(args: string[]): number {
       `counts:        in ${String(pipeline.beesIn)}, out ${String(pipeline.beesOut)}, unknown direction ${String(pipeline.unknownDirection)}, inference skipped ${String(pipeline.inferenceSkipped)}`,
       ...linkStopLines('uplink:        ', 'nothing is sent', pipeline.uplinkStopped),
       ...linkStopLines('live control:  ', 'no live video on request', pipeline.liveControlStopped),
+      ...(age.live ? liveStreamLines(pipeline.liveStream) : []),
     );
     // Held records are in the running agent's memory, not in the outbox file read above.
     if (typeof pipeline.outboxHeldInMemory === 'number' && pipeline.outboxHeldInMemory > 0) {

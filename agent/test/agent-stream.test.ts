@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runAgent } from '../src/agent.ts';
@@ -40,6 +41,10 @@ describe('agent streaming from the camera it counts with', () => {
     expect(streaming.publisherState).toBe('active');
     expect(framesProcessed() - framesAtActive).toBeGreaterThan(20); // counting goes on while streaming
     expect(streaming.status).toMatchObject({ stream: { sessionId: 'e2e', relayProtocol: 'hls', state: 'active' } });
+    // The local status file (read by `status`) did not show a stream at all.
+    const localStatus = () => JSON.parse(readFileSync(join(dir.path, 'state', 'status.json'), 'utf8')) as { liveStream?: { sessionId: string; state: string } };
+    await gateway.waitFor(() => localStatus().liveStream?.state === 'active', 10_000, 'the stream in the status file');
+    expect(localStatus().liveStream).toMatchObject({ sessionId: 'e2e', relayProtocol: 'hls' });
     const playlist = gateway.files.get('e2e')!.get('index.m3u8')!.toString();
     expect(playlist).toMatch(/index\d+\.ts/);
 
@@ -47,6 +52,7 @@ describe('agent streaming from the camera it counts with', () => {
     await gateway.waitFor(() => gateway.eventsOf('e2e').includes('STREAM_STOPPED'), 15_000, 'STREAM_STOPPED');
     const framesAtStop = framesProcessed();
     await gateway.waitFor(() => framesProcessed() > framesAtStop + 15 && gateway.statuses.at(-1)!.publisherState === 'idle', 10_000, 'counting after the stream');
+    await gateway.waitFor(() => localStatus().liveStream === undefined, 10_000, 'no stream in the status file');
 
     stop();
     expect(await exit).toBe(0);
