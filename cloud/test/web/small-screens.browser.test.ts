@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DESKTOP, openPage, postJson, recordProblems, screenshot, signIn, signUp, startWebTest, type WebTestEnvironment } from './browser.ts';
+import { DESKTOP, openPage, PHONE, postJson, recordProblems, screenshot, signIn, signUp, startWebTest, type WebTestEnvironment } from './browser.ts';
 
 const PASSWORD = 'correct horse battery';
 const NARROW_PHONES = [
@@ -16,6 +16,8 @@ const NARROW_PHONES = [
 let env: WebTestEnvironment;
 const suffix = randomBytes(3).toString('hex');
 const user = { login: `phone_${suffix}`, hive: `orchard-${suffix}`, box: `porch-${suffix}` };
+/** Ids as long as the server takes (128 characters), one word without a hyphen to break at. */
+const longIds = { hive: `Hive${'H'.repeat(118)}${suffix}`, box: `Box${'B'.repeat(119)}${suffix}` };
 
 /** Makes an API token through the app's own GraphQL endpoint, with the session of the signed-in page. */
 async function createToken(page: Page, name: string, scopes: string[], boxIds: string[] | null): Promise<{ token: string; id: string }> {
@@ -66,6 +68,8 @@ beforeAll(async () => {
     // A day of hourly readings.
     const metrics = Array.from({ length: 24 }, (_, k) => ({ hiveId: user.hive, timestamp: now - k * 3600 - 60, fields: { temperatureCelsius: 33 + (k % 5) * 0.4 } }));
     expect(await postJson(`${env.url}/iot/v1/metrics`, device.token, metrics)).toEqual({ status: 200, body: { message: 'OK' } });
+    const longMovement = [{ hiveId: longIds.hive, boxId: longIds.box, timestamp: Math.max(startOfDay, now - 60), beesIn: 3, beesOut: 2, avgSpeed: 4, p95Speed: 8 }];
+    expect(await postJson(`${env.url}/entrance/v1/movement`, device.token, longMovement)).toEqual({ status: 200, body: { message: 'OK' } });
   } finally {
     await context.close();
   }
@@ -155,6 +159,36 @@ describe('web app on narrow phones', () => {
         await page.goto('/');
         await expect.poll(() => page.getByRole('article', { name: `Hive ${user.hive}` }).locator('.traffic-today').innerText()).toMatch(/In\s+654,321/);
         expect(await sidewaysOverflow(page), `apiary at ${viewport.width} px`).toBeLessThanOrEqual(0);
+      }
+      expect(problems.list).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  // A box id of 128 letters never wrapped: the apiary was 1341 px wide on a 390 px phone, a box heading 2366 px on the desktop.
+  it('breaks a 128-character hive or box id rather than widen the page, on a phone and on the desktop', async () => {
+    const { context, page, problems } = await openPage(env, PHONE);
+    try {
+      await signIn(page, user.login, PASSWORD);
+      for (const viewport of [PHONE, DESKTOP]) {
+        await page.setViewportSize(viewport);
+        for (const [path, ready] of [
+          ['/', () => page.getByRole('link', { name: `Box ${longIds.box}` })],
+          [`/hives/${longIds.hive}`, () => page.getByRole('figure', { name: /Traffic per/ })],
+          [`/boxes/${longIds.box}`, () => page.getByRole('region', { name: 'Entrance traffic today' })],
+        ] as const) {
+          await page.goto(path);
+          await ready().waitFor();
+          await page.waitForLoadState('networkidle');
+          const where = `${path.slice(0, 12)}… at ${viewport.width} px`;
+          expect(await sidewaysOverflow(page), where).toBeLessThanOrEqual(0);
+          const wide = await page.locator('h1, h2, nav, a').evaluateAll((elements) =>
+            elements.filter((element) => element.getBoundingClientRect().right > document.documentElement.clientWidth + 1).map((element) => element.outerHTML.slice(0, 60)),
+          );
+          expect(wide, where).toEqual([]);
+        }
+        await screenshot(page, `long-box-id-${viewport.width}`);
       }
       expect(problems.list).toEqual([]);
     } finally {
