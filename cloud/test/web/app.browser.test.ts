@@ -536,6 +536,48 @@ describe('web app in Chromium', () => {
     }
   });
 
+  // A page opened during a short outage kept its error for good: a failed first load was never read again, the hive
+  // page and the heatmaps had no "Try again", and the live view said that no stream was running.
+  it('recovers by itself, or on "Try again", a page whose first load failed during an outage', async () => {
+    const context = await env.browser.newContext({ viewport: DESKTOP, baseURL: env.url, locale: 'en-GB', timezoneId: 'UTC' });
+    const page = await context.newPage();
+    const problems = recordProblems(page, [/net::ERR_INTERNET_DISCONNECTED/]);
+    const offline = () => page.route('**/graphql', (route) => route.abort('internetdisconnected'));
+    try {
+      await page.clock.install();
+      await signIn(page, alice.login, PASSWORD);
+      await offline();
+      await page.getByRole('link', { name: `Hive ${alice.hive}` }).click();
+      const failed = page.getByText('Could not load this hive.');
+      await failed.waitFor();
+      expect(await page.getByRole('button', { name: 'Try again' }).count()).toBe(1);
+      await page.unroute('**/graphql');
+      // Nobody presses anything: the page reads again after a few seconds.
+      await page.clock.runFor(5_100);
+      await page.getByRole('figure', { name: /Temperature/ }).locator('svg path.line').waitFor();
+      expect(await failed.count()).toBe(0);
+
+      await offline();
+      await page.getByRole('link', { name: 'Live view, heatmaps and clips' }).click();
+      const live = page.getByRole('region', { name: 'Live view' });
+      const heatmaps = page.getByRole('region', { name: 'Daily heatmaps' });
+      await live.getByText('Could not check whether a live stream is running.').waitFor();
+      expect(await live.innerText()).not.toContain('No live stream is running.');
+      expect(await live.getByRole('button', { name: 'Start live view' }).count()).toBe(0);
+      await heatmaps.getByText('Could not load the heatmaps.').waitFor();
+      await page.unroute('**/graphql');
+      await heatmaps.getByRole('button', { name: 'Try again' }).click();
+      await heatmaps.getByText(/^No heatmaps yet/).waitFor();
+      await live.getByRole('button', { name: 'Try again' }).click();
+      await live.getByText('No live stream is running.').waitFor();
+      // Focus stays in the card: on the button that is there now.
+      await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Start live view');
+      expect(problems.list).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
   // An ended session (expired, or revoked elsewhere) led to the sign-in page's "Welcome back", with no word of why.
   it('says on the sign-in page that the session ended, while the app was open and on a later visit, but not after signing out', async () => {
     const { context, page, problems } = await openPage(env);

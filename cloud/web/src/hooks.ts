@@ -21,8 +21,17 @@ export interface QueryOptions<TData> {
   pollMs?: number | ((data: TData) => number | undefined);
 }
 
-/** Retrying after a failed read waits at least this long. */
+/** Retrying after a failed read waits at least this long, doubling after each failure in a row up to the most. */
 const MIN_RETRY_MS = 5_000;
+const MAX_RETRY_MS = 60_000;
+
+/**
+ * How long to wait before reading again after `failures` failed reads in a row. A page opened during a short outage
+ * must come back by itself: it has no data to decide a poll interval from, and nobody may be there to press a button.
+ */
+export function retryDelayMs(failures: number): number {
+  return Math.min(MAX_RETRY_MS, MIN_RETRY_MS * 2 ** Math.max(0, failures - 1));
+}
 
 function pollInterval<TData>(pollMs: QueryOptions<TData>['pollMs'], data: TData | undefined): number | undefined {
   if (typeof pollMs !== 'function') return pollMs;
@@ -31,7 +40,7 @@ function pollInterval<TData>(pollMs: QueryOptions<TData>['pollMs'], data: TData 
 
 /**
  * Runs a query when its variables change (aborting the previous request), keeps the last data while re-reading so
- * charts do not blink, and optionally re-reads on a timer. When a request fails, the last data stays only if it
+ * charts do not blink, optionally re-reads on a timer, and after a failure reads again with a growing delay. When a request fails, the last data stays only if it
  * answered the same question (see `dataKey`): data of other variables (the previous range of a chart) is dropped
  * rather than shown under the new ones.
  */
@@ -43,6 +52,8 @@ export function useQuery<TData, TVariables>(operation: Operation<TData, TVariabl
   const optionsRef = useRef(options);
   optionsRef.current = options;
   const lastData = useRef<TData>();
+  /** Failed reads in a row of the question `dataKey`, for the backoff; another question starts again at one. */
+  const failures = useRef({ dataKey, count: 0 });
   const reload = useCallback(() => setGeneration((g) => g + 1), []);
 
   useEffect(() => {
@@ -56,6 +67,7 @@ export function useQuery<TData, TVariables>(operation: Operation<TData, TVariabl
     request(operation, JSON.parse(key) as TVariables, { signal: controller.signal })
       .then((data) => {
         lastData.current = data;
+        failures.current = { dataKey, count: 0 };
         setState({ data, dataKey, loading: false });
         const every = pollInterval(optionsRef.current.pollMs, data);
         if (every) timer = setTimeout(reload, every);
@@ -67,8 +79,10 @@ export function useQuery<TData, TVariables>(operation: Operation<TData, TVariabl
           error: error instanceof Error ? error : new ApiError(String(error)),
           loading: false,
         }));
-        const every = pollInterval(optionsRef.current.pollMs, lastData.current);
-        if (every) timer = setTimeout(reload, Math.max(every, MIN_RETRY_MS));
+        failures.current = { dataKey, count: failures.current.dataKey === dataKey ? failures.current.count + 1 : 1 };
+        // Every failed read is tried again, whether or not the query polls: a first load that failed was never retried.
+        const every = pollInterval(optionsRef.current.pollMs, lastData.current) ?? 0;
+        timer = setTimeout(reload, Math.max(every, retryDelayMs(failures.current.count)));
       });
     return () => {
       controller.abort();

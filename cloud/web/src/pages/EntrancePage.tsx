@@ -3,7 +3,7 @@ import { ClipsSection } from '../components/entrance/ClipsSection.tsx';
 import { HeatmapGallery } from '../components/entrance/HeatmapGallery.tsx';
 import { LiveView } from '../components/entrance/LiveView.tsx';
 import { Breadcrumbs, PageTitle } from '../components/Layout.tsx';
-import { Notice } from '../components/Notice.tsx';
+import { LoadFailed, Notice } from '../components/Notice.tsx';
 import { useDocumentTitle, useQuery } from '../hooks.ts';
 import { formatCount, formatRelative } from '../lib/format.ts';
 import { paths } from '../lib/routes.ts';
@@ -44,7 +44,7 @@ export function EntrancePage({ boxId }: { boxId: string }) {
         <PageTitle>Entrance · box {boxId}</PageTitle>
         {hiveId && <Link href={paths.hive(hiveId)}>Traffic and climate charts</Link>}
       </div>
-      {entrance.error && <Notice tone="error">{entrance.error.message}</Notice>}
+      {entrance.error && <LoadFailed title="Could not load this box's counts." message={entrance.error.message} onRetry={entrance.reload} />}
       {totals && (
         <section class="card today-strip" aria-label="Entrance traffic today">
           <dl class="traffic-today large">

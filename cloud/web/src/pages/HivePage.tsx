@@ -3,7 +3,7 @@ import { browserTimeZone, EntranceMovementQuery, HiveMetricsQuery, HiveQuery, ty
 import { LineChart } from '../components/charts/LineChart.tsx';
 import { TrafficChart } from '../components/charts/TrafficChart.tsx';
 import { Breadcrumbs, PageTitle } from '../components/Layout.tsx';
-import { Loading, Notice } from '../components/Notice.tsx';
+import { LoadFailed, Loading, Notice } from '../components/Notice.tsx';
 import { RangePicker } from '../components/RangePicker.tsx';
 import { useDocumentTitle, useInterval, useQuery } from '../hooks.ts';
 import { formatDateTime, formatRelative } from '../lib/format.ts';
@@ -54,7 +54,7 @@ function ClimateCharts({ hiveId, range, lastReading }: { hiveId: string; range: 
   return (
     <section aria-labelledby="climate-heading" class="section" aria-busy={metrics.loading}>
       <h2 id="climate-heading">Climate and weight</h2>
-      {metrics.error && <Notice tone="error">{metrics.error.message}</Notice>}
+      {metrics.error && <LoadFailed title="Could not load the readings." message={metrics.error.message} onRetry={metrics.reload} />}
       {!metrics.data ? (
         metrics.loading && <Loading label="Loading readings…" />
       ) : sent.length === 0 ? (
@@ -97,7 +97,7 @@ function BoxTraffic({ boxId, range }: { boxId: string; range: TimeRange }) {
         <h2 id={headingId}>Entrance · box {boxId}</h2>
         <Link href={paths.box(boxId)}>Live view, heatmaps and clips</Link>
       </div>
-      {movement.error && <Notice tone="error">{movement.error.message}</Notice>}
+      {movement.error && <LoadFailed title="Could not load the entrance traffic." message={movement.error.message} onRetry={movement.reload} />}
       {!movement.data ? (
         movement.loading && <Loading label="Loading entrance traffic…" />
       ) : (
@@ -182,7 +182,7 @@ export function HivePage({ hiveId }: { hiveId: string }) {
         </p>
       </div>
       <RangePicker range={range} onChange={(next) => navigate(`${pathname}${rangeToQuery(next)}`, { replace: true })} />
-      {hive.error && <Notice tone="error">{hive.error.message}</Notice>}
+      {hive.error && <LoadFailed title="Could not load this hive." message={hive.error.message} onRetry={hive.reload} />}
       {hive.loading && !hive.data ? (
         <Loading />
       ) : (

@@ -4,7 +4,7 @@ import { useQuery } from '../../hooks.ts';
 import { formatCount, formatCountOf, formatRelative, formatUtcDay } from '../../lib/format.ts';
 import { HEATMAP_GRADIENT, heatmapScaleTicks } from '../../lib/heatmap-scale.ts';
 import { utcDateString } from '../../lib/time-range.ts';
-import { Loading, Notice } from '../Notice.tsx';
+import { LoadFailed, Loading } from '../Notice.tsx';
 
 function altText(heatmap: EntranceHeatmap): string {
   return `Heatmap of bee movement at box ${heatmap.boxId} on ${formatUtcDay(heatmap.date)}, ${formatCountOf(heatmap.trajectoryCount, 'bee trajectory', 'bee trajectories')}`;
@@ -84,7 +84,7 @@ export function HeatmapGallery({ boxId }: { boxId: string }) {
           </button>
         )}
       </div>
-      {heatmaps.error && <Notice tone="error">{heatmaps.error.message}</Notice>}
+      {heatmaps.error && <LoadFailed title="Could not load the heatmaps." message={heatmaps.error.message} onRetry={heatmaps.reload} />}
       {!heatmaps.data ? (
         heatmaps.loading && <Loading label="Loading heatmaps…" />
       ) : list.length === 0 ? (

@@ -11,7 +11,7 @@ import {
   type LiveSession,
 } from '../../api/live.ts';
 import { subscribe } from '../../api/subscriptions.ts';
-import { useInterval } from '../../hooks.ts';
+import { retryDelayMs, useInterval } from '../../hooks.ts';
 import { formatDateTime, formatRelative } from '../../lib/format.ts';
 import { describeLiveSession, isSessionOver, playlistIsPlayable } from '../../lib/live-status.ts';
 import { HlsPlayer } from '../HlsPlayer.tsx';
@@ -61,7 +61,10 @@ export function LiveView({ boxId }: { boxId: string }) {
   const [ended, setEnded] = useState(false);
   const [loaded, setLoaded] = useState(false);
   const [error, setError] = useState<string | undefined>();
-  const [busy, setBusy] = useState<'start' | 'stop' | undefined>();
+  // Until one read has answered, nothing is known: a failed first check is not "no live stream is running".
+  const [checked, setChecked] = useState(false);
+  const [checkFailures, setCheckFailures] = useState(0);
+  const [busy, setBusy] = useState<'start' | 'stop' | 'check' | undefined>();
   // Start gives way to Stop and back: after a press, the focus moves to whichever button is there once it is done,
   // instead of falling back to the top of the page.
   const actions = useRef<HTMLDivElement>(null);
@@ -79,6 +82,7 @@ export function LiveView({ boxId }: { boxId: string }) {
 
   /** A fresh read of the session: null means it is over (a session that ended in FAILED keeps showing why). */
   const apply = useCallback((next: LiveSession | null | undefined) => {
+    setChecked(true);
     if (next) {
       setSession(next);
       setEnded(false);
@@ -102,8 +106,10 @@ export function LiveView({ boxId }: { boxId: string }) {
       if (pushes.current !== pushesBefore) return;
       apply(data.entranceLiveStreamSession);
       setError(undefined);
+      setCheckFailures(0);
     } catch (err) {
       fail(err);
+      if (!isAbort(err)) setCheckFailures((n) => n + 1);
     } finally {
       setLoaded(true);
     }
@@ -112,6 +118,13 @@ export function LiveView({ boxId }: { boxId: string }) {
   useEffect(() => {
     void reread();
   }, [reread]);
+
+  // A page opened during an outage checks again by itself, less and less often, until the server answers.
+  useEffect(() => {
+    if (checked || checkFailures === 0) return;
+    const timer = setTimeout(() => void reread(), retryDelayMs(checkFailures));
+    return () => clearTimeout(timer);
+  }, [checked, checkFailures, reread]);
 
   const view = describeLiveSession(session);
   const running = Boolean(session) && view.running;
@@ -189,7 +202,20 @@ export function LiveView({ boxId }: { boxId: string }) {
     }
   };
 
-  const headline = !session && ended ? 'The live stream has ended.' : view.headline;
+  const checkAgain = async () => {
+    if (busy) return;
+    pressed.current = true;
+    setBusy('check');
+    try {
+      await reread();
+    } finally {
+      setBusy(undefined);
+    }
+  };
+
+  const unknown = !checked && error !== undefined;
+  const headline = unknown ? 'Could not check whether a live stream is running.' : !session && ended ? 'The live stream has ended.' : view.headline;
+  const tone = unknown ? 'error' : view.tone;
 
   return (
     <section class="card live-card" aria-labelledby="live-heading">
@@ -198,14 +224,14 @@ export function LiveView({ boxId }: { boxId: string }) {
         <Loading label="Checking for a live stream…" />
       ) : (
         <>
-          <div class={`live-status tone-${view.tone}`} role="status">
+          <div class={`live-status tone-${tone}`} role="status">
             <span class="status-dot" aria-hidden="true" />
             <div>
               <p class="live-headline">{headline}</p>
-              {view.detail && <p class="live-detail">{view.detail}</p>}
+              {unknown ? <p class="live-detail">{error}</p> : view.detail && <p class="live-detail">{view.detail}</p>}
             </div>
           </div>
-          {error && <Notice tone="error">{error}</Notice>}
+          {error && !unknown && <Notice tone="error">{error}</Notice>}
           {view.wantsPlayer &&
             session?.playbackUrl &&
             (mjpeg ? (
@@ -216,7 +242,12 @@ export function LiveView({ boxId }: { boxId: string }) {
               <Loading label="Waiting for the first video segment…" />
             ))}
           <div class="actions" ref={actions}>
-            {view.canStart && (
+            {unknown && (
+              <button type="button" class="button" onClick={checkAgain} aria-disabled={busy !== undefined}>
+                {busy === 'check' ? 'Checking…' : 'Try again'}
+              </button>
+            )}
+            {view.canStart && !unknown && (
               <button type="button" class="button primary" onClick={start} aria-disabled={busy !== undefined}>
                 {busy === 'start' ? 'Starting…' : session || ended ? 'Start again' : 'Start live view'}
               </button>
