@@ -247,7 +247,7 @@ describe('web app in Chromium', () => {
     }
   });
 
-  it('signs in with the keyboard only and moves focus to each new page', async () => {
+  it('signs in with the keyboard only, moves focus to each new page, and Back returns to where the page was left', async () => {
     const { context, page, problems } = await openPage(env);
     try {
       await page.goto('/sign-in');
@@ -286,6 +286,29 @@ describe('web app in Chromium', () => {
       expect(await page.evaluate(() => getComputedStyle(document.activeElement!).top)).toBe('8px');
       await page.keyboard.press('Enter');
       expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
+
+      // Back jumped to the top of the page and took the focus to its heading: the place in a long page was lost.
+      await page.setViewportSize(PHONE);
+      await page.goto(`/hives/${alice.hive}`);
+      await page.getByRole('figure', { name: /Traffic per/ }).locator('rect.bar').first().waitFor();
+      const boxLink = page.getByRole('link', { name: 'Live view, heatmaps and clips' });
+      await boxLink.scrollIntoViewIfNeeded();
+      const scrolled = () => page.evaluate(() => Math.round(window.scrollY));
+      const left = await scrolled();
+      expect(left).toBeGreaterThan(500);
+      await boxLink.focus();
+      await page.keyboard.press('Enter');
+      await page.getByRole('heading', { level: 1, name: `Entrance · box ${alice.box}` }).waitFor();
+      await expect.poll(() => page.evaluate(() => document.activeElement?.tagName)).toBe('H1');
+      expect(await scrolled()).toBe(0);
+      await page.goBack();
+      await page.getByRole('heading', { level: 1, name: `Hive ${alice.hive}` }).waitFor();
+      await expect.poll(scrolled).toBe(left);
+      expect(await page.evaluate(() => document.activeElement?.tagName)).not.toBe('H1');
+      await page.goForward();
+      await page.getByRole('heading', { level: 1, name: `Entrance · box ${alice.box}` }).waitFor();
+      await expect.poll(scrolled).toBe(0);
+      await page.setViewportSize(DESKTOP);
       expect(problems.list).toEqual([]);
     } finally {
       await context.close();

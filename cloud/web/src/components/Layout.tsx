@@ -2,7 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import type { User } from '../api/accounts.ts';
 import { paths, type Route } from '../lib/routes.ts';
-import { Link } from '../router.tsx';
+import { lastNavigationKind, Link, restoreScrollPosition } from '../router.tsx';
 
 function Logo() {
   return (
@@ -33,8 +33,14 @@ export function Layout({ user, route, pathname, onSignOut, children }: { user?: 
       firstRender.current = false;
       return;
     }
+    // Back and Forward return to where the page was left, and leave the focus alone: a jump to the top and to the
+    // heading lost the reader's place on every return to a long page.
+    if (lastNavigationKind() === 'pop') {
+      restoreScrollPosition();
+      return;
+    }
     const heading = main.current?.querySelector<HTMLElement>('h1');
-    (heading ?? main.current)?.focus({ preventScroll: false });
+    (heading ?? main.current)?.focus({ preventScroll: true });
     window.scrollTo(0, 0);
   }, [pathname]);
 
