@@ -276,7 +276,7 @@ describe('entrance page media (scripted gateway)', () => {
     }
   });
 
-  it('runs the live view: camera offline, player only once the playlist exists, failure message, stop', async () => {
+  it('runs the live view: camera offline, player only once the playlist exists, failure message, stop, with the focus kept on its buttons', async () => {
     gateway.setLive(null);
     state.devices = { [state.boxId]: { online: false, lastSeenAt: new Date(Date.now() - 300_000).toISOString() } };
     const { context, page, problems } = await openEntrance(DESKTOP, { allowed: [/status of 404/] });
@@ -341,8 +341,21 @@ describe('entrance page media (scripted gateway)', () => {
       await status.getByText('The live stream has ended.').waitFor();
       expect(callsOf('StopLive').at(-1)?.variables).toEqual({ sessionId });
       expect(await page.getByRole('button', { name: 'Start again' }).count()).toBe(1);
+
+      // Stop pressed on a camera that takes a moment to stop sent the focus to the page, and "Start again" came without it.
+      const focused = () => page.evaluate(() => document.activeElement?.textContent);
+      state.stopping = true;
+      await page.getByRole('button', { name: 'Start again' }).click();
+      await expect.poll(focused).toBe('Stop');
+      await page.keyboard.press('Enter');
+      await status.getByText('Stopping the stream…').waitFor();
+      await expect.poll(focused).toBe('Stopping…');
+      gateway.setLive({ ...state.live!, status: 'STOPPED' });
+      await status.getByText('The live stream has stopped.').waitFor();
+      await expect.poll(focused).toBe('Start again');
       expect(problems.list).toEqual([]);
     } finally {
+      state.stopping = false;
       rmSync(path.join(mediaDir, 'live', 'index.m3u8'), { force: true });
       await context.close();
     }

@@ -36,6 +36,8 @@ export interface ScriptedState {
   hiveId: string;
   /** Change it with setLive, which also tells subscribers. */
   live: LiveSession | null;
+  /** Whether Stop leaves the session STOPPING (the camera still has to stop) rather than ending it at once. */
+  stopping?: boolean;
   /** Whether the subscription endpoint accepts connections (off: the app must fall back to re-reading). */
   subscriptions: boolean;
   /** Subscriptions made so far (each one is listening once counted). */
@@ -155,7 +157,7 @@ export async function startScriptedGateway(mediaDir: string): Promise<ScriptedGa
       keepEntranceLiveStreamAlive: field(({ sessionId }: { sessionId: string }) => (state.live?.id === sessionId ? { ...state.live, lastKeepaliveAt: now() } : null)),
       stopEntranceLiveStream: field(({ sessionId }: { sessionId: string }) => {
         if (state.live?.id !== sessionId) return false;
-        setLive(null);
+        setLive(state.stopping ? { ...state.live, status: 'STOPPING' } : null);
         return true;
       }),
       uploadGateVideo: field(() => true),

@@ -69,11 +69,8 @@ export function LiveView({ boxId }: { boxId: string }) {
   // instead of falling back to the top of the page.
   const actions = useRef<HTMLDivElement>(null);
   const pressed = useRef(false);
-  useEffect(() => {
-    if (busy !== undefined || !pressed.current) return;
-    pressed.current = false;
-    actions.current?.querySelector<HTMLButtonElement>('button')?.focus();
-  }, [busy]);
+  /** Whether the keyboard focus was on one of the buttons last: when that button goes, the next one takes it. */
+  const focusWasHere = useRef(false);
   const [subscribed, setSubscribed] = useState(false);
   const sessionRef = useRef(session);
   sessionRef.current = session;
@@ -214,6 +211,20 @@ export function LiveView({ boxId }: { boxId: string }) {
   };
 
   const unknown = !checked && error !== undefined;
+  const stopping = session?.status === 'STOPPING';
+  // Which buttons there are: when they change under the focus (Stop, then "Stopping…", then "Start again" pushed by
+  // the server), the focus fell to the page.
+  const buttons = [unknown && 'check', view.canStart && !unknown && 'start', view.canStop && 'stop', stopping && 'stopping'].filter(Boolean).join();
+  useEffect(() => {
+    if (busy !== undefined) return;
+    const active = document.activeElement;
+    const lost = active === null || active === document.body;
+    if (!pressed.current && !(focusWasHere.current && lost)) return;
+    const button = actions.current?.querySelector<HTMLButtonElement>('button');
+    if (!button) return;
+    pressed.current = false;
+    button.focus();
+  }, [busy, buttons]);
   const headline = unknown ? 'Could not check whether a live stream is running.' : !session && ended ? 'The live stream has ended.' : view.headline;
   const tone = unknown ? 'error' : view.tone;
 
@@ -241,7 +252,15 @@ export function LiveView({ boxId }: { boxId: string }) {
             ) : (
               <Loading label="Waiting for the first video segment…" />
             ))}
-          <div class="actions" ref={actions}>
+          <div
+            class="actions"
+            ref={actions}
+            onFocusIn={() => (focusWasHere.current = true)}
+            onFocusOut={(event) => {
+              const next = event.relatedTarget as Node | null;
+              if (next && !actions.current?.contains(next)) focusWasHere.current = false;
+            }}
+          >
             {unknown && (
               <button type="button" class="button" onClick={checkAgain} aria-disabled={busy !== undefined}>
                 {busy === 'check' ? 'Checking…' : 'Try again'}
@@ -255,6 +274,12 @@ export function LiveView({ boxId }: { boxId: string }) {
             {view.canStop && (
               <button type="button" class="button" onClick={stop} aria-disabled={busy !== undefined}>
                 {busy === 'stop' ? 'Stopping…' : 'Stop'}
+              </button>
+            )}
+            {/* Stands where Stop was until the camera has stopped, so the focus has somewhere to stay meanwhile. */}
+            {stopping && (
+              <button type="button" class="button" aria-disabled="true">
+                Stopping…
               </button>
             )}
           </div>
