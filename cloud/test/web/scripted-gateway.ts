@@ -122,6 +122,7 @@ export async function startScriptedGateway(mediaDir: string): Promise<ScriptedGa
       me: field(() => ({ id: '1', login: 'scripted', createdAt: now() })),
       hives: field(() => [{ id: state.hiveId, firstSeenAt: now(), lastReading: { time: now(), temperatureCelsius: 34.8, humidityPercent: 58, weightKg: 41.2 }, boxes: [box()] }]),
       boxes: field(() => [box()]),
+      apiTokens: field(() => []),
       box: field(({ id }: { id: string }) => (id === state.boxId ? box() : null)),
       entranceTotals: field(({ boxIds }: { boxIds?: string[] }) => (!boxIds || boxIds.includes(state.boxId) ? [today()] : [])),
       entranceLiveStreamSession: field(({ boxId }: { boxId: string }) => (state.live && state.live.boxId === boxId ? state.live : null)),

@@ -17,6 +17,8 @@ let env: WebTestEnvironment;
 const suffix = randomBytes(3).toString('hex');
 const user = { login: `phone_${suffix}`, hive: `orchard-${suffix}`, box: `porch-${suffix}` };
 /** Ids as long as the server takes (128 characters), one word without a hyphen to break at. */
+/** A box that has an API token and has not counted yet. */
+const waitingBox = `shed-door-${suffix}`;
 const longIds = { hive: `Hive${'H'.repeat(118)}${suffix}`, box: `Box${'B'.repeat(119)}${suffix}` };
 
 /** Makes an API token through the app's own GraphQL endpoint, with the session of the signed-in page. */
@@ -50,6 +52,7 @@ beforeAll(async () => {
     await signUp(page, user.login, PASSWORD);
     const device = await createToken(page, 'scale in the garden', ['ingest', 'device'], null);
     await createToken(page, 'entrance camera', ['ingest', 'device', 'read', 'control'], [user.box]);
+    await createToken(page, 'new camera', ['ingest', 'device'], [waitingBox]);
     // One long word (a device id, say) may break anywhere; nothing else in the table may.
     await createToken(page, `station-${'x'.repeat(60)}`, ['read'], null);
     const old = await createToken(page, 'old weather station', ['ingest'], null);
@@ -190,6 +193,26 @@ describe('web app on narrow phones', () => {
         }
         await screenshot(page, `long-box-id-${viewport.width}`);
       }
+      expect(problems.list).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  // A box with a token but no counts had a page of its own, but nothing on the apiary led to it.
+  it('lists on the apiary a box that has an API token but has not counted yet', async () => {
+    const { context, page, problems } = await openPage(env, PHONE);
+    try {
+      await signIn(page, user.login, PASSWORD);
+      const section = page.getByRole('region', { name: 'Boxes not yet in a hive' });
+      const row = section.getByRole('listitem').filter({ has: page.getByRole('link', { name: `Box ${waitingBox}` }) });
+      await row.getByText('Waiting for first counts').waitFor();
+      // Only that box: the others count in a hive.
+      expect(await section.getByRole('link').count()).toBe(1);
+      await row.getByRole('link').click();
+      await page.getByRole('heading', { level: 1, name: `Entrance · box ${waitingBox}` }).waitFor();
+      await page.getByRole('region', { name: 'Live view' }).waitFor();
+      expect(await page.getByText('There is no such box in your apiary.').count()).toBe(0);
       expect(problems.list).toEqual([]);
     } finally {
       await context.close();

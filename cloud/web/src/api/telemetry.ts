@@ -69,9 +69,25 @@ export function browserTimeZone(): string {
 type InTimeZone = { timeZone: string };
 const HIVE = `id firstSeenAt lastReading { ${READING} } boxes { id hiveId ${TODAY} }`;
 
-/** The overview: every hive, each box's traffic today and whether its camera is online. */
-export const ApiaryQuery = defineOperation<{ hives: OverviewHive[] }, InTimeZone>(
-  `query Apiary($timeZone: String) { hives { id firstSeenAt lastReading { ${READING} } boxes { id hiveId ${TODAY} device { online lastSeenAt } } } }`,
+/** What the overview needs of the API tokens: the boxes each live one was made for. */
+export interface TokenBoxes {
+  boxIds: string[] | null;
+  revokedAt: string | null;
+  expiresAt: string | null;
+}
+
+const OVERVIEW_BOX = `id hiveId ${TODAY} device { online lastSeenAt }`;
+
+/**
+ * The overview: every hive, each box's traffic today and whether its camera is online; and the boxes in no hive yet,
+ * which are the counted boxes without a hive and those named by an API token that have not counted yet.
+ */
+export const ApiaryQuery = defineOperation<{ hives: OverviewHive[]; boxes: OverviewBox[]; apiTokens: TokenBoxes[] }, InTimeZone>(
+  `query Apiary($timeZone: String) {
+    hives { id firstSeenAt lastReading { ${READING} } boxes { ${OVERVIEW_BOX} } }
+    boxes { ${OVERVIEW_BOX} }
+    apiTokens { boxIds revokedAt expiresAt }
+  }`,
 );
 
 export const HiveQuery = defineOperation<{ hive: ApiaryHive | null }, { hiveId: string } & InTimeZone>(

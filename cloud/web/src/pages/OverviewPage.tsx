@@ -1,4 +1,4 @@
-import { ApiaryQuery, browserTimeZone, type DeviceState, type OverviewBox, type OverviewHive } from '../api/telemetry.ts';
+import { ApiaryQuery, browserTimeZone, type DeviceState, type OverviewBox, type OverviewHive, type TokenBoxes } from '../api/telemetry.ts';
 import { PageTitle } from '../components/Layout.tsx';
 import { LoadFailed, Loading } from '../components/Notice.tsx';
 import { useDocumentTitle, useQuery } from '../hooks.ts';
@@ -105,6 +105,43 @@ function HiveCard({ hive }: { hive: OverviewHive }) {
   );
 }
 
+/**
+ * Boxes that belong to no hive yet: counted without a hive, or named by a live API token and not counted yet. The
+ * page of such a box exists (its token makes it), but nothing on the apiary led to it.
+ */
+function boxesInNoHive(hives: OverviewHive[], boxes: OverviewBox[], tokens: TokenBoxes[], now: number): { counted: OverviewBox[]; waiting: string[] } {
+  const known = new Set([...hives.flatMap((hive) => hive.boxes.map((box) => box.id)), ...boxes.map((box) => box.id)]);
+  const live = tokens.filter((token) => token.revokedAt === null && (token.expiresAt === null || Date.parse(token.expiresAt) > now));
+  const waiting = [...new Set(live.flatMap((token) => token.boxIds ?? []))].filter((id) => !known.has(id)).sort();
+  return { counted: boxes.filter((box) => box.hiveId === null), waiting };
+}
+
+function BoxesInNoHive({ counted, waiting }: { counted: OverviewBox[]; waiting: string[] }) {
+  if (counted.length === 0 && waiting.length === 0) return null;
+  return (
+    <section class="section" aria-labelledby="no-hive-heading">
+      <h2 id="no-hive-heading">Boxes not yet in a hive</h2>
+      <p class="muted">A box joins its hive here once its camera sends counts that name the hive.</p>
+      <ul class="box-list card">
+        {counted.map((box) => (
+          <BoxRow key={box.id} box={box} />
+        ))}
+        {waiting.map((id) => (
+          <li key={id} class="box-row">
+            <div class="box-row-head">
+              <Link href={paths.box(id)} class="box-link">
+                Box {id}
+              </Link>
+              <span class="badge badge-muted">Waiting for first counts</span>
+            </div>
+            <p class="muted small">An API token is made for this box; its camera has not sent counts yet.</p>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
 function EmptyApiary() {
   return (
     <div class="card empty-state">
@@ -128,6 +165,7 @@ export function OverviewPage() {
   useDocumentTitle('Apiary');
   const apiary = useQuery(ApiaryQuery, { timeZone: browserTimeZone() }, { pollMs: REFRESH_MS });
   const hives = apiary.data?.hives;
+  const inNoHive = apiary.data ? boxesInNoHive(apiary.data.hives, apiary.data.boxes, apiary.data.apiTokens, Date.now()) : undefined;
 
   return (
     <>
@@ -153,6 +191,7 @@ export function OverviewPage() {
           ))}
         </ul>
       )}
+      {inNoHive && <BoxesInNoHive {...inNoHive} />}
     </>
   );
 }
