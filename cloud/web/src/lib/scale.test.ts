@@ -6,6 +6,10 @@ describe('niceTicks', () => {
     expect(niceTicks(33.2, 35.9, 3)).toEqual({ min: 33, max: 36, ticks: [33, 34, 35, 36], step: 1 });
     expect(niceTicks(33.2, 35.9, 5).ticks).toEqual([33, 33.5, 34, 34.5, 35, 35.5, 36]);
     expect(niceTicks(0, 87, 4).ticks).toEqual([0, 20, 40, 60, 80, 100]);
+    // A box whose only count is 0 read 0, 0.2 … 1 bees.
+    expect(niceTicks(0, 1, 4, { integer: true }).ticks).toEqual([0, 1]);
+    expect(niceTicks(-3, 2, 4, { integer: true }).ticks).toEqual([-3, -2, -1, 0, 1, 2]);
+    expect(niceTicks(0, 87, 4, { integer: true }).ticks).toEqual([0, 20, 40, 60, 80, 100]);
     expect(niceTicks(-120, 340, 3).ticks).toEqual([-200, 0, 200, 400]);
   });
 

@@ -31,7 +31,7 @@ export function niceStep(span: number, count: number): number {
  * Round axis bounds enclosing [min, max] and the ticks between them. A flat series gets a band around its value,
  * so a constant temperature still draws as a line in the middle rather than on the frame.
  */
-export function niceTicks(min: number, max: number, count = 5): { min: number; max: number; ticks: number[]; step: number } {
+export function niceTicks(min: number, max: number, count = 5, { integer = false }: { integer?: boolean } = {}): { min: number; max: number; ticks: number[]; step: number } {
   if (!Number.isFinite(min) || !Number.isFinite(max)) return { min: 0, max: 1, ticks: [0, 1], step: 1 };
   if (min > max) [min, max] = [max, min];
   if (min === max) {
@@ -39,7 +39,8 @@ export function niceTicks(min: number, max: number, count = 5): { min: number; m
     min -= pad;
     max += pad;
   }
-  const step = niceStep(max - min, count);
+  // Counted things (bees) come in whole numbers: an axis of 0, 0.2 … 1 showed fractions of a bee.
+  const step = integer ? Math.max(1, niceStep(max - min, count)) : niceStep(max - min, count);
   const lo = Math.floor(min / step + 1e-9) * step;
   const hi = Math.ceil(max / step - 1e-9) * step;
   const ticks: number[] = [];

@@ -6,9 +6,9 @@ export const MARGIN = { top: 12, right: 14, bottom: 26, left: 46 };
 const CHART_HEIGHT = 220;
 
 /** Scales and ticks of a chart `width` wide over time `from`–`to` whose values span `low`–`high`. */
-export function timePlot(width: number, from: number, to: number, low: number, high: number) {
+export function timePlot(width: number, from: number, to: number, low: number, high: number, options: { integer?: boolean } = {}) {
   const height = CHART_HEIGHT;
-  const yAxis = niceTicks(low, high, 4);
+  const yAxis = niceTicks(low, high, 4, options);
   const x = linearScale([from, to], [MARGIN.left, width - MARGIN.right]);
   const y = linearScale([yAxis.min, yAxis.max], [height - MARGIN.bottom, MARGIN.top]);
   // About one time label per 70 px, so the labels do not crowd each other.

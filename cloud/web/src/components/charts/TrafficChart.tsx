@@ -54,7 +54,7 @@ export function TrafficChart(props: TrafficChartProps) {
       {(width, ids) => {
         const top = Math.max(1, ...beesIn, ...netFlow);
         const bottom = Math.min(0, ...beesOut.map((v) => -v), ...netFlow);
-        const { height, x, y, xAxis, yAxis } = timePlot(width, from, to, bottom, top);
+        const { height, x, y, xAxis, yAxis } = timePlot(width, from, to, bottom, top, { integer: true });
         const slot = Math.max(1, x(from + bucketMs) - x(from));
         const barWidth = Math.max(1, slot * 0.8);
         const zero = y(0);
@@ -96,10 +96,10 @@ export function TrafficChart(props: TrafficChartProps) {
               />
             </g>
             <text class="axis-note" x={MARGIN.left + 4} y={MARGIN.top + 10} aria-hidden="true">
-              ↑ in
+              ↑ bees in
             </text>
             <text class="axis-note" x={MARGIN.left + 4} y={height - MARGIN.bottom - 5} aria-hidden="true">
-              ↓ out
+              ↓ bees out
             </text>
             {hover !== undefined && hoverT !== undefined && (
               <HoverReadout
