@@ -289,7 +289,7 @@ describe('web app in Chromium', () => {
 
       // Back jumped to the top of the page and took the focus to its heading: the place in a long page was lost.
       await page.setViewportSize(PHONE);
-      await page.goto(`/hives/${alice.hive}`);
+      await page.goto(`/hives/${alice.hive}?range=7d`);
       await page.getByRole('figure', { name: /Traffic per/ }).locator('rect.bar').first().waitFor();
       const boxLink = page.getByRole('link', { name: 'Live view, heatmaps and clips' });
       await boxLink.scrollIntoViewIfNeeded();
@@ -301,6 +301,10 @@ describe('web app in Chromium', () => {
       await page.getByRole('heading', { level: 1, name: `Entrance · box ${alice.box}` }).waitFor();
       await expect.poll(() => page.evaluate(() => document.activeElement?.tagName)).toBe('H1');
       expect(await scrolled()).toBe(0);
+      // The hive breadcrumb of the box page went back to the last 24 h from the 7 days chosen.
+      const hiveCrumb = page.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('link', { name: `Hive ${alice.hive}` });
+      expect(await hiveCrumb.getAttribute('href')).toBe(`/hives/${alice.hive}?range=7d`);
+      expect(await page.getByRole('link', { name: 'Traffic and climate charts' }).getAttribute('href')).toBe(`/hives/${alice.hive}?range=7d`);
       await page.goBack();
       await page.getByRole('heading', { level: 1, name: `Hive ${alice.hive}` }).waitFor();
       await expect.poll(scrolled).toBe(left);

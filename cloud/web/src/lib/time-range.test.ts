@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkCustomRange, fromLocalInput, presetRange, rangeFromQuery, rangeToQuery, toLocalInput, trafficBucketSeconds } from './time-range.ts';
+import { checkCustomRange, fromLocalInput, presetRange, rangeFromQuery, rangeParams, rangeToQuery, toLocalInput, trafficBucketSeconds } from './time-range.ts';
 
 const NOW = new Date('2026-05-10T12:34:20Z');
 
@@ -47,5 +47,14 @@ describe('time ranges', () => {
     expect(fromLocalInput('2026-02-31T10:00')).toBeUndefined();
     expect(fromLocalInput('')).toBeUndefined();
     expect(fromLocalInput('tomorrow')).toBeUndefined();
+  });
+});
+
+describe('rangeParams', () => {
+  // The hive breadcrumb of a box page dropped the chosen range (7 d back to 24 h).
+  it('keeps only the range of a query string', () => {
+    expect(rangeParams('?range=7d&x=1')).toBe('?range=7d');
+    expect(rangeParams('?from=2026-05-01T00:00:00.000Z&to=2026-05-02T00:00:00.000Z')).toBe('?from=2026-05-01T00%3A00%3A00.000Z&to=2026-05-02T00%3A00%3A00.000Z');
+    expect(rangeParams('')).toBe('');
   });
 });

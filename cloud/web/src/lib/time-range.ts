@@ -57,6 +57,21 @@ export function rangeToQuery(range: TimeRange): string {
   return `?${query.toString()}`;
 }
 
+/**
+ * The range parameters of a query string (range, or from and to), for links between a hive's page and its boxes'
+ * pages: a round trip through a box's page fell back from the chosen 7 days to the last 24 hours.
+ */
+export function rangeParams(search: string): string {
+  const query = new URLSearchParams(search);
+  const kept = new URLSearchParams();
+  for (const name of ['range', 'from', 'to']) {
+    const value = query.get(name);
+    if (value !== null) kept.set(name, value);
+  }
+  const text = kept.toString();
+  return text ? `?${text}` : '';
+}
+
 function parseInstant(value: string | null): Date | undefined {
   if (!value) return undefined;
   const date = new Date(value);

@@ -7,7 +7,8 @@ import { LoadFailed, Notice } from '../components/Notice.tsx';
 import { useDocumentTitle, useQuery } from '../hooks.ts';
 import { formatCount, formatRelative } from '../lib/format.ts';
 import { paths } from '../lib/routes.ts';
-import { Link } from '../router.tsx';
+import { rangeParams } from '../lib/time-range.ts';
+import { Link, useLocation } from '../router.tsx';
 
 const REFRESH_MS = 30_000;
 
@@ -18,6 +19,9 @@ export function EntrancePage({ boxId }: { boxId: string }) {
   const box = entrance.data?.box;
   const totals = box?.today;
   const hiveId = box?.hiveId ?? undefined;
+  // The range chosen on the hive's page comes along (see rangeParams), and goes back with its links.
+  const { search } = useLocation();
+  const hiveHref = hiveId ? `${paths.hive(hiveId)}${rangeParams(search)}` : undefined;
 
   // Without this the page of an unknown id offered a live view, which then blamed the (nonexistent) camera.
   if (entrance.data && !box) {
@@ -38,11 +42,11 @@ export function EntrancePage({ boxId }: { boxId: string }) {
   return (
     <>
       <Breadcrumbs
-        items={[{ href: paths.overview(), label: 'Apiary' }, ...(hiveId ? [{ href: paths.hive(hiveId), label: `Hive ${hiveId}` }] : []), { label: `Box ${boxId}` }]}
+        items={[{ href: paths.overview(), label: 'Apiary' }, ...(hiveId && hiveHref ? [{ href: hiveHref, label: `Hive ${hiveId}` }] : []), { label: `Box ${boxId}` }]}
       />
       <div class="page-head">
         <PageTitle>Entrance · box {boxId}</PageTitle>
-        {hiveId && <Link href={paths.hive(hiveId)}>Traffic and climate charts</Link>}
+        {hiveHref && <Link href={hiveHref}>Traffic and climate charts</Link>}
       </div>
       {entrance.error && <LoadFailed title="Could not load this box's counts." message={entrance.error.message} onRetry={entrance.reload} />}
       {totals && (

@@ -8,7 +8,7 @@ import { RangePicker } from '../components/RangePicker.tsx';
 import { useDocumentTitle, useInterval, useQuery } from '../hooks.ts';
 import { formatDateTime, formatRelative } from '../lib/format.ts';
 import { paths } from '../lib/routes.ts';
-import { rangeFromQuery, rangeToQuery, trafficBucketSeconds, type TimeRange } from '../lib/time-range.ts';
+import { rangeFromQuery, rangeParams, rangeToQuery, trafficBucketSeconds, type TimeRange } from '../lib/time-range.ts';
 import { Link, navigate, useLocation } from '../router.tsx';
 
 /** A preset range ("last 24 h") moves along with the clock. */
@@ -85,7 +85,7 @@ function ClimateCharts({ hiveId, range, lastReading }: { hiveId: string; range: 
   );
 }
 
-function BoxTraffic({ boxId, range }: { boxId: string; range: TimeRange }) {
+function BoxTraffic({ boxId, range, rangeQuery }: { boxId: string; range: TimeRange; rangeQuery: string }) {
   const bucketSeconds = trafficBucketSeconds(range.from, range.to);
   const movement = useQuery(EntranceMovementQuery, { boxId, from: range.from.toISOString(), to: range.to.toISOString(), bucketSeconds, timeZone: browserTimeZone() }, { dataKey: rangeDataKey(boxId, range) });
   const buckets = movement.data?.entranceMovement ?? [];
@@ -95,7 +95,7 @@ function BoxTraffic({ boxId, range }: { boxId: string; range: TimeRange }) {
     <section aria-labelledby={headingId} class="section" aria-busy={movement.loading}>
       <div class="section-head">
         <h2 id={headingId}>Entrance · box {boxId}</h2>
-        <Link href={paths.box(boxId)}>Live view, heatmaps and clips</Link>
+        <Link href={`${paths.box(boxId)}${rangeQuery}`}>Live view, heatmaps and clips</Link>
       </div>
       {movement.error && <LoadFailed title="Could not load the entrance traffic." message={movement.error.message} onRetry={movement.reload} />}
       {!movement.data ? (
@@ -133,9 +133,9 @@ function BoxTraffic({ boxId, range }: { boxId: string; range: TimeRange }) {
 }
 
 /** A hive that never sent a reading (an entrance camera alone) leads with its entrances, not with a note on its sensors. */
-function HiveSections({ hive, range }: { hive: ApiaryHive; range: TimeRange }) {
+function HiveSections({ hive, range, rangeQuery }: { hive: ApiaryHive; range: TimeRange; rangeQuery: string }) {
   const climate = <ClimateCharts hiveId={hive.id} range={range} lastReading={hive.lastReading} />;
-  const traffic = hive.boxes.map((box) => <BoxTraffic key={box.id} boxId={box.id} range={range} />);
+  const traffic = hive.boxes.map((box) => <BoxTraffic key={box.id} boxId={box.id} range={range} rangeQuery={rangeQuery} />);
   return hive.lastReading ? (
     <>
       {climate}
@@ -186,7 +186,7 @@ export function HivePage({ hiveId }: { hiveId: string }) {
       {hive.loading && !hive.data ? (
         <Loading />
       ) : (
-        hive.data?.hive && <HiveSections hive={hive.data.hive} range={range} />
+        hive.data?.hive && <HiveSections hive={hive.data.hive} range={range} rangeQuery={rangeParams(search)} />
       )}
     </>
   );
