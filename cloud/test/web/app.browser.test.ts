@@ -84,7 +84,8 @@ describe('web app in Chromium', () => {
       await page.getByLabel('Login').fill('x');
       await page.getByLabel('Password').fill(PASSWORD);
       await page.getByRole('button', { name: 'Create account' }).click();
-      await expect.poll(() => page.getByRole('alert').textContent()).toContain('login must be 3-100 letters');
+      // The server's messages came in its raw lower case, without a full stop.
+      await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/^Login must be 3-100 letters.*\.$/);
 
       await page.getByLabel('Login').fill(alice.login);
       await page.getByRole('button', { name: 'Create account' }).click();
@@ -260,7 +261,7 @@ describe('web app in Chromium', () => {
       await page.keyboard.press('Tab');
       await page.keyboard.type('wrong password!');
       await page.keyboard.press('Enter');
-      await expect.poll(() => page.getByRole('alert').textContent()).toContain('login or password is wrong');
+      await expect.poll(() => page.getByRole('alert').textContent()).toBe('Login or password is wrong.');
       await page.keyboard.press('Shift+Tab');
       expect(await page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('login');
       await page.keyboard.press('Tab');
@@ -337,7 +338,7 @@ describe('web app in Chromium', () => {
       await page.keyboard.type('wrong password!');
       await submit.focus();
       await page.keyboard.press('Enter');
-      await expect.poll(() => page.getByRole('alert').textContent()).toContain('login or password is wrong');
+      await expect.poll(() => page.getByRole('alert').textContent()).toBe('Login or password is wrong.');
       expect(await focused()).toEqual({ name: null, text: 'Sign in' });
       await page.getByLabel('Password').fill(PASSWORD);
       await page.keyboard.press('Enter');
@@ -480,11 +481,17 @@ describe('web app in Chromium', () => {
       const now = Math.floor(Date.now() / 1000);
       const cameraOnly = { hive: `shed-${suffix}`, box: `door-${suffix}` };
       const noScale = `meadow-${suffix}`;
+      const named = `Hive 3/Nord-${suffix}`;
       const movement = recentMovement(now).map((m) => ({ ...m, hiveId: cameraOnly.hive, boxId: cameraOnly.box }));
       expect((await postJson(`${env.url}/entrance/v1/movement`, token, movement)).status).toBe(200);
       const climate = [1, 2].map((k) => ({ hiveId: noScale, timestamp: now - k * HOUR, fields: { temperatureCelsius: 34 + k, humidityPercent: 60 } }));
       expect((await postJson(`${env.url}/iot/v1/metrics`, token, climate)).status).toBe(200);
+      expect((await postJson(`${env.url}/iot/v1/metrics`, token, [{ hiveId: named, timestamp: now - HOUR, fields: { weightKg: 40 } }])).status).toBe(200);
       await signIn(page, alice.login, PASSWORD);
+      // A hive whose id begins with "Hive" was "Hive Hive 3/Nord"; a reading it does not send read "— °C".
+      const namedCard = page.getByRole('article', { name: named, exact: true });
+      expect(await namedCard.getByRole('heading').innerText()).toBe(named);
+      expect(await namedCard.locator('.readings').innerText()).toMatch(/^Temperature\s+—\s+Humidity\s+—\s+Weight\s+40 kg$/);
 
       await page.goto(`/hives/${cameraOnly.hive}`);
       await page.getByRole('figure', { name: /Traffic per/ }).waitFor();
@@ -496,6 +503,8 @@ describe('web app in Chromium', () => {
 
       await page.goto(`/hives/${noScale}`);
       await page.getByRole('figure', { name: /Temperature/ }).locator('svg path.line').waitFor();
+      // A chart is named by its title: the whole caption made it "Temperature (°C) Legend Temperature".
+      expect(await page.getByRole('figure', { name: 'Temperature (°C)', exact: true }).count()).toBe(1);
       expect(await page.getByRole('figure', { name: /Humidity/ }).count()).toBe(1);
       expect(await page.getByRole('figure', { name: /Weight/ }).count()).toBe(0);
       expect(await page.getByRole('region', { name: 'Climate and weight' }).innerText()).toContain('No weight readings in this range.');
@@ -516,7 +525,7 @@ describe('web app in Chromium', () => {
     const context = await env.browser.newContext({ viewport: DESKTOP, baseURL: env.url, locale: 'en-GB', timezoneId: 'UTC' });
     const page = await context.newPage();
     // The browser logs each request cut off below.
-    const problems = recordProblems(page, [/net::ERR_INTERNET_DISCONNECTED/]);
+    const problems = recordProblems(page, [/net::ERR_INTERNET_DISCONNECTED/, /status of 502/]);
     const offline = () => page.route('**/graphql', (route) => route.abort('internetdisconnected'));
     try {
       await page.clock.install();
@@ -530,15 +539,17 @@ describe('web app in Chromium', () => {
       // "The last 24 h" a minute later is the same window: its charts stay, with the error above them.
       await offline();
       await page.clock.runFor(61_000);
-      await expect.poll(() => climate.getByRole('alert').textContent()).toContain('Cannot reach the server');
+      await expect.poll(() => climate.locator('.notice-error').textContent()).toContain('Cannot reach the server');
       expect(await climate.getByRole('figure', { name: /Temperature/ }).count()).toBe(1);
       expect(await traffic.getByRole('figure', { name: 'Traffic per 15 min' }).count()).toBe(1);
 
       // Another range: the error alone, no charts of the last range and no claim that there are no readings.
       await page.getByRole('radio', { name: '7 d' }).check();
       await expect.poll(() => new URL(page.url()).search).toBe('?range=7d');
-      await expect.poll(() => traffic.getByRole('alert').textContent()).toContain('Cannot reach the server');
-      await expect.poll(() => climate.getByRole('alert').textContent()).toContain('Cannot reach the server');
+      await expect.poll(() => traffic.locator('.notice-error').textContent()).toContain('Cannot reach the server');
+      await expect.poll(() => climate.locator('.notice-error').textContent()).toContain('Cannot reach the server');
+      // Read out once, not by each part of the page that failed alike.
+      expect(await page.getByRole('alert').count()).toBe(1);
       expect(await page.getByRole('figure').count()).toBe(0);
       expect(await climate.innerText()).not.toMatch(/No .*readings/);
 
@@ -548,6 +559,14 @@ describe('web app in Chromium', () => {
       await climate.getByRole('figure', { name: /Temperature/ }).locator('svg path.line').waitFor();
       await traffic.getByRole('figure', { name: 'Traffic per 6 h' }).waitFor();
       expect(await page.getByRole('alert').count()).toBe(0);
+
+      // A proxy's error page said "The server answered 502 Bad Gateway without a readable body."
+      await page.route('**/graphql', (route) => route.fulfill({ status: 502, contentType: 'text/html', body: '<html><body>Bad Gateway</body></html>' }));
+      await page.getByRole('radio', { name: '7 d' }).check();
+      await expect.poll(() => page.getByRole('alert').textContent()).toContain('The server could not be reached (502 Bad Gateway). Try again in a moment.');
+      await page.unroute('**/graphql');
+      await page.getByRole('radio', { name: '30 d' }).check();
+      await traffic.getByRole('figure', { name: 'Traffic per 6 h' }).waitFor();
 
       // The same on the box page: a day's heatmap that could not be read is not reported missing.
       await page.goto(`/boxes/${alice.box}`);
@@ -592,6 +611,9 @@ describe('web app in Chromium', () => {
       expect(await live.innerText()).not.toContain('No live stream is running.');
       expect(await live.getByRole('button', { name: 'Start live view' }).count()).toBe(0);
       await heatmaps.getByText('Could not load the heatmaps.').waitFor();
+      await page.getByRole('region', { name: 'Recorded clips' }).getByText('Could not load the clips.').waitFor();
+      // Four parts failed alike, and each was read out as an alert.
+      expect(await page.getByRole('alert').count()).toBe(1);
       await page.unroute('**/graphql');
       await heatmaps.getByRole('button', { name: 'Try again' }).click();
       await heatmaps.getByText(/^No heatmaps yet/).waitFor();

@@ -89,7 +89,8 @@ export async function request<TData, TVariables>(
     body = (await response.json()) as typeof body;
   } catch {
     if (options.signal?.aborted) throw new DOMException('aborted', 'AbortError');
-    throw new ApiError(`The server answered ${response.status} ${response.statusText} without a readable body.`, 'NETWORK');
+    // A proxy's error page (502, 503, 504 while the server restarts): to the user, the server is out of reach for now.
+    throw new ApiError(`The server could not be reached (${`${response.status} ${response.statusText}`.trim()}). Try again in a moment.`, 'NETWORK');
   }
   if (body.errors && body.errors.length > 0) {
     const error = errorFromResponse(body.errors);

@@ -1,13 +1,49 @@
 import type { ComponentChildren } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
 
 type Tone = 'info' | 'ok' | 'warn' | 'error';
 
+/** Each error message shown as an alert now, and the notice that shows it. */
+const alertHolders = new Map<string, object>();
+
 /**
- * A message box. Errors use role="alert" (read out at once); other tones are plain text unless `live` makes them a
- * polite status region. `id` lets a field name it as its description (aria-describedby).
+ * Whether this notice is the one to announce `key`: the first shown of those with the same key. During an outage
+ * every part of the box page failed alike, and a screen reader read out the same error four times over.
  */
-export function Notice({ tone = 'info', title, children, live = false, id }: { tone?: Tone; title?: string; children?: ComponentChildren; live?: boolean; id?: string }) {
-  const role = tone === 'error' ? 'alert' : live ? 'status' : undefined;
+function useFirstWithKey(key: string | undefined): boolean {
+  const [self] = useState(() => ({}));
+  if (key !== undefined && !alertHolders.has(key)) alertHolders.set(key, self);
+  useEffect(
+    () => () => {
+      if (key !== undefined && alertHolders.get(key) === self) alertHolders.delete(key);
+    },
+    [key, self],
+  );
+  return key === undefined || alertHolders.get(key) === self;
+}
+
+/**
+ * A message box. Errors use role="alert" (read out at once), only the first of those shown with the same `alertKey`;
+ * other tones are plain text unless `live` makes them a polite status region. `id` lets a field name it as its
+ * description (aria-describedby).
+ */
+export function Notice({
+  tone = 'info',
+  title,
+  children,
+  live = false,
+  id,
+  alertKey,
+}: {
+  tone?: Tone;
+  title?: string;
+  children?: ComponentChildren;
+  live?: boolean;
+  id?: string;
+  alertKey?: string;
+}) {
+  const announce = useFirstWithKey(tone === 'error' ? alertKey : undefined);
+  const role = tone === 'error' ? (announce ? 'alert' : undefined) : live ? 'status' : undefined;
   return (
     <div id={id} class={`notice notice-${tone}`} role={role}>
       {title && <p class="notice-title">{title}</p>}
@@ -19,7 +55,7 @@ export function Notice({ tone = 'info', title, children, live = false, id }: { t
 /** Why something could not be read, and a button to read it again. */
 export function LoadFailed({ title, message, onRetry }: { title: string; message: string; onRetry: () => void }) {
   return (
-    <Notice tone="error" title={title}>
+    <Notice tone="error" title={title} alertKey={message}>
       <p>{message}</p>
       <button type="button" class="button" onClick={onRetry}>
         Try again

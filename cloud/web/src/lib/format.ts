@@ -90,3 +90,24 @@ export function formatTimeTick(t: number, stepMs: number): string {
   if (stepMs >= 86_400_000 || midnight) return date.toLocaleDateString(undefined, { month: 'short', day: 'numeric' });
   return date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
 }
+
+/** "Hive 3", but "Hive 3/Nord" for a hive whose id already says so ("Hive Hive 3/Nord" repeated the word). */
+export function hiveName(id: string): string {
+  return /^hive\b/i.test(id) ? id : `Hive ${id}`;
+}
+
+/** "Box 7", but "Box 7/Süd" for a box whose id already says so. */
+export function boxName(id: string): string {
+  return /^box\b/i.test(id) ? id : `Box ${id}`;
+}
+
+/**
+ * A server's message as a sentence: it answers in lower case without a full stop ("login or password is wrong"),
+ * which read as raw machine text on the page.
+ */
+export function asSentence(message: string): string {
+  const text = message.trim();
+  if (text === '') return text;
+  const capital = text[0]!.toUpperCase() + text.slice(1);
+  return /[.!?…]$/.test(capital) ? capital : `${capital}.`;
+}

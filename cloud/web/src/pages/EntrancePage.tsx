@@ -5,7 +5,7 @@ import { LiveView } from '../components/entrance/LiveView.tsx';
 import { Breadcrumbs, PageTitle } from '../components/Layout.tsx';
 import { LoadFailed, Notice } from '../components/Notice.tsx';
 import { useDocumentTitle, useQuery } from '../hooks.ts';
-import { formatCount, formatRelative } from '../lib/format.ts';
+import { boxName, formatCount, formatRelative, hiveName } from '../lib/format.ts';
 import { paths } from '../lib/routes.ts';
 import { rangeParams } from '../lib/time-range.ts';
 import { Link, useLocation } from '../router.tsx';
@@ -14,7 +14,7 @@ const REFRESH_MS = 30_000;
 
 /** One entrance box: today's counts, the live view, daily heatmaps and stored clips. */
 export function EntrancePage({ boxId }: { boxId: string }) {
-  useDocumentTitle(`Box ${boxId}`);
+  useDocumentTitle(boxName(boxId));
   const entrance = useQuery(EntranceBoxQuery, { boxId, timeZone: browserTimeZone() }, { pollMs: REFRESH_MS });
   const box = entrance.data?.box;
   const totals = box?.today;
@@ -27,7 +27,7 @@ export function EntrancePage({ boxId }: { boxId: string }) {
   if (entrance.data && !box) {
     return (
       <>
-        <Breadcrumbs items={[{ href: paths.overview(), label: 'Apiary' }, { label: `Box ${boxId}` }]} />
+        <Breadcrumbs items={[{ href: paths.overview(), label: 'Apiary' }, { label: boxName(boxId) }]} />
         <PageTitle>Entrance · box {boxId}</PageTitle>
         <Notice tone="warn" title="There is no such box in your apiary.">
           <p>
@@ -42,7 +42,7 @@ export function EntrancePage({ boxId }: { boxId: string }) {
   return (
     <>
       <Breadcrumbs
-        items={[{ href: paths.overview(), label: 'Apiary' }, ...(hiveId && hiveHref ? [{ href: hiveHref, label: `Hive ${hiveId}` }] : []), { label: `Box ${boxId}` }]}
+        items={[{ href: paths.overview(), label: 'Apiary' }, ...(hiveId && hiveHref ? [{ href: hiveHref, label: hiveName(hiveId) }] : []), { label: boxName(boxId) }]}
       />
       <div class="page-head">
         <PageTitle>Entrance · box {boxId}</PageTitle>

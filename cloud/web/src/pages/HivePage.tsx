@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'preact/hooks';
+import { useId, useMemo, useState } from 'preact/hooks';
 import { browserTimeZone, EntranceMovementQuery, HiveMetricsQuery, HiveQuery, type ApiaryHive, type Reading } from '../api/telemetry.ts';
 import { LineChart } from '../components/charts/LineChart.tsx';
 import { TrafficChart } from '../components/charts/TrafficChart.tsx';
@@ -6,7 +6,7 @@ import { Breadcrumbs, PageTitle } from '../components/Layout.tsx';
 import { LoadFailed, Loading, Notice } from '../components/Notice.tsx';
 import { RangePicker } from '../components/RangePicker.tsx';
 import { useDocumentTitle, useInterval, useQuery } from '../hooks.ts';
-import { formatDateTime, formatRelative } from '../lib/format.ts';
+import { formatDateTime, formatRelative, hiveName } from '../lib/format.ts';
 import { paths } from '../lib/routes.ts';
 import { rangeFromQuery, rangeParams, rangeToQuery, trafficBucketSeconds, type TimeRange } from '../lib/time-range.ts';
 import { Link, navigate, useLocation } from '../router.tsx';
@@ -90,7 +90,8 @@ function BoxTraffic({ boxId, range, rangeQuery }: { boxId: string; range: TimeRa
   const movement = useQuery(EntranceMovementQuery, { boxId, from: range.from.toISOString(), to: range.to.toISOString(), bucketSeconds, timeZone: browserTimeZone() }, { dataKey: rangeDataKey(boxId, range) });
   const buckets = movement.data?.entranceMovement ?? [];
   const times = buckets.map((b) => Date.parse(b.time));
-  const headingId = `box-${boxId}-traffic`;
+  // Not made of the id, which may hold a space (aria-labelledby would split it).
+  const headingId = useId();
   return (
     <section aria-labelledby={headingId} class="section" aria-busy={movement.loading}>
       <div class="section-head">
@@ -151,7 +152,7 @@ function HiveSections({ hive, range, rangeQuery }: { hive: ApiaryHive; range: Ti
 
 /** One hive over a chosen range: temperature, humidity and weight, and each entrance box's traffic and speed. */
 export function HivePage({ hiveId }: { hiveId: string }) {
-  useDocumentTitle(`Hive ${hiveId}`);
+  useDocumentTitle(hiveName(hiveId));
   const { pathname, search } = useLocation();
   const [now, setNow] = useState(() => Date.now());
   const range = useMemo(() => rangeFromQuery(search, new Date(now)), [search, now]);
@@ -161,8 +162,8 @@ export function HivePage({ hiveId }: { hiveId: string }) {
   if (hive.data && !hive.data.hive) {
     return (
       <>
-        <Breadcrumbs items={[{ href: paths.overview(), label: 'Apiary' }, { label: `Hive ${hiveId}` }]} />
-        <PageTitle>Hive {hiveId}</PageTitle>
+        <Breadcrumbs items={[{ href: paths.overview(), label: 'Apiary' }, { label: hiveName(hiveId) }]} />
+        <PageTitle>{hiveName(hiveId)}</PageTitle>
         <Notice tone="warn" title="There is no such hive in your apiary.">
           <p>
             Hives appear once a device reports for them. <Link href={paths.overview()}>Back to the apiary</Link>
@@ -174,9 +175,9 @@ export function HivePage({ hiveId }: { hiveId: string }) {
 
   return (
     <>
-      <Breadcrumbs items={[{ href: paths.overview(), label: 'Apiary' }, { label: `Hive ${hiveId}` }]} />
+      <Breadcrumbs items={[{ href: paths.overview(), label: 'Apiary' }, { label: hiveName(hiveId) }]} />
       <div class="page-head">
-        <PageTitle>Hive {hiveId}</PageTitle>
+        <PageTitle>{hiveName(hiveId)}</PageTitle>
         <p class="muted">
           {formatDateTime(range.from)} – {formatDateTime(range.to)}
         </p>

@@ -1,8 +1,9 @@
+import { useId } from 'preact/hooks';
 import { ApiaryQuery, browserTimeZone, type DeviceState, type OverviewBox, type OverviewHive, type TokenBoxes } from '../api/telemetry.ts';
 import { PageTitle } from '../components/Layout.tsx';
 import { LoadFailed, Loading } from '../components/Notice.tsx';
 import { useDocumentTitle, useQuery } from '../hooks.ts';
-import { formatCount, formatNumber, formatRelative } from '../lib/format.ts';
+import { boxName, formatCount, formatNumber, formatRelative, hiveName } from '../lib/format.ts';
 import { paths } from '../lib/routes.ts';
 import { Link } from '../router.tsx';
 
@@ -33,11 +34,11 @@ function BoxRow({ box }: { box: OverviewBox }) {
     <li class="box-row">
       <div class="box-row-head">
         <Link href={paths.box(box.id)} class="box-link">
-          Box {box.id}
+          {boxName(box.id)}
         </Link>
         <DeviceBadge device={box.device} counting={today.lastSampleAt !== null} />
       </div>
-      <dl class="traffic-today" aria-label={`Box ${box.id} entrance traffic today`}>
+      <dl class="traffic-today" aria-label={`${boxName(box.id)} entrance traffic today`}>
         <div>
           <dt>In</dt>
           <dd class="value-in">{formatCount(today.beesIn)}</dd>
@@ -56,35 +57,39 @@ function BoxRow({ box }: { box: OverviewBox }) {
   );
 }
 
+/** A last reading with its unit; a missing one is a dash alone ("— °C" put a unit to no value), read as "none". */
+function Reading({ label, value, decimals, unit }: { label: string; value: number | null; decimals: number; unit: string }) {
+  return (
+    <div>
+      <dt>{label}</dt>
+      <dd>
+        {value === null ? (
+          <span aria-label="none">—</span>
+        ) : (
+          <>
+            {formatNumber(value, decimals)} <span class="unit">{unit}</span>
+          </>
+        )}
+      </dd>
+    </div>
+  );
+}
+
 function HiveCard({ hive }: { hive: OverviewHive }) {
   const reading = hive.lastReading;
-  const headingId = `hive-${hive.id}-heading`;
+  // Not made of the id: one with a space ("Hive 3/Nord") split aria-labelledby into two names of nothing.
+  const headingId = useId();
   return (
     <article class="card hive-card" aria-labelledby={headingId}>
       <h2 id={headingId} class="hive-title">
-        <Link href={paths.hive(hive.id)}>Hive {hive.id}</Link>
+        <Link href={paths.hive(hive.id)}>{hiveName(hive.id)}</Link>
       </h2>
       {reading ? (
         <>
           <dl class="readings">
-            <div>
-              <dt>Temperature</dt>
-              <dd>
-                {formatNumber(reading.temperatureCelsius, 1)} <span class="unit">°C</span>
-              </dd>
-            </div>
-            <div>
-              <dt>Humidity</dt>
-              <dd>
-                {formatNumber(reading.humidityPercent, 0)} <span class="unit">%</span>
-              </dd>
-            </div>
-            <div>
-              <dt>Weight</dt>
-              <dd>
-                {formatNumber(reading.weightKg, 2)} <span class="unit">kg</span>
-              </dd>
-            </div>
+            <Reading label="Temperature" value={reading.temperatureCelsius} decimals={1} unit="°C" />
+            <Reading label="Humidity" value={reading.humidityPercent} decimals={0} unit="%" />
+            <Reading label="Weight" value={reading.weightKg} decimals={2} unit="kg" />
           </dl>
           <p class="muted small">Last reading {formatRelative(reading.time)}</p>
         </>
@@ -130,7 +135,7 @@ function BoxesInNoHive({ counted, waiting }: { counted: OverviewBox[]; waiting: 
           <li key={id} class="box-row">
             <div class="box-row-head">
               <Link href={paths.box(id)} class="box-link">
-                Box {id}
+                {boxName(id)}
               </Link>
               <span class="badge badge-muted">Waiting for first counts</span>
             </div>

@@ -3,6 +3,7 @@ import { SignInMutation, SignUpMutation, type User } from '../api/accounts.ts';
 import { messageOf, request } from '../api/graphql.ts';
 import { PageTitle } from '../components/Layout.tsx';
 import { Notice } from '../components/Notice.tsx';
+import { asSentence } from '../lib/format.ts';
 import { useDocumentTitle } from '../hooks.ts';
 import { paths } from '../lib/routes.ts';
 import { Link } from '../router.tsx';
@@ -44,7 +45,7 @@ export function SignInPage({ mode, next, sessionEnded = false, onSignedIn }: { m
       const user = signUp ? (await request(SignUpMutation, { login, password })).signUp.user : (await request(SignInMutation, { login, password })).signIn.user;
       onSignedIn(user);
     } catch (err) {
-      setError(messageOf(err));
+      setError(asSentence(messageOf(err)));
       setBusy(false);
     }
   };

@@ -38,9 +38,12 @@ export function ChartFigure({ title, legend, times, columns, empty, emptyText = 
   const ids = { title: `${base}-title`, desc: `${base}-desc` };
   const tableId = `${base}-table`;
   return (
-    <figure class="chart" aria-labelledby={`${base}-caption`}>
-      <figcaption class="chart-head" id={`${base}-caption`}>
-        <h3 class="chart-title">{title}</h3>
+    // Named by its title alone: the whole caption made every chart's name end in "Legend".
+    <figure class="chart" aria-labelledby={`${base}-name`}>
+      <figcaption class="chart-head">
+        <h3 class="chart-title" id={`${base}-name`}>
+          {title}
+        </h3>
         {!empty && (
           <ul class="legend" aria-label="Legend">
             {legend.map((item) => (

@@ -242,7 +242,11 @@ export function LiveView({ boxId }: { boxId: string }) {
               {unknown ? <p class="live-detail">{error}</p> : view.detail && <p class="live-detail">{view.detail}</p>}
             </div>
           </div>
-          {error && !unknown && <Notice tone="error">{error}</Notice>}
+          {error && !unknown && (
+            <Notice tone="error" alertKey={error}>
+              {error}
+            </Notice>
+          )}
           {view.wantsPlayer &&
             session?.playbackUrl &&
             (mjpeg ? (
