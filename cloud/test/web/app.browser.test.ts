@@ -136,6 +136,8 @@ describe('web app in Chromium', () => {
       // Hive page: charts with tables of the same numbers.
       await card.getByRole('link', { name: `Hive ${alice.hive}` }).click();
       await page.getByRole('heading', { level: 1, name: `Hive ${alice.hive}` }).waitFor();
+      // The chart times are the browser's local time, and the page did not say which zone that is.
+      expect(await page.locator('.page-head').innerText()).toMatch(/\(UTC time\)$/);
       const temperature = page.getByRole('figure', { name: /Temperature/ });
       await temperature.locator('svg path.line').waitFor();
       expect(await temperature.locator('svg path.line').getAttribute('d')).toMatch(/^M[\d.]+,[\d.]+(L[\d.]+,[\d.]+){20,}/);
@@ -573,7 +575,7 @@ describe('web app in Chromium', () => {
       const heatmaps = page.getByRole('region', { name: 'Daily heatmaps' });
       await heatmaps.getByText(/^No heatmaps yet/).waitFor();
       await offline();
-      await heatmaps.getByLabel('Day', { exact: true }).fill('2026-05-01');
+      await heatmaps.getByLabel('Day (UTC)', { exact: true }).fill('2026-05-01');
       await expect.poll(() => heatmaps.getByRole('alert').textContent()).toContain('Cannot reach the server');
       expect(await heatmaps.innerText()).not.toMatch(/No heatmap/);
       expect(problems.list).toEqual([]);

@@ -112,9 +112,9 @@ describe('entrance page media (scripted gateway)', () => {
       await expect.poll(() => image.getAttribute('src')).toContain('heat-before.png');
       await expect.poll(() => main.locator('.heatmap-scale-ticks').innerText()).toMatch(/^1\s+3$/);
 
-      await page.getByLabel('Day', { exact: true }).fill(new Date(Date.now() - DAY_MS).toISOString().slice(0, 10));
+      await page.getByLabel('Day (UTC)', { exact: true }).fill(new Date(Date.now() - DAY_MS).toISOString().slice(0, 10));
       await page.getByText(/^No heatmap for /).waitFor();
-      await page.getByLabel('Day', { exact: true }).fill(before);
+      await page.getByLabel('Day (UTC)', { exact: true }).fill(before);
       await expect.poll(() => image.getAttribute('src')).toContain('heat-before.png');
       expect(callsOf('EntranceHeatmaps').at(-1)?.variables).toEqual({ boxIds: [state.boxId], date: before, limit: 1 });
       await page.getByRole('button', { name: 'Show recent days' }).click();
@@ -420,6 +420,11 @@ describe('entrance page media (scripted gateway)', () => {
     try {
       await page.getByText('In today').waitFor();
       expect(callsOf('EntranceBox').at(-1)?.variables).toEqual({ boxId: state.boxId, timeZone: 'America/Los_Angeles' });
+      // Clip times are local and heatmaps UTC days, and neither said so.
+      await page.getByRole('region', { name: 'Recorded clips' }).getByText('Times are America/Los_Angeles time.').waitFor();
+      const heatmaps = page.getByRole('region', { name: 'Daily heatmaps' });
+      expect(await heatmaps.innerText()).toContain('one picture per UTC day');
+      expect(await heatmaps.getByLabel('Day (UTC)', { exact: true }).count()).toBe(1);
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Apiary' }).click();
       await page.getByRole('link', { name: `Box ${state.boxId}` }).waitFor();
       expect(callsOf('Apiary').at(-1)?.variables).toEqual({ timeZone: 'America/Los_Angeles' });

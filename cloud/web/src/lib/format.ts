@@ -26,6 +26,14 @@ export function formatDateTime(value: string | number | Date | null | undefined)
   return date.toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
 }
 
+/**
+ * The time zone the page's times are in, as the browser names it ("Europe/Vienna"): charts and clips are in local
+ * time while heatmaps are UTC days, and nothing said which was which.
+ */
+export function localTimeZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone;
+}
+
 export function formatDate(value: string | number | Date): string {
   const date = new Date(value);
   return date.toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });

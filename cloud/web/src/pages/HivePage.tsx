@@ -6,7 +6,7 @@ import { Breadcrumbs, PageTitle } from '../components/Layout.tsx';
 import { LoadFailed, Loading, Notice } from '../components/Notice.tsx';
 import { RangePicker } from '../components/RangePicker.tsx';
 import { useDocumentTitle, useInterval, useQuery } from '../hooks.ts';
-import { formatDateTime, formatRelative, hiveName } from '../lib/format.ts';
+import { formatDateTime, formatRelative, hiveName, localTimeZone } from '../lib/format.ts';
 import { paths } from '../lib/routes.ts';
 import { rangeFromQuery, rangeParams, rangeToQuery, trafficBucketSeconds, type TimeRange } from '../lib/time-range.ts';
 import { Link, navigate, useLocation } from '../router.tsx';
@@ -179,7 +179,7 @@ export function HivePage({ hiveId }: { hiveId: string }) {
       <div class="page-head">
         <PageTitle>{hiveName(hiveId)}</PageTitle>
         <p class="muted">
-          {formatDateTime(range.from)} – {formatDateTime(range.to)}
+          {formatDateTime(range.from)} – {formatDateTime(range.to)} <span class="small">({localTimeZone()} time)</span>
         </p>
       </div>
       <RangePicker range={range} onChange={(next) => navigate(`${pathname}${rangeToQuery(next)}`, { replace: true })} />

@@ -3,7 +3,7 @@ import { isAbort, messageOf, request } from '../../api/graphql.ts';
 import type { UploadProgress } from '../../api/upload.ts';
 import { DeleteGateVideoMutation, GateVideosQuery, isInProgress, progressPercent, uploadGateVideo, VIDEO_LIST_LIMIT, type GateVideo } from '../../api/videos.ts';
 import { useQuery } from '../../hooks.ts';
-import { formatBytes, formatDateTime, formatDuration } from '../../lib/format.ts';
+import { formatBytes, formatDateTime, formatDuration, localTimeZone } from '../../lib/format.ts';
 import { refreshBeforeExpiry } from '../../lib/media-links.ts';
 import { fromLocalInput } from '../../lib/time-range.ts';
 import { ConfirmedAction } from '../ConfirmedAction.tsx';
@@ -206,6 +206,7 @@ export function ClipsSection({ boxId }: { boxId: string }) {
   return (
     <section class="card clips-card" aria-labelledby={`${id}-heading`}>
       <h2 id={`${id}-heading`}>Recorded clips</h2>
+      <p class="muted small">Times are {localTimeZone()} time.</p>
       <div class="clips-layout">
         <div class="clips-main">
           <div id={playerId}>

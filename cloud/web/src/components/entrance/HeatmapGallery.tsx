@@ -72,10 +72,10 @@ export function HeatmapGallery({ boxId }: { boxId: string }) {
   return (
     <section class="card heatmap-card" aria-labelledby={`${id}-heading`}>
       <h2 id={`${id}-heading`}>Daily heatmaps</h2>
-      <p class="muted">Where bees moved at the entrance, one picture per day (UTC).</p>
+      <p class="muted">Where bees moved at the entrance, one picture per UTC day, from midnight to midnight UTC.</p>
       <div class="inline-form">
         <label>
-          Day
+          Day (UTC)
           <input type="date" value={day} max={utcDateString()} onChange={(e) => setDay(e.currentTarget.value)} />
         </label>
         {day && (
@@ -95,7 +95,7 @@ export function HeatmapGallery({ boxId }: { boxId: string }) {
             <figure class="heatmap-main">
               <HeatmapImage heatmap={selected} />
               <figcaption>
-                <strong>{formatUtcDay(selected.date)}</strong>
+                <strong>{formatUtcDay(selected.date)}</strong> <span class="muted">(UTC day)</span>
                 <span> · {formatCountOf(selected.trajectoryCount, 'trajectory', 'trajectories')}</span>
                 <span> · {formatCountOf(selected.pointCount, 'point')}</span>
                 <span> · busiest spot {formatCountOf(selected.maxCount, 'sighting')}</span>

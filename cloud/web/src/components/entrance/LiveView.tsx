@@ -12,7 +12,7 @@ import {
 } from '../../api/live.ts';
 import { subscribe } from '../../api/subscriptions.ts';
 import { retryDelayMs, useInterval } from '../../hooks.ts';
-import { formatDateTime, formatRelative } from '../../lib/format.ts';
+import { formatDateTime, formatRelative, localTimeZone } from '../../lib/format.ts';
 import { describeLiveSession, isSessionOver, playlistIsPlayable } from '../../lib/live-status.ts';
 import { HlsPlayer } from '../HlsPlayer.tsx';
 import { MjpegPlayer } from '../MjpegPlayer.tsx';
@@ -304,7 +304,9 @@ export function LiveView({ boxId }: { boxId: string }) {
               {running && session.expiresAt && (
                 <div>
                   <dt>Ends without viewers at</dt>
-                  <dd>{formatDateTime(session.expiresAt)}</dd>
+                  <dd>
+                    {formatDateTime(session.expiresAt)} <span class="unit">({localTimeZone()})</span>
+                  </dd>
                 </div>
               )}
             </dl>
