@@ -594,8 +594,10 @@ describe('web app in Chromium', () => {
     try {
       await page.clock.install();
       await signIn(page, alice.login, PASSWORD);
+      const hiveLink = page.getByRole('link', { name: `Hive ${alice.hive}` });
+      await hiveLink.waitFor();
       await offline();
-      await page.getByRole('link', { name: `Hive ${alice.hive}` }).click();
+      await hiveLink.click();
       const failed = page.getByText('Could not load this hive.');
       await failed.waitFor();
       expect(await page.getByRole('button', { name: 'Try again' }).count()).toBe(1);
