@@ -294,6 +294,9 @@ describe('hivegate-agent CLI', () => {
     for (const result of [run, check]) {
       expect(result).toMatchObject({ code: 2, stderr: `hivegate-agent: stateDir ${underAFile} cannot be used (ENOTDIR at ${underAFile}): a part of that path is a file, not a folder\n` });
     }
+    // A stateDir that is itself a file passed (mkdir's EEXIST was taken for a leftover probe file).
+    const itself = await cliHere(['check-config', '--config', config(aFile)]);
+    expect(itself).toMatchObject({ code: 2, stderr: `hivegate-agent: stateDir ${aFile} cannot be used (EEXIST at ${aFile}): it is a file, not a folder\n` });
     if (process.platform === 'linux') {
       const sys = await cliHere(['run', '--config', config('/sys/hivegate')]);
       expect(sys).toMatchObject({ code: 2, stderr: expect.stringMatching(/^hivegate-agent: stateDir \/sys\/hivegate cannot be used \((EPERM|EACCES|EROFS)[^)]*\): .*ReadWritePaths=/) });

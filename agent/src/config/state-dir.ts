@@ -21,16 +21,18 @@ export function prepareStateDir(config: Pick<AgentConfig, 'stateDir' | 'outbox'>
       closeSync(openSync(probe, 'wx'));
       unlinkSync(probe);
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-      // A full disk is no mistake of the config: the outbox holds records in memory then.
-      if (code === 'ENOSPC' || code === 'EEXIST') continue;
+      const { code = (error as Error).message, syscall } = error as NodeJS.ErrnoException;
+      // A full disk is no mistake of the config: the outbox holds records in memory then. A probe file left by a killed
+      // check is no mistake either; but mkdir's EEXIST is a file where the folder should be.
+      if (code === 'ENOSPC' || (code === 'EEXIST' && syscall === 'open')) continue;
       throw new ConfigError(`${field} ${folder} cannot be used (${code}${'path' in (error as object) ? ` at ${(error as NodeJS.ErrnoException).path}` : ''}): ${remedy(code, folder)}`);
     }
   }
 }
 
 function remedy(code: string, folder: string): string {
-  if (code === 'ENOTDIR' || code === 'EEXIST') return 'a part of that path is a file, not a folder';
+  if (code === 'ENOTDIR') return 'a part of that path is a file, not a folder';
+  if (code === 'EEXIST') return 'it is a file, not a folder';
   const service = folder === SERVICE_STATE_DIR || folder.startsWith(`${SERVICE_STATE_DIR}/`);
   if (service) return `the service user (hivegate) must own it; install.sh sets it up`;
   return `choose a folder the agent's user may write; the service may write only ${SERVICE_STATE_DIR} unless ReadWritePaths= adds the folder (systemctl edit hivegate-agent)`;
