@@ -233,9 +233,10 @@ async function bench(args: string[]): Promise<number> {
   const file = values.config ? readConfigFile(values.config) : undefined;
   const pipeline = pipelineFlags(values);
   const flags: PartialAgentConfig = { ...pipeline, detector: { ...pipeline.detector, threads: numberFlag('--threads', values.threads) } };
-  // Nothing is sent: the identity and the cloud only have to pass the config's checks.
+  // Nothing is sent: the identity and the cloud only have to pass the config's checks. The cloud is always the
+  // placeholder's: the example config's token "change-me", refused for a run, made bench refuse a file it only reads.
   const placeholders = { hiveId: 'bench', boxId: 'bench', cloud: { url: 'http://127.0.0.1', token: 'unused' } };
-  const config = resolveConfig({ file: { ...placeholders, ...file, cloud: { ...placeholders.cloud, ...file?.cloud } }, flags, env: {} });
+  const config = resolveConfig({ file: { ...placeholders, ...file, cloud: { ...file?.cloud, ...placeholders.cloud } }, flags, env: {} });
   const seconds = numberFlag('--seconds', values.seconds);
   if (seconds !== undefined && !(seconds > 0)) throw new ConfigError(`--seconds must be more than 0, got "${values.seconds}"`);
   const { fps, width, height } = config.source;

@@ -368,6 +368,10 @@ describe('hivegate-agent CLI', () => {
     expect(noSource).toMatchObject({ code: 2, stderr: expect.stringContaining('source.url is required') });
     const seconds = await cliHere(['bench', '--source', clip, '--seconds', '0']);
     expect(seconds).toMatchObject({ code: 2, stderr: expect.stringContaining('--seconds must be more than 0, got "0"') });
+    // The example config's placeholder token, refused for a run, made bench refuse the file (it sends nothing): the
+    // config passes, and the next check is the one that speaks.
+    const example = await cliHere(['bench', '--config', join(agentRoot, 'agent.example.yaml'), '--source', clip, '--seconds', '0']);
+    expect(example).toMatchObject({ code: 2, stderr: expect.stringContaining('--seconds must be more than 0') });
     const threads = await cliHere(['bench', '--source', clip, '--threads', 'two']);
     expect(threads).toMatchObject({ code: 2, stderr: expect.stringContaining('--threads must be a number, got "two"') });
   }, 60_000);
