@@ -10,6 +10,7 @@ import type { CounterOutput, EntranceCounter } from './count/entrance-counter.ts
 import { describeOpenIntervals, openIntervalKey, openIntervalTotals, readSavedIntervals, savedForm, type OpenInterval } from './count/open-intervals.ts';
 import type { Area, Detection, Detector } from './detect/types.ts';
 import { identityOf, isStorageFull, type Outbox } from './outbox/outbox.ts';
+import { STATUS_REWRITE_MS } from './status/snapshot-age.ts';
 import type { BeeTracker, TrackerUpdate } from './track/tracker.ts';
 
 export interface FrameSource extends AsyncIterable<Frame> {
@@ -105,8 +106,6 @@ export interface PipelineOptions {
 export const OPEN_INTERVALS_STATE_KEY = 'openIntervals';
 
 const checkMovement = compileValidator(EntranceMovementInput);
-/** How often the status file is rewritten. */
-const STATUS_INTERVAL_MS = 2000;
 
 /** Frames → detections → tracks → counts → outbox. Runs until the source ends or `stop()`. */
 export class Pipeline {
@@ -169,7 +168,7 @@ export class Pipeline {
     const { source, detector, tracker, counter } = this.options;
     // Written between frames as well: while a camera is away no frame comes, and `status` showed the last one's
     // "capture running" for as long as the outage lasted.
-    const statusTimer = setInterval(() => this.writeStatus(false), STATUS_INTERVAL_MS / 2);
+    const statusTimer = setInterval(() => this.writeStatus(false), STATUS_REWRITE_MS / 2);
     statusTimer.unref();
     this.restoreOpenIntervals();
     try {
@@ -369,7 +368,7 @@ export class Pipeline {
     this.stats.fps = this.stopped ? 0 : this.frameRate.rate(performance.now());
     if (!statusFile) return;
     const now = Date.now();
-    if (!force && now - this.lastStatusWrite < STATUS_INTERVAL_MS) return;
+    if (!force && now - this.lastStatusWrite < STATUS_REWRITE_MS) return;
     this.lastStatusWrite = now;
     try {
       mkdirSync(dirname(statusFile), { recursive: true });

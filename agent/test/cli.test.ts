@@ -143,7 +143,7 @@ describe('hivegate-agent CLI', () => {
       expect(status.stdout).toMatch(/queued:\s+movement 0, trajectories 0, metrics 0/);
       expect(status.stdout).toContain('agent:         running (it holds the outbox)');
       // The status file is the ended run's: beside "running" it read as the running agent's (after a restart on a full disk).
-      expect(status.stdout).toMatch(/updated \S+ \(STALE: written \d+ s ago by an earlier run \(pid \d+, ended\); the running agent cannot rewrite it/);
+      expect(status.stdout).toMatch(/updated \S+ \(STALE: written \d+ s ago by an earlier run \(pid \d+, ended\); the running agent has not rewritten it/);
       // Said once, by the CLI, not also by the module that failed to start.
       expect(result.stderr.match(/another agent is running/g)).toHaveLength(1);
     } finally {

@@ -20,7 +20,7 @@ describe('snapshotAge', () => {
   it('says the file is an earlier run\'s when its pid has ended though an agent runs, however recent it is', () => {
     expect(snapshotAge({ updatedAtMs: now - 4000, pid: 41, nowMs: now, agentRunning: true, pidAlive: false })).toEqual({
       live: false,
-      note: 'STALE: written 4 s ago by an earlier run (pid 41, ended); the running agent cannot rewrite it (a full disk? see its log)',
+      note: 'STALE: written 4 s ago by an earlier run (pid 41, ended); the running agent has not rewritten it: still starting, or a full disk? see its log',
     });
   });
 

@@ -1,7 +1,7 @@
-/** How often a running agent rewrites its status file (the pipeline's own period is 2 s). */
-const REWRITE_MS = 2000;
+/** How often a running agent rewrites its status file (the pipeline's period, kept here with the judgment of its age). */
+export const STATUS_REWRITE_MS = 2000;
 /** Older than this while an agent runs, the file was not rewritten: a full disk, or a pipeline that hangs. */
-export const STALE_AFTER_MS = 5 * REWRITE_MS;
+export const STALE_AFTER_MS = 5 * STATUS_REWRITE_MS;
 
 export interface SnapshotFacts {
   /** The file's `updatedAt`, Unix ms (NaN when it has none). */
@@ -26,10 +26,11 @@ export function snapshotAge(facts: SnapshotFacts): { live: boolean; note?: strin
   const when = Number.isNaN(age) ? 'at an unknown time' : `${formatAge(age)} ago`;
   if (!facts.agentRunning) return { live: false, note: `the last run's, written ${when}; no agent is running` };
   if (facts.pid !== undefined && !facts.pidAlive) {
-    return { live: false, note: `STALE: written ${when} by an earlier run (pid ${facts.pid}, ended); the running agent cannot rewrite it (a full disk? see its log)` };
+    // The running agent writes its first status once its models are loaded, some seconds after it took the outbox.
+    return { live: false, note: `STALE: written ${when} by an earlier run (pid ${facts.pid}, ended); the running agent has not rewritten it: still starting, or a full disk? see its log` };
   }
   if (Number.isNaN(age) || age > STALE_AFTER_MS) {
-    return { live: false, note: `STALE: not rewritten for ${Number.isNaN(age) ? 'an unknown time' : formatAge(age)} (the agent rewrites it every ${REWRITE_MS / 1000} s: a full disk? see its log)` };
+    return { live: false, note: `STALE: not rewritten for ${Number.isNaN(age) ? 'an unknown time' : formatAge(age)} (the agent rewrites it every ${STATUS_REWRITE_MS / 1000} s: a full disk? see its log)` };
   }
   return { live: true };
 }
