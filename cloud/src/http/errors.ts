@@ -41,13 +41,9 @@ function clientMessage(err: FastifyError, request: FastifyRequest): string {
       const limit = request.routeOptions.bodyLimit;
       return limit ? `request body is larger than the ${sizeLimit(limit)} limit of ${request.method} ${request.routeOptions.url ?? request.url}` : 'request body is too large';
     }
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return 'body is required';
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       // fastify's own message is only "Unsupported Media Type": the type the client sent is in its header.
       return `content type ${request.headers['content-type']?.split(';')[0]?.trim() || '(none)'} is not supported; send application/json`;
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return 'body is not valid JSON';
     default:
       return err instanceof SyntaxError ? `body is not valid JSON: ${err.message}` : err.message;
   }

@@ -11,7 +11,9 @@ import { HttpError } from './errors.ts';
 export function parseJsonBodies(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    const text = body as string;
+    // A byte-order mark, which some writers of UTF-8 put first (.NET, PowerShell), is no part of the JSON: the
+    // default parser took such bodies, and JSON.parse alone refused them.
+    const text = (body as string).replace(/^\uFEFF/, '');
     if (text.trim() === '') {
       done(new HttpError(400, 'body is required'), undefined);
       return;
