@@ -23,6 +23,12 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
+// Postgres shows application_name to every role: 16 characters of the fingerprint let anyone test guesses at the secret.
+it('labels the connections with too little of the fingerprint to test guesses against', () => {
+  expect(signerApplicationName(FIRST)).toMatch(/^hivegate jwt:[\w-]{3}$/);
+  expect(signerApplicationName(FIRST)).not.toBe(signerApplicationName(SECOND));
+});
+
 const start = (jwtSecret: string | undefined) =>
   buildApp(defaultConfig({ databaseUrl: database.url, dataDir, storage: { kind: 'fs', dir: path.join(dataDir, 'blobs') }, jwtSecret, tokenCacheSeconds: 0 }), { logger: false });
 
@@ -32,7 +38,9 @@ async function allGone(): Promise<void> {
   await client.connect();
   const prefix = signerApplicationName(undefined).replace(/stored$/, '');
   try {
-    await waitFor(async () => (await client.query(`SELECT 1 FROM pg_stat_activity WHERE starts_with(application_name, $1)`, [prefix])).rowCount === 0, 'the connections to close');
+    // This database's only: instances of other tests on the same server (on other databases) are no concern here.
+    const query = `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND starts_with(application_name, $1)`;
+    await waitFor(async () => (await client.query(query, [prefix])).rowCount === 0, 'the connections to close');
   } finally {
     await client.end();
   }

@@ -66,14 +66,21 @@ export async function loadSigningSecret(
 
 const SIGNER_PREFIX = 'hivegate jwt:';
 const STORED_LABEL = 'stored';
+/**
+ * Characters of the (base64url) fingerprint shown: 18 bits. application_name is visible to every role on the Postgres
+ * server and the salt is no secret, so a longer one let anyone who can connect test guesses at a weak JWT_SECRET
+ * offline; 18 bits tell two secrets apart but for one pair in 262 144, where the start falls back to the warning below.
+ */
+const SIGNER_LABEL_CHARS = 3;
+const signerLabel = (secret: string) => fingerprint(secret).slice(0, SIGNER_LABEL_CHARS);
 
 /**
  * The Postgres application_name of a service's connections: a short fingerprint of JWT_SECRET, or "stored" for the
  * generated secret in the database. It lets a starting instance see which secrets the running ones sign with
- * without a registry of its own; the fingerprint is salted and cut short, so it tells nothing about the secret.
+ * without a registry of its own.
  */
 export function signerApplicationName(configured: string | undefined): string {
-  return `${SIGNER_PREFIX}${configured ? fingerprint(configured).slice(0, 16) : STORED_LABEL}`;
+  return `${SIGNER_PREFIX}${configured ? signerLabel(configured) : STORED_LABEL}`;
 }
 
 async function othersSignWithAnotherSecret(db: Database, configured: string | undefined, secret: string): Promise<boolean> {
@@ -83,11 +90,11 @@ async function othersSignWithAnotherSecret(db: Database, configured: string | un
      WHERE datname = current_database() AND starts_with(application_name, $1) AND application_name <> $2`,
     [SIGNER_PREFIX, mine],
   );
-  const ours = fingerprint(secret).slice(0, 16);
+  const ours = signerLabel(secret);
   for (const { name } of rows) {
     const label = name.slice(SIGNER_PREFIX.length);
     // "stored" and a JWT_SECRET that holds the stored secret are the same signer under two names.
-    const theirs = label === STORED_LABEL ? await storedSecret(db).then((stored) => stored && fingerprint(stored).slice(0, 16)) : label;
+    const theirs = label === STORED_LABEL ? await storedSecret(db).then((stored) => stored && signerLabel(stored)) : label;
     if (theirs !== ours) return true;
   }
   return false;
