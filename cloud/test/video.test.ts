@@ -282,6 +282,17 @@ describe('stored video', () => {
     const png = (await pngjs.PNG.sync.write(new pngjs.PNG({ width: 4, height: 4 }))) as Buffer;
     const still = await upload(base, { authorization: `Bearer ${user.token}` }, { boxId: 'x' }, [videoPart(png, 'still.png')]);
     expect(still.body.errors?.[0]?.message).toBe('file is not a video: it is a still image (png)');
+    // Broke: an HLS playlist uploaded as a clip made ffmpeg read the local files it named (another user's original
+    // came back as the uploader's clip). A file the server holds, named by its absolute path:
+    const elsewhere = path.join(work, 'someone-elses.mp4');
+    writeFileSync(elsewhere, clip);
+    const playlist = `#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:6.0,\n${elsewhere}\n#EXT-X-ENDLIST\n`;
+    for (const filename of ['clip.mp4', 'clip.m3u8']) {
+      const smuggled = await upload(base, { authorization: `Bearer ${user.token}` }, { boxId: 'x' }, [videoPart(playlist, filename)]);
+      expect(smuggled.body.errors?.[0]?.message, filename).toBe('file is not a video: no video format was recognised in it');
+    }
+    const concat = await upload(base, { authorization: `Bearer ${user.token}` }, { boxId: 'x' }, [videoPart(`ffconcat version 1.0\nfile '${elsewhere}'\n`, 'list.mp4')]);
+    expect(concat.body.errors?.[0]?.message).toBe('file is not a video: no video format was recognised in it');
     // Broke: a startTime in 1970 or 2099 (a camera's unset clock) was stored as given.
     const unsetClock = await upload(base, { authorization: `Bearer ${user.token}` }, { boxId: 'x', startTime: '1970-01-01T00:00:00Z' }, [videoPart()]);
     expect(unsetClock.body.errors?.[0]).toMatchObject({ message: "startTime 1970-01-01T00:00:00.000Z is before 2000: is the device's clock set?", extensions: { code: 'BAD_USER_INPUT' } });

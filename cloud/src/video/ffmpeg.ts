@@ -3,6 +3,22 @@ import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
 import type { ProbeOutput } from './probe.ts';
 
+/**
+ * How ffprobe and ffmpeg open an uploaded file: from the local file alone, and only with the demuxers of videos and
+ * of the stills, sounds and text refused by name (see probe.ts). ffmpeg guessed the format from the content, so an
+ * "upload" that was an HLS playlist made it read the files the playlist named: another user's stored original
+ * (../../blobs/videos/1/original.mp4) came back as the uploader's clip. A playlist, a concat list or any other
+ * demuxer that opens further files is not on the list and fails as "no video format was recognised".
+ */
+export const UPLOAD_DEMUXERS = [
+  // videos: MP4/MOV (its external data references stay off, ffmpeg's default), Matroska/WebM, MPEG-TS, AVI, raw H.264
+  // and H.265 as a Pi camera writes them, Motion JPEG
+  'mov', 'matroska', 'webm', 'mpegts', 'avi', 'h264', 'hevc', 'mjpeg', 'mpjpeg', 'jpeg_pipe',
+  // refused with a reason rather than "not recognised": stills, sounds, text
+  'png_pipe', 'image2', 'gif', 'apng', 'mp3', 'wav', 'aac', 'ogg', 'flac', 'tty',
+];
+export const UPLOAD_INPUT_OPTIONS = ['-protocol_whitelist', 'file', '-format_whitelist', UPLOAD_DEMUXERS.join(',')];
+
 export class MediaToolMissingError extends Error {
   override readonly name = 'MediaToolMissingError';
 }
@@ -89,10 +105,10 @@ export class MediaTools {
     return this.ffprobeBinary;
   }
 
-  /** ffprobe's JSON for a file, or null when ffprobe cannot read it at all; `countPackets` reads the whole file. */
+  /** ffprobe's JSON for an uploaded file, or null when ffprobe cannot read it at all; `countPackets` reads the whole file. */
   async probe(file: string, options: { signal?: AbortSignal; countPackets?: boolean } = {}): Promise<ProbeOutput | null> {
     try {
-      const args = ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', ...(options.countPackets ? ['-count_packets'] : []), file];
+      const args = ['-v', 'error', ...UPLOAD_INPUT_OPTIONS, '-print_format', 'json', '-show_format', '-show_streams', ...(options.countPackets ? ['-count_packets'] : []), file];
       const { stdout } = await run(this.ffprobe, args, { signal: options.signal });
       return JSON.parse(stdout) as ProbeOutput;
     } catch (err) {

@@ -9,7 +9,7 @@ import type { JobHandler, JobQueue, RunningJob } from '../jobs/job-queue.ts';
 import { PermanentJobError } from '../jobs/job-queue.ts';
 import type { LiveClip } from '../live/clip.ts';
 import type { BlobStore } from '../storage/index.ts';
-import type { MediaTools } from './ffmpeg.ts';
+import { UPLOAD_INPUT_OPTIONS, type MediaTools } from './ffmpeg.ts';
 import { buildVodPlaylist, parseMediaPlaylist, segmentDurations, timingsFromConcatenatedPackets, type SegmentTiming } from './hls-playlist.ts';
 import { assessProbe, needsPacketCount } from './probe.ts';
 import { FfmpegProgress, progressPercent, Throttle } from './progress.ts';
@@ -296,7 +296,7 @@ export class VideoService {
       const posterAt = Math.min(1, (video.durationSeconds ?? 0) / 3).toFixed(3);
       await tools.runFfmpeg(
         [
-          '-i', input,
+          ...UPLOAD_INPUT_OPTIONS, '-i', input,
           '-map', '0:v:0', '-ss', posterAt, '-frames:v', '1', '-q:v', '3', path.join(out, POSTER_JPEG),
           '-map', '0:v:0', '-ss', posterAt, '-frames:v', '1', '-vf', `scale='min(${POSTER_PNG_MAX_WIDTH},iw)':-2`, path.join(out, POSTER_PNG),
         ],
@@ -337,7 +337,7 @@ const MAX_PLAYBACK_SHORT_SIDE = 1080;
 
 export function hlsTranscodeArgs(input: string, outDir: string): string[] {
   return [
-    '-i', input,
+    ...UPLOAD_INPUT_OPTIONS, '-i', input,
     '-map', '0:v:0', '-map', '0:a:0?',
     // At most 1920×1080 (1080×1920 upright), even sides: a 4K clip took minutes of both cores per 10 s and held up every
     // job queued behind it, for a picture no entrance view needs.
