@@ -141,4 +141,14 @@ describe('API tokens from the profile', () => {
     expect(revoked.errors?.[0]?.message).toBe('no such token');
     expect((await graphql(t.app, other.token, '{ apiTokens { revokedAt } }')).data).toEqual({ apiTokens: [{ revokedAt: null }] });
   });
+
+  // A token with every scope but limited to one box minted a token for every box, listed and revoked the others.
+  it('does not let a token limited to boxes manage tokens, whatever its scopes', async () => {
+    const owner = await createUser(t.app, { scopes: ['*'], boxIds: ['b1'] });
+    const refusal = 'a token limited to boxes cannot manage tokens: sign in, or use a token for every box';
+    for (const operation of ['mutation { createApiToken(name: "escalated", scopes: ["*"]) { token } }', '{ apiTokens { id } }', `mutation { revokeApiToken(id: "${owner.tokenId}") }`]) {
+      const result = await graphql(t.app, owner.token, operation);
+      expect(result.errors?.[0], operation).toMatchObject({ message: refusal, extensions: { code: 'FORBIDDEN' } });
+    }
+  });
 });

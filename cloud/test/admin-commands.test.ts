@@ -30,7 +30,10 @@ describe('admin commands', () => {
     const unseen = await run('token', 'create', '--user', 'maya', '--box', 'gate-1', '--box', 'not-a-box');
     expect(unseen).toMatchObject({ exitCode: 0, stdout: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+\n$/) });
     expect(unseen.stderr).toBe('warning: maya has no box "not-a-box" yet; the token acts for it once it reports (check the spelling)\n');
-    expect(await run('token', 'create', '--user', 'maya', '--box', 'gate-1')).toMatchObject({ exitCode: 0, stderr: '' });
+    const device = await run('token', 'create', '--user', 'maya', '--box', 'gate-1');
+    expect(device).toMatchObject({ exitCode: 0, stderr: '' });
+    // A token for some boxes took every scope by default, control of the account included.
+    expect(await t.app.ctx.tokens.verify(device.stdout.trim())).toMatchObject({ scopes: ['ingest', 'device'], boxIds: ['gate-1'] });
   });
 
   // A device maker made tokens in a fresh cloud/.data the service never read: the help did not say where it must run.

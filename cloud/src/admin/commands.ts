@@ -7,6 +7,8 @@ import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../auth/accounts.ts';
 import { hashPassword } from '../auth/passwords.ts';
 import { LoginTakenError, type UsersRepository } from '../auth/users-repository.ts';
 
+const DEVICE_TOKEN_SCOPES = ['ingest', 'device'];
+
 export interface AdminServices {
   db: Queryable;
   users: UsersRepository;
@@ -32,7 +34,7 @@ export const USAGE = `usage:
   cli token create --user <login> [--name NAME] [--scope SCOPE]... [--box BOX_ID]... [--expires-days N]
   cli token list [--user <login>]
   cli token revoke <token-id>
-scopes: ${[ALL_SCOPES, ...SCOPES].join(', ')} (default ${ALL_SCOPES}); --box limits a device token to its boxes
+scopes: ${[ALL_SCOPES, ...SCOPES].join(', ')} (default ${ALL_SCOPES}; with --box, ${DEVICE_TOKEN_SCOPES.join(' and ')}); --box limits a device token to its boxes
 Run it with the same DATA_DIR, DATABASE_URL and JWT_SECRET as the service (in its environment, e.g. docker compose exec
 cloud …): elsewhere its users and tokens go to another database, one the service never reads.`;
 
@@ -113,7 +115,9 @@ async function dispatch(argv: string[], { db, users, tokenRecords, tokens }: Adm
       if (!values.user) throw new UsageError('token create needs --user <login>');
       const user = await users.findByLogin(values.user);
       if (!user) return fail(`no user "${values.user}"`);
-      const scopes = (values.scope ?? [ALL_SCOPES]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+      // A token for some boxes is a device's: by default it sends and streams, and cannot read or steer the account.
+      const defaultScopes = values.box?.length ? DEVICE_TOKEN_SCOPES : [ALL_SCOPES];
+      const scopes = (values.scope ?? defaultScopes).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
       const unknown = scopes.filter((s) => s !== ALL_SCOPES && !(SCOPES as readonly string[]).includes(s));
       if (unknown.length > 0) throw new UsageError(`unknown scope ${unknown.join(', ')}`);
       let expiresAt: Date | undefined;

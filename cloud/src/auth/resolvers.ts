@@ -23,10 +23,14 @@ async function accountCall<T>(call: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Only a full session (or an all-scopes token) may mint or revoke tokens: a device token must not breed more. */
+/**
+ * Only a full session (or an all-scopes token for every box) may list, mint or revoke tokens: a device token must not
+ * breed more. A token limited to boxes minted one for every box, and revoked its owner's other tokens.
+ */
 function requireAccountOwner(ctx: GraphQLContext) {
   const user = requireUser(ctx, 'control');
   if (!user.scopes.includes(ALL_SCOPES)) throw clientError('managing tokens needs a signed-in session', 'FORBIDDEN');
+  if (user.boxIds !== null) throw clientError('a token limited to boxes cannot manage tokens: sign in, or use a token for every box', 'FORBIDDEN');
   return user;
 }
 
