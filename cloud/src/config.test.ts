@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import path from 'node:path';
 import { ConfigError, loadConfig } from './config.ts';
 
 describe('loadConfig', () => {
@@ -8,6 +9,14 @@ describe('loadConfig', () => {
     expect(config.databaseUrl).toBeUndefined();
     expect(config.dataDir).toMatch(/\.data$/);
     expect(config.storage).toEqual({ kind: 'fs', dir: `${config.dataDir}/blobs` });
+  });
+
+  // `DATA_DIR=.data/demo pnpm cli …` from the repository root opened cloud/.data/demo (pnpm runs it inside cloud/).
+  it('takes a relative DATA_DIR from where pnpm was called, and keeps the default in the service folder', () => {
+    expect(loadConfig({ DATA_DIR: '.data/demo', INIT_CWD: '/srv/hivegate' }).dataDir).toBe('/srv/hivegate/.data/demo');
+    expect(loadConfig({ DATA_DIR: '/var/lib/hivegate', INIT_CWD: '/srv/hivegate' }).dataDir).toBe('/var/lib/hivegate');
+    expect(loadConfig({ INIT_CWD: '/srv/hivegate' }).dataDir).toBe(path.resolve('.data'));
+    expect(loadConfig({ DATA_DIR: 'data' }).dataDir).toBe(path.resolve('data'));
   });
 
   it('reads numbers, lists and URLs', () => {

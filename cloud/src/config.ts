@@ -170,7 +170,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const e = checked.value;
   const problems = [...databaseUrlProblems(e.DATABASE_URL), ...corsOriginProblems(e.CORS_ORIGINS), ...storageProblems(e), ...trustProxyProblems(e.TRUST_PROXY), ...mediaToolProblems(e)];
   if (problems.length > 0) throw new ConfigError(invalidConfigMessage(problems));
-  const dataDir = path.resolve(e.DATA_DIR);
+  // A DATA_DIR typed as a relative path is relative to where it was typed. `pnpm start` and `pnpm cli` run inside
+  // cloud/ (pnpm says where it was called from in INIT_CWD), so `DATA_DIR=.data/demo pnpm cli …` from the repository
+  // root opened a new, empty cloud/.data/demo and listed no users. The default stays the service's own .data.
+  const typedHere = env.DATA_DIR !== undefined && env.DATA_DIR !== '' && env.INIT_CWD ? env.INIT_CWD : '.';
+  const dataDir = path.resolve(typedHere, e.DATA_DIR);
   return {
     port: e.PORT,
     host: e.HOST,
