@@ -2,14 +2,16 @@
  * The demo: the cloud on its embedded database, a synthetic entrance clip with known ground truth, the edge agent
  * counting it against the cloud, and what arrived printed next to the truth. Then it keeps serving the web app, with
  * the clip played on a loop as a live camera that a second agent watches as it would at a hive (live counts, live view).
- *   pnpm demo [--scenario busy-afternoon] [--seconds 120] [--port 8600] [--no-serve]
+ *   pnpm demo [--scenario busy-afternoon] [--seconds 120] [--port 8600] [--data-dir .data/demo] [--detector motion|onnx] [--no-serve]
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createReadStream, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
+import { startAdminSocket } from '../cloud/src/admin/socket.ts';
 import { buildApp } from '../cloud/src/app.ts';
 import { loadConfig } from '../cloud/src/config.ts';
 import { LoginTakenError } from '../cloud/src/auth/users-repository.ts';
@@ -18,17 +20,39 @@ import { ensureWebBuild } from '../cloud/src/web/build.ts';
 import { FileCamera } from '../simulator/src/io/camera.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const { values } = parseArgs({
-  options: {
-    scenario: { type: 'string', default: 'busy-afternoon' },
-    seconds: { type: 'string', default: '120' },
-    port: { type: 'string', default: process.env.PORT ?? '8600' },
-    // PORT and DATA_DIR are read as the cloud reads them (the demo's default folder stays apart from `pnpm start`'s).
-    'data-dir': { type: 'string', default: process.env.DATA_DIR ?? path.join(ROOT, '.data', 'demo') },
-    detector: { type: 'string' },
-    'no-serve': { type: 'boolean', default: false },
-  },
-});
+const USAGE = `usage: pnpm demo [--scenario NAME] [--seconds S] [--port N] [--data-dir DIR] [--detector motion|onnx] [--no-serve]
+  --scenario   the synthetic scene (default busy-afternoon; pnpm --silent sim list names them)
+  --seconds    the clip's length (default 120)
+  --port       the cloud's port (default $PORT or 8600); it listens on this machine only unless HOST is set
+  --data-dir   the demo's data (default $DATA_DIR or .data/demo)
+  --detector   the agent's detector (default: the shipped bee model)
+  --no-serve   stop once the clip is counted and shown, instead of serving the web app`;
+
+function readOptions() {
+  try {
+    return parseArgs({
+      options: {
+        help: { type: 'boolean', default: false },
+        scenario: { type: 'string', default: 'busy-afternoon' },
+        seconds: { type: 'string', default: '120' },
+        port: { type: 'string', default: process.env.PORT ?? '8600' },
+        // PORT and DATA_DIR are read as the cloud reads them (the demo's default folder stays apart from `pnpm start`'s).
+        'data-dir': { type: 'string', default: process.env.DATA_DIR ?? path.join(ROOT, '.data', 'demo') },
+        detector: { type: 'string' },
+        'no-serve': { type: 'boolean', default: false },
+      },
+    }).values;
+  } catch (err) {
+    // A mistyped flag printed a TypeError's stack.
+    console.error(`${(err as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
+}
+const values = readOptions();
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
 
 const DEMO_LOGIN = 'demo';
 const DEMO_PASSWORD = 'hivegate-demo';
@@ -61,14 +85,24 @@ interface TruthInterval {
 async function main() {
   const dataDir = path.resolve(values['data-dir']);
   mkdirSync(dataDir, { recursive: true });
-  const config = { ...loadConfig({ ...process.env, DATABASE_URL: '', DATA_DIR: dataDir, PORT: values.port, LOG_LEVEL: 'warn' }) };
+  // On this machine only, unless HOST says otherwise: the demo's sign-in and password are printed for all to read.
+  const config = { ...loadConfig({ ...process.env, HOST: process.env.HOST ?? '127.0.0.1', DATABASE_URL: '', DATA_DIR: dataDir, PORT: values.port, LOG_LEVEL: 'warn' }) };
 
   step('Building the web app (skipped when it is current)');
   await ensureWebBuild();
 
   step(`Starting the cloud on port ${config.port} (embedded database in ${dataDir})`);
   const app = await buildApp(config);
-  await app.listen({ port: config.port, host: config.host });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    await app.close();
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new Error(`port ${config.port} is in use (another cloud or demo?): stop it, or choose another with --port`);
+    throw err;
+  }
+  // The admin CLI (pnpm cli, with DATA_DIR set to the demo's folder) talks to the demo's cloud through this socket: the
+  // embedded database opens in one process only, and the CLI was refused while the demo ran.
+  const admin: Server = await startAdminSocket(app.ctx);
   const cloudUrl = `http://127.0.0.1:${config.port}`;
 
   const user = await app.ctx.users.create(DEMO_LOGIN, await hashPassword(DEMO_PASSWORD)).catch(async (err: unknown) => {
@@ -129,6 +163,7 @@ async function main() {
   console.log('heatmap of the trajectories the agent sent, and the clip as stored video once it is transcoded.');
   console.log(`Device token for your own experiments: ${token}`);
   if (values['no-serve']) {
+    await new Promise<void>((resolve) => admin.close(() => resolve()));
     await app.close();
     return;
   }
@@ -150,8 +185,9 @@ async function main() {
   liveAgent.on('exit', (code, signal) => {
     if (!stopping) console.log(`The live agent stopped (${signal ?? `exit code ${code}`}); its log says why: ${liveLog}`);
   });
-  console.log(`Camera ${cameraUrl}; the agent's log: ${liveLog}. Today's counts now keep rising, the box reads "Camera`);
-  console.log('online", and "Start live view" on its page streams the camera to the browser.');
+  console.log(`Camera ${cameraUrl}; the agent's log: ${liveLog}. Within a couple of minutes today's counts start rising`);
+  console.log('(the agent sends each minute once it is over), the apiary shows the camera online, and "Start live view" on');
+  console.log(`the box's page streams the camera to the browser. The admin CLI reaches this cloud with DATA_DIR=${dataDir} pnpm cli …`);
   console.log('The cloud keeps serving; press Ctrl-C to stop.');
   const stop = async () => {
     if (stopping) return;
@@ -163,6 +199,7 @@ async function main() {
       await closed;
     }
     await camera.stop();
+    await new Promise<void>((resolve) => admin.close(() => resolve()));
     await app.close();
     process.exit(0);
   };

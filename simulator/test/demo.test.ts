@@ -64,6 +64,9 @@ describe('pnpm demo', () => {
   };
 
   it('counts a short synthetic clip through agent and cloud and prints it next to the truth', async () => {
+    // A mistyped flag printed a TypeError's stack rather than the usage.
+    const mistyped = await promisify(execFile)('pnpm', ['--silent', 'demo', '--prot', '8600'], { cwd: ROOT }).then(() => undefined, (err: unknown) => err as { code: number; stderr: string });
+    expect(mistyped).toMatchObject({ code: 2, stderr: expect.stringMatching(/Unknown option '--prot'[\s\S]*usage: pnpm demo /) });
     const { stdout } = firstRun;
     expect(stdout).toMatch(/What arrived in the cloud, next to the ground truth/);
     const total = TOTAL_ROW.exec(stdout);
@@ -120,6 +123,10 @@ describe('pnpm demo', () => {
       await expect.poll(() => stdout, { timeout: 180_000, interval: 500 }).toContain('press Ctrl-C to stop');
       await expect.poll(() => existsSync(path.join(agentStateDir, 'status.json')), { timeout: 60_000, interval: 500 }).toBe(true);
       expect(liveAgentRunning()).toBe(true);
+      // The admin CLI was refused while the demo ran (the embedded database opens in one process): it goes through the
+      // demo's admin socket now.
+      const users = await promisify(execFile)('pnpm', ['--silent', 'cli', 'user', 'list'], { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir } });
+      expect(users.stdout).toMatch(/^\d+\tdemo\t/m);
       process.kill(-demo.pid!, 'SIGKILL');
       await expect.poll(liveAgentRunning, { timeout: 30_000, interval: 500 }).toBe(false);
       expect(readFileSync(path.join(dataDir, 'agent-live.log'), 'utf8')).toContain('the program that started this agent has ended: stopping');
