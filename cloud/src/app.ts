@@ -158,6 +158,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     parseJsonBodies(app);
     installErrorHandling(app, (reason) => ctx.observability.rejected(reason));
     decodeRequestBodies(app);
+    // Every answer, not only the web app's: a media file or an error body must not be sniffed into something runnable.
+    app.addHook('onRequest', async (_request, reply) => {
+      reply.header('x-content-type-options', 'nosniff');
+    });
     app.addHook('onResponse', async (request, reply) => {
       ctx.observability.requestDuration.observe(
         { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) },

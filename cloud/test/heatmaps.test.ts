@@ -231,6 +231,7 @@ describe('rendered heatmaps', () => {
     const image = await fetch(base + imagePath);
     expect(image.status).toBe(200);
     expect(image.headers.get('content-type')).toBe('image/png');
+    expect(image.headers.get('x-content-type-options')).toBe('nosniff'); // only the web app's pages said it
     const png = pngjs.PNG.sync.read(Buffer.from(await image.arrayBuffer()));
     expect([png.width, png.height]).toEqual([640, 480]);
     // Without an entrance still, cells without bees stay transparent and visited ones are drawn.

@@ -160,6 +160,7 @@ describe('POST /iot/v1/metrics', () => {
     const cut = await send('{"hiveId": 1,');
     expect(cut.statusCode).toBe(400);
     expect(cut.json().error).toMatch(/^body is not valid JSON: .*position 13/);
+    expect(cut.headers['x-content-type-options']).toBe('nosniff'); // API answers were left to be sniffed
     expect((await send('  ')).json()).toEqual({ error: 'body is required' });
     // A UTF-8 byte-order mark before the JSON is taken, as the default parser took it.
     expect((await send('\uFEFF{"hiveId": 1, "fields": {"weightKg": 1}, "dedupeKey": "bom"}')).statusCode).toBe(200);
