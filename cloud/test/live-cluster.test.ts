@@ -102,6 +102,21 @@ describe('entranceLiveStreamSessionChanged subscription', () => {
     for (const s of [fromOwnPage, fromElsewhere, elsewhereWithToken]) s.close();
   });
 
+  // A subscription kept its events flowing after its token was revoked: the socket was checked only when it opened.
+  it('stops sending a revoked token its events', async () => {
+    const alice = await createUser(one.app);
+    const box = newBox();
+    const subscription = await subscribeToSessions(wsUrl, { initPayload: { token: alice.token }, boxId: box });
+    const live = liveClient(one.app, alice.token);
+    const first = await live.start(box);
+    expect((await subscription.change()).id).toBe(first.id);
+    await one.app.ctx.db.query('UPDATE api_tokens SET revoked_at = now() WHERE id = $1', [alice.tokenId]);
+    await one.app.ctx.tokens.forget(alice.tokenId);
+    await one.app.ctx.live.stopSession(alice.user.id, first.id);
+    await expect(subscription.change()).rejects.toThrow('token has been revoked');
+    subscription.close();
+  });
+
   it('refuses a subscription without a user, and names a bad token', async () => {
     const anonymous = await subscribeToSessions(wsUrl, { boxId: 'x' });
     expect((await anonymous.error())[0]).toMatchObject({ message: 'authentication required: send a token' });

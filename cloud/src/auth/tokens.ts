@@ -192,6 +192,14 @@ export class TokenService {
     return claims;
   }
 
+  /**
+   * Why a principal verified earlier may no longer act (revoked, expired), or undefined. For a long-lived connection:
+   * a subscription is authenticated once, and kept its events flowing after its token was revoked.
+   */
+  async refusalOf(principal: Principal): Promise<string | undefined> {
+    return this.refusalFor(principal.tokenId);
+  }
+
   /** Drops the cached status here and tells the other instances to do the same. */
   async forget(tokenId: string): Promise<void> {
     this.statusCache.delete(tokenId);

@@ -143,6 +143,9 @@ export const liveResolvers: Resolvers = {
       },
       resolve: async (sessionId: string, _args: unknown, ctx: GraphQLContext) => {
         const user = requireUser(ctx, 'read');
+        // Checked at every event (from a cache of a few seconds): the socket was authenticated only when it opened.
+        const refusal = await ctx.services.tokens.refusalOf(user);
+        if (refusal) throw clientError(refusal, 'UNAUTHENTICATED');
         const session = await ctx.services.live.findSession(user.userId, sessionId);
         return session ? sessionView(ctx, session) : null;
       },
