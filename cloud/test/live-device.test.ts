@@ -146,6 +146,8 @@ describe('presence, start and command delivery', () => {
     await device.status(box);
     const session = await web.start(box);
     const [start] = await device.poll(box);
+    // Without one asked for, the profile was "standard", none of the agent's (low, medium, high).
+    expect(start!.payload).toMatchObject({ qualityProfile: 'medium' });
     const ack = await device.ack(box, start!.id, 'ignored', { sessionId: session.id, reason: 'camera busy with recording' });
     expect(ack.json()).toMatchObject({ sessionStatus: 'FAILED' });
     const stored = await t.app.ctx.live.findSession(user.id, session.id);

@@ -8,7 +8,9 @@ import type { SessionRecord } from './sessions-repository.ts';
 import type { BoxRow } from '../telemetry/read-repository.ts';
 
 const PROFILE = /^[A-Za-z0-9_-]{1,32}$/;
-export const DEFAULT_QUALITY_PROFILE = 'standard';
+// The agent's own default profile: "standard", used before, is none of its profiles (low, medium, high), so every live
+// view started without one logged a fallback note and the web app showed a quality the camera never used.
+export const DEFAULT_QUALITY_PROFILE = 'medium';
 export const DEFAULT_RECORDING_MODE = 'none';
 const HLS_CONTENT_TYPE = 'application/vnd.apple.mpegurl';
 

@@ -150,7 +150,7 @@ export async function startScriptedGateway(mediaDir: string): Promise<ScriptedGa
           expiresAt: now(),
           lastErrorCode: null,
           lastErrorMessage: null,
-          qualityProfile: 'standard',
+          qualityProfile: 'medium',
           clipHandoffEnabled: false,
         });
         return state.live;
