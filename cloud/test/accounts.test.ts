@@ -1,5 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type * as Passwords from '../src/auth/passwords.ts';
 import { buildTestApp, createUser, graphql, type TestApp } from './helper.ts';
+
+/** Password checks made, counted through the real check: the evidence that a throttle stopped the work, not just the answer. */
+const passwordChecks = vi.hoisted(() => ({ count: 0 }));
+vi.mock('../src/auth/passwords.ts', async (importOriginal) => {
+  const original = await importOriginal<typeof Passwords>();
+  return {
+    ...original,
+    verifyPassword: (...args: Parameters<typeof original.verifyPassword>) => {
+      passwordChecks.count += 1;
+      return original.verifyPassword(...args);
+    },
+  };
+});
 
 let t: TestApp;
 beforeAll(async () => {
@@ -73,6 +87,21 @@ describe('accounts', () => {
     expect(last.body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
     const throttled = await gql(SIGN_IN, { login: 'spread', password: 'the right password' }, { 'x-forwarded-for': '203.0.113.99' });
     expect(throttled.body.errors?.[0]?.extensions?.code).toBe('TOO_MANY_ATTEMPTS');
+  });
+
+  // 200 wrong passwords sent at once from one address got 32 password checks, not 10: all were counted before any was recorded.
+  it('checks no more passwords than the limit when guesses arrive all at once', async () => {
+    await gql(SIGN_UP, { login: 'parallel', password: 'the right password' });
+    const before = passwordChecks.count;
+    const guesser = { 'x-forwarded-for': '198.51.100.77' };
+    const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => gql(SIGN_IN, { login: 'parallel', password: `wrong ${i}` }, guesser)));
+    const codes = answers.map((a) => a.body.errors?.[0]?.extensions?.code);
+    expect(passwordChecks.count - before).toBe(10);
+    expect(codes.filter((c) => c === 'UNAUTHENTICATED')).toHaveLength(10);
+    expect(codes.filter((c) => c === 'TOO_MANY_ATTEMPTS')).toHaveLength(190);
+    // The refused ones are not kept: they checked nothing, and would otherwise count against the owner's login everywhere.
+    const { rows } = await t.app.ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM login_failures WHERE login = 'parallel'`);
+    expect(rows[0]!.n).toBe(10);
   });
 
   // Behind no proxy, any client could name any address in X-Forwarded-For and so escape the per-address limit.

@@ -68,14 +68,13 @@ export class AccountService {
   }
 
   async signIn(login: string, password: string, address: string): Promise<SignedIn> {
-    await this.assertNotThrottled(login, address);
+    // Counted before the password is checked: a check made before recording let parallel guesses all pass it.
+    await this.recordAttempt(login, address);
     const user = await this.users.findByLogin(login);
     // Hash even for unknown logins, so the answer's timing does not tell which logins exist.
     const ok = await verifyPassword(password.slice(0, MAX_PASSWORD_LENGTH), user?.passwordHash ?? (await DUMMY_HASH_PROMISE));
-    if (!user || !user.passwordHash || !ok) {
-      await this.db.query('INSERT INTO login_failures (login, address) VALUES ($1, $2)', [login, address]);
-      throw new AccountError('login or password is wrong', 'UNAUTHENTICATED');
-    }
+    // The recorded attempt stays as the failure (as it does if the check itself fails).
+    if (!user || !user.passwordHash || !ok) throw new AccountError('login or password is wrong', 'UNAUTHENTICATED');
     // Only this address's failures: a guesser elsewhere keeps the count it has earned.
     await this.db.query('DELETE FROM login_failures WHERE login = $1 AND address = $2', [login, address]);
     return this.startSession(user);
@@ -92,27 +91,45 @@ export class AccountService {
     return { user: { id: user.id, login: user.login, createdAt: user.createdAt }, token, expiresAt };
   }
 
-  private async assertNotThrottled(login: string, address: string): Promise<void> {
-    const { rows } = await this.db.query<{ kind: 'pair' | 'address' | 'login'; failures: number; oldest: Date | null }>(
-      `WITH recent AS (
-         SELECT login, address, failed_at FROM login_failures
-         WHERE failed_at > now() - make_interval(mins => $3) AND (login = $1 OR address = $2))
-       SELECT 'pair' AS kind, count(*)::int AS failures, min(failed_at) AS oldest FROM recent WHERE login = $1 AND address = $2
-       UNION ALL SELECT 'address', count(*)::int, min(failed_at) FROM recent WHERE address = $2
-       UNION ALL SELECT 'login', count(*)::int, min(failed_at) FROM recent WHERE login = $1`,
-      [login, address, this.policy.failureWindowMinutes],
-    );
-    const allowed = { pair: this.policy.maxFailuresPerLoginAndAddress, address: this.policy.maxFailuresPerAddress, login: this.policy.maxFailuresPerLogin };
-    const reached = rows.filter((row) => row.failures >= allowed[row.kind]);
+  /**
+   * Records a sign-in attempt unless a limit is reached, and refuses it then. The count and the insert are one step
+   * under locks on the login and on the address: counted first and recorded after the password check, parallel
+   * guesses all passed the count before any was recorded. So a row is a password check that failed or is running
+   * (success deletes it). A refused attempt is not recorded: it checked no password, and cheap refused requests from
+   * one address would otherwise fill the login's count and lock its owner out from everywhere.
+   */
+  private async recordAttempt(login: string, address: string): Promise<void> {
+    const reached = await this.db.transaction(async (tx) => {
+      // Always the login's lock before the address's, so that two attempts never each hold the lock the other waits for.
+      await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`sign-in login ${login}`]);
+      await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`sign-in address ${address}`]);
+      const { rows } = await tx.query<{ kind: 'pair' | 'address' | 'login'; failures: number; oldest: Date | null }>(
+        `WITH recent AS (
+           SELECT login, address, failed_at FROM login_failures
+           WHERE failed_at > now() - make_interval(mins => $3) AND (login = $1 OR address = $2))
+         SELECT 'pair' AS kind, count(*)::int AS failures, min(failed_at) AS oldest FROM recent WHERE login = $1 AND address = $2
+         UNION ALL SELECT 'address', count(*)::int, min(failed_at) FROM recent WHERE address = $2
+         UNION ALL SELECT 'login', count(*)::int, min(failed_at) FROM recent WHERE login = $1`,
+        [login, address, this.policy.failureWindowMinutes],
+      );
+      const allowed = { pair: this.policy.maxFailuresPerLoginAndAddress, address: this.policy.maxFailuresPerAddress, login: this.policy.maxFailuresPerLogin };
+      const over = rows.filter((row) => row.failures >= allowed[row.kind]);
+      if (over.length === 0) await tx.query('INSERT INTO login_failures (login, address) VALUES ($1, $2)', [login, address]);
+      return over;
+    });
     if (reached.length === 0) return;
-    // Free again once the oldest failure counted leaves the window.
-    const freeAt = Math.max(...reached.map((row) => (row.oldest?.getTime() ?? Date.now()) + this.policy.failureWindowMinutes * 60_000));
-    const minutes = Math.max(1, Math.ceil((freeAt - Date.now()) / 60_000));
-    throw new AccountError(`too many failed sign-ins; try again in ${minutes} minute${minutes === 1 ? '' : 's'}`, 'TOO_MANY_ATTEMPTS');
+    throw new AccountError(`too many failed sign-ins; try again in ${minutesUntilFree(reached, this.policy.failureWindowMinutes)}`, 'TOO_MANY_ATTEMPTS');
   }
 
   /** Forgets failures older than the window (run with the periodic maintenance). */
   async pruneFailures(): Promise<void> {
     await this.db.query(`DELETE FROM login_failures WHERE failed_at < now() - make_interval(mins => $1)`, [this.policy.failureWindowMinutes]);
   }
+}
+
+/** "N minutes" until the rows counted free a limit again: when the oldest of them leaves the window. */
+function minutesUntilFree(reached: { oldest: Date | null }[], windowMinutes: number): string {
+  const freeAt = Math.max(...reached.map((row) => (row.oldest?.getTime() ?? Date.now()) + windowMinutes * 60_000));
+  const minutes = Math.max(1, Math.ceil((freeAt - Date.now()) / 60_000));
+  return `${minutes} minute${minutes === 1 ? '' : 's'}`;
 }
