@@ -104,6 +104,26 @@ describe('accounts', () => {
     expect(rows[0]!.n).toBe(10);
   });
 
+  // One request with 40 aliased signUp mutations made 40 accounts, each a 32 MiB password hash, past any per-request limit.
+  it('refuses a second sign-up or sign-in in one operation before any of it runs', async () => {
+    const checksBefore = passwordChecks.count;
+    const aliased = `mutation { ${Array.from({ length: 40 }, (_, i) => `a${i}: signUp(login: "alias${i}", password: "long enough password") { token }`).join(' ')} }`;
+    const mixed = `mutation { signUp(login: "alias-mixed", password: "long enough password") { token } signIn(login: "maya", password: "long enough password") { token } }`;
+    const spread = `mutation { ...Up ...Up2 } fragment Up on Mutation { signUp(login: "alias-f1", password: "long enough password") { token } }
+      fragment Up2 on Mutation { other: signUp(login: "alias-f2", password: "long enough password") { token } }`;
+    for (const [label, query, times] of [['aliases', aliased, 40], ['sign-up and sign-in', mixed, 2], ['fragments', spread, 2]] as const) {
+      const { body } = await gql(query);
+      expect(body.data ?? null, label).toBeNull();
+      expect(body.errors?.[0], label).toMatchObject({
+        message: `an operation may sign up or sign in only once; this one does so ${times} times (aliases counted): send each in a request of its own`,
+        extensions: { code: 'BAD_USER_INPUT' },
+      });
+    }
+    const { rows } = await t.app.ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM users WHERE login LIKE 'alias%'`);
+    expect(rows[0]!.n).toBe(0);
+    expect(passwordChecks.count).toBe(checksBefore);
+  });
+
   // Behind no proxy, any client could name any address in X-Forwarded-For and so escape the per-address limit.
   it('believes X-Forwarded-For only from a trusted proxy', async () => {
     const strict = await buildTestApp({ trustProxy: false });

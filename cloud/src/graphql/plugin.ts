@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import mercurius, { type IResolvers, type MercuriusLoaders } from 'mercurius';
 import { readdirSync, readFileSync } from 'node:fs';
+import { oneAccountMutationRule } from '../auth/account-mutations-rule.ts';
 import { authenticateRequest, foreignOriginProblem } from '../auth/request-auth.ts';
 import { AuthError } from '../auth/tokens.ts';
 import type { AppContext } from '../context.ts';
@@ -70,7 +71,7 @@ export async function graphqlPlugin(app: FastifyInstance, { ctx, resolvers, load
     loaders: mergeByType<MercuriusLoaders>(...loaders),
     path: '/graphql',
     graphiql: false,
-    validationRules: [queryLimitsRule(), noNulInStringsRule],
+    validationRules: [queryLimitsRule(), noNulInStringsRule, oneAccountMutationRule],
     context: async (request, reply): Promise<GraphQLContext> => ({ services: ctx, request, reply, ...(await principalOf(ctx, request)) }),
     // Subscriptions over websocket: the user comes from the upgrade request (cookie, headers) or, as browsers
     // cannot set headers on a websocket, from the token in the connection_init payload, which wins when present.
