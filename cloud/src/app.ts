@@ -144,7 +144,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
     const maintenance = setInterval(() => {
       maintain()
-        .then(() => ctx.accounts.pruneFailures())
+        .then(() => ctx.accounts.pruneAttempts())
         .catch((err: unknown) => app.log.error({ err }, 'partition maintenance failed'));
       ctx.videoService.sweepOrphanedFiles().catch((err: unknown) => app.log.error({ err }, 'sweep of orphaned video files failed'));
     }, PARTITION_MAINTENANCE_MS).unref();

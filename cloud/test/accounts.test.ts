@@ -29,6 +29,12 @@ async function gql(query: string, variables: Record<string, unknown> = {}, heade
 const SIGN_UP = `mutation($login: String!, $password: String!) { signUp(login: $login, password: $password) { token expiresAt user { login } } }`;
 const SIGN_IN = `mutation($login: String!, $password: String!) { signIn(login: $login, password: $password) { token user { id login } } }`;
 
+let signUpAddresses = 0;
+/** Each from an address of its own: only a few sign-ups an hour are allowed from one. */
+function signUp(variables: { login: string; password: string }, headers: Record<string, string> = {}) {
+  return gql(SIGN_UP, variables, { 'x-forwarded-for': `192.0.2.${++signUpAddresses}`, ...headers });
+}
+
 function sessionCookie(response: { cookies: { name: string; value: string }[] }): string {
   const cookie = response.cookies.find((c) => c.name === 'service_session');
   return `service_session=${cookie!.value}`;
@@ -36,7 +42,7 @@ function sessionCookie(response: { cookies: { name: string; value: string }[] })
 
 describe('accounts', () => {
   it('signs up with an HttpOnly SameSite session cookie that authenticates GraphQL', async () => {
-    const { response, body } = await gql(SIGN_UP, { login: 'maya', password: 'long enough password' });
+    const { response, body } = await signUp({ login: 'maya', password: 'long enough password' });
     expect(body.data?.signUp.user).toEqual({ login: 'maya' });
     const setCookie = String(response.headers['set-cookie']);
     expect(setCookie).toMatch(/service_session=/);
@@ -48,19 +54,19 @@ describe('accounts', () => {
   });
 
   it('marks the cookie Secure behind TLS', async () => {
-    const { response } = await gql(SIGN_UP, { login: 'tls-user', password: 'long enough password' }, { 'x-forwarded-proto': 'https' });
+    const { response } = await signUp({ login: 'tls-user', password: 'long enough password' }, { 'x-forwarded-proto': 'https' });
     expect(String(response.headers['set-cookie'])).toMatch(/Secure/);
   });
 
   it('refuses taken logins, short passwords and odd logins with clear messages', async () => {
-    await gql(SIGN_UP, { login: 'taken', password: 'long enough password' });
-    expect((await gql(SIGN_UP, { login: 'taken', password: 'long enough password' })).body.errors?.[0]?.message).toBe('that login is taken');
-    expect((await gql(SIGN_UP, { login: 'shorty', password: 'short' })).body.errors?.[0]?.message).toMatch(/at least 10 characters/);
-    expect((await gql(SIGN_UP, { login: 'a b', password: 'long enough password' })).body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    await signUp({ login: 'taken', password: 'long enough password' });
+    expect((await signUp({ login: 'taken', password: 'long enough password' })).body.errors?.[0]?.message).toBe('that login is taken');
+    expect((await signUp({ login: 'shorty', password: 'short' })).body.errors?.[0]?.message).toMatch(/at least 10 characters/);
+    expect((await signUp({ login: 'a b', password: 'long enough password' })).body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
   });
 
   it('signs in with the right password only, and throttles guessing', async () => {
-    await gql(SIGN_UP, { login: 'guessme', password: 'the right password' });
+    await signUp({ login: 'guessme', password: 'the right password' });
     const ok = await gql(SIGN_IN, { login: 'guessme', password: 'the right password' });
     expect(ok.body.data?.signIn.user.login).toBe('guessme');
     const guesser = { 'x-forwarded-for': '198.51.100.7' };
@@ -80,7 +86,7 @@ describe('accounts', () => {
   });
 
   it('stops guessing spread over many addresses at a higher limit for the login', async () => {
-    await gql(SIGN_UP, { login: 'spread', password: 'the right password' });
+    await signUp({ login: 'spread', password: 'the right password' });
     // 100 wrong passwords from 100 addresses, recorded as sign-in does (100 password hashes would take a minute here).
     await t.app.ctx.db.query(`INSERT INTO login_failures (login, address) SELECT 'spread', '198.51.100.' || i FROM generate_series(1, 99) AS i`);
     const last = await gql(SIGN_IN, { login: 'spread', password: 'wrong again' }, { 'x-forwarded-for': '198.51.100.100' });
@@ -91,7 +97,7 @@ describe('accounts', () => {
 
   // 200 wrong passwords sent at once from one address got 32 password checks, not 10: all were counted before any was recorded.
   it('checks no more passwords than the limit when guesses arrive all at once', async () => {
-    await gql(SIGN_UP, { login: 'parallel', password: 'the right password' });
+    await signUp({ login: 'parallel', password: 'the right password' });
     const before = passwordChecks.count;
     const guesser = { 'x-forwarded-for': '198.51.100.77' };
     const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => gql(SIGN_IN, { login: 'parallel', password: `wrong ${i}` }, guesser)));
@@ -124,6 +130,19 @@ describe('accounts', () => {
     expect(passwordChecks.count).toBe(checksBefore);
   });
 
+  // Nothing limited sign-ups: one client could make any number of accounts, each costing a 32 MiB password hash.
+  it('allows five sign-ups an hour from one address, even sent at once', async () => {
+    const from = { 'x-forwarded-for': '203.0.113.50' };
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => gql(SIGN_UP, { login: `burst${i}`, password: 'long enough password' }, from)));
+    expect(answers.filter((a) => a.body.data?.signUp)).toHaveLength(5);
+    const refused = answers.flatMap((a) => a.body.errors ?? []);
+    expect(refused).toHaveLength(3);
+    for (const error of refused) expect(error).toMatchObject({ message: 'too many sign-ups from this address; try again in 60 minutes', extensions: { code: 'TOO_MANY_ATTEMPTS' } });
+    const { rows } = await t.app.ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM users WHERE login LIKE 'burst%'`);
+    expect(rows[0]!.n).toBe(5);
+    expect((await signUp({ login: 'burst-elsewhere', password: 'long enough password' })).body.data?.signUp.user).toEqual({ login: 'burst-elsewhere' });
+  });
+
   // Behind no proxy, any client could name any address in X-Forwarded-For and so escape the per-address limit.
   it('believes X-Forwarded-For only from a trusted proxy', async () => {
     const strict = await buildTestApp({ trustProxy: false });
@@ -140,7 +159,7 @@ describe('accounts', () => {
   });
 
   it('signs out by revoking the session', async () => {
-    const { response } = await gql(SIGN_UP, { login: 'leaver', password: 'long enough password' });
+    const { response } = await signUp({ login: 'leaver', password: 'long enough password' });
     const cookie = sessionCookie(response);
     expect((await gql('mutation { signOut }', {}, { cookie })).body.data).toEqual({ signOut: true });
     expect((await gql('{ hives { id } }', {}, { cookie })).body.errors?.[0]?.message).toBe('token has been revoked');
@@ -149,7 +168,7 @@ describe('accounts', () => {
 
 describe('API tokens from the profile', () => {
   it('creates a device token shown once, lists it with last use, and revokes it', async () => {
-    const { body } = await gql(SIGN_UP, { login: 'keeper', password: 'long enough password' });
+    const { body } = await signUp({ login: 'keeper', password: 'long enough password' });
     const session = body.data!.signUp.token as string;
     const created = await graphql(t.app, session, `mutation { createApiToken(name: "scale", scopes: ["ingest"]) { token apiToken { id name scopes lastUsedAt } } }`);
     const { token, apiToken } = (created.data as any).createApiToken;

@@ -28,6 +28,13 @@ export interface AccountPolicy {
   maxFailuresPerAddress: number;
   maxFailuresPerLogin: number;
   failureWindowMinutes: number;
+  /**
+   * Sign-ups allowed from one address within their window: each makes an account and costs a password hash, and
+   * nothing else stops one client from making any number. A handful an hour lets a household or an office behind one
+   * address sign up; a script gets no further.
+   */
+  maxSignUpsPerAddress: number;
+  signUpWindowMinutes: number;
 }
 
 export const DEFAULT_ACCOUNT_POLICY: AccountPolicy = {
@@ -36,6 +43,8 @@ export const DEFAULT_ACCOUNT_POLICY: AccountPolicy = {
   maxFailuresPerAddress: 50,
   maxFailuresPerLogin: 100,
   failureWindowMinutes: 15,
+  maxSignUpsPerAddress: 5,
+  signUpWindowMinutes: 60,
 };
 
 export interface SignedIn {
@@ -53,10 +62,13 @@ export class AccountService {
     private readonly policy: AccountPolicy = DEFAULT_ACCOUNT_POLICY,
   ) {}
 
-  async signUp(login: string, password: string): Promise<SignedIn> {
+  async signUp(login: string, password: string, address: string): Promise<SignedIn> {
     if (!LOGIN_PATTERN.test(login)) throw new AccountError('login must be 3-100 letters, digits or . _ @ + -', 'BAD_USER_INPUT');
     if (password.length < MIN_PASSWORD_LENGTH) throw new AccountError(`password must be at least ${MIN_PASSWORD_LENGTH} characters long`, 'BAD_USER_INPUT');
     if (password.length > MAX_PASSWORD_LENGTH) throw new AccountError(`password must be at most ${MAX_PASSWORD_LENGTH} characters long`, 'BAD_USER_INPUT');
+    // Before the sign-up counts: a taken login (the answer says so anyway) need not cost a hash or one of the address's tries.
+    if (await this.users.findByLogin(login)) throw new AccountError('that login is taken', 'BAD_USER_INPUT');
+    await this.recordSignUp(address);
     let user: User;
     try {
       user = await this.users.create(login, await hashPassword(password));
@@ -121,9 +133,32 @@ export class AccountService {
     throw new AccountError(`too many failed sign-ins; try again in ${minutesUntilFree(reached, this.policy.failureWindowMinutes)}`, 'TOO_MANY_ATTEMPTS');
   }
 
-  /** Forgets failures older than the window (run with the periodic maintenance). */
-  async pruneFailures(): Promise<void> {
+  /**
+   * Records a sign-up from this address unless its limit is reached, and refuses it then; counted and recorded as one
+   * step under a lock on the address, so that sign-ups sent at once cannot all pass the count (as sign-ins could). A
+   * refused sign-up is not recorded: it cost nothing, and a client retrying would otherwise never be let in again.
+   */
+  private async recordSignUp(address: string): Promise<void> {
+    const reached = await this.db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`sign-up address ${address}`]);
+      const { rows } = await tx.query<{ signUps: number; oldest: Date | null }>(
+        `SELECT count(*)::int AS "signUps", min(attempted_at) AS oldest FROM signup_attempts
+         WHERE address = $1 AND attempted_at > now() - make_interval(mins => $2)`,
+        [address, this.policy.signUpWindowMinutes],
+      );
+      const recent = rows[0]!;
+      if (recent.signUps >= this.policy.maxSignUpsPerAddress) return [recent];
+      await tx.query('INSERT INTO signup_attempts (address) VALUES ($1)', [address]);
+      return [];
+    });
+    if (reached.length === 0) return;
+    throw new AccountError(`too many sign-ups from this address; try again in ${minutesUntilFree(reached, this.policy.signUpWindowMinutes)}`, 'TOO_MANY_ATTEMPTS');
+  }
+
+  /** Forgets sign-in failures and sign-ups older than their windows (run with the periodic maintenance). */
+  async pruneAttempts(): Promise<void> {
     await this.db.query(`DELETE FROM login_failures WHERE failed_at < now() - make_interval(mins => $1)`, [this.policy.failureWindowMinutes]);
+    await this.db.query(`DELETE FROM signup_attempts WHERE attempted_at < now() - make_interval(mins => $1)`, [this.policy.signUpWindowMinutes]);
   }
 }
 

@@ -40,7 +40,7 @@ export const accountResolvers: Resolvers = {
   },
   Mutation: {
     signUp: (_root: unknown, args: { login: string; password: string }, ctx: GraphQLContext) =>
-      accountCall(async () => startCookieSession(ctx, await ctx.services.accounts.signUp(args.login.trim(), args.password))),
+      accountCall(async () => startCookieSession(ctx, await ctx.services.accounts.signUp(args.login.trim(), args.password, ctx.request.ip))),
     signIn: (_root: unknown, args: { login: string; password: string }, ctx: GraphQLContext) =>
       accountCall(async () => startCookieSession(ctx, await ctx.services.accounts.signIn(args.login.trim(), args.password, ctx.request.ip))),
     signOut: async (_root: unknown, _args: unknown, ctx: GraphQLContext) => {
