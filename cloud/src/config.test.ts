@@ -49,6 +49,12 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ TRUST_PROXY: 'nginx,10.0.0.0/40,2' })).toThrow('TRUST_PROXY must be true, false, or addresses and CIDR ranges (or loopback, linklocal, uniquelocal) separated by commas; not "nginx", "10.0.0.0/40", "2"');
   });
 
+  it('takes sign-ups unless SIGNUP is closed', () => {
+    expect(loadConfig({}).signUp).toBe('open');
+    expect(loadConfig({ SIGNUP: 'closed' }).signUp).toBe('closed');
+    expect(() => loadConfig({ SIGNUP: 'off' })).toThrow('SIGNUP must be');
+  });
+
   it('reads the JPEG push relay settings, with defaults', () => {
     expect(loadConfig({}).live).toMatchObject({ maxFrameBytes: 2 * 1024 * 1024, defaultRelayProtocol: 'hls' });
     expect(loadConfig({ LIVE_MAX_FRAME_BYTES: '500000', LIVE_DEFAULT_RELAY_PROTOCOL: 'http-jpeg-push' }).live).toMatchObject({ maxFrameBytes: 500_000, defaultRelayProtocol: 'http-jpeg-push' });

@@ -29,6 +29,7 @@ const Env = Type.Object({
   CORS_ORIGINS: Type.String({ default: '' }),
   TRUST_PROXY: Type.String({ minLength: 1, default: 'loopback,linklocal,uniquelocal' }),
   METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
+  SIGNUP: Type.Union([Type.Literal('open'), Type.Literal('closed')], { default: 'open' }),
   STORAGE: Type.Union([Type.Literal('fs'), Type.Literal('s3')], { default: 'fs' }),
   S3_ENDPOINT: Type.Optional(Type.String({ format: HTTP_URL })),
   S3_REGION: Type.String({ minLength: 1, default: 'us-east-1' }),
@@ -98,6 +99,11 @@ export interface Config {
   trustProxy: boolean | string;
   /** When set, `/metrics` answers only requests that bear it (`Authorization: Bearer …`), as a scraper can send. */
   metricsToken?: string;
+  /**
+   * Whether anyone may make an account with signUp (`open`, as the demo needs) or only the admin CLI makes them
+   * (`closed`), for a server that is reachable by more than its own beekeepers.
+   */
+  signUp: 'open' | 'closed';
   logLevel: Env['LOG_LEVEL'];
   storage: BlobStoreConfig;
   /** Lifetime of the signed URLs that let players fetch media without custom headers. */
@@ -192,6 +198,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     corsOrigins: e.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
     trustProxy: trustProxyOf(e.TRUST_PROXY),
     metricsToken: e.METRICS_TOKEN,
+    signUp: e.SIGNUP,
     logLevel: e.LOG_LEVEL,
     storage: storageConfig(e, dataDir),
     mediaUrlTtlSeconds: e.MEDIA_URL_TTL_SECONDS,

@@ -143,6 +143,23 @@ describe('accounts', () => {
     expect((await signUp({ login: 'burst-elsewhere', password: 'long enough password' })).body.data?.signUp.user).toEqual({ login: 'burst-elsewhere' });
   });
 
+  // Any visitor could make an account, with no way for a private server to stop it.
+  it('refuses sign-ups when SIGNUP is closed, and says so to the web app', async () => {
+    expect((await gql('{ signUpOpen }')).body.data).toEqual({ signUpOpen: true });
+    const closed = await buildTestApp({ signUp: 'closed' }, { url: t.databaseUrl });
+    try {
+      const ask = (query: string, variables: Record<string, unknown> = {}) => closed.app.inject({ method: 'POST', url: '/graphql', payload: { query, variables } }).then((r) => r.json());
+      expect((await ask('{ signUpOpen }')).data).toEqual({ signUpOpen: false });
+      const refused = await ask(SIGN_UP, { login: 'latecomer', password: 'long enough password' });
+      expect(refused.errors?.[0]).toMatchObject({ message: 'sign-up is closed on this server: ask its administrator for an account', extensions: { code: 'FORBIDDEN' } });
+      expect(await t.app.ctx.users.findByLogin('latecomer')).toBeUndefined();
+      // Existing accounts still sign in.
+      expect((await ask(SIGN_IN, { login: 'maya', password: 'long enough password' })).data?.signIn.user.login).toBe('maya');
+    } finally {
+      await closed.close();
+    }
+  });
+
   // Behind no proxy, any client could name any address in X-Forwarded-For and so escape the per-address limit.
   it('believes X-Forwarded-For only from a trusted proxy', async () => {
     const strict = await buildTestApp({ trustProxy: false });

@@ -37,10 +37,13 @@ function requireAccountOwner(ctx: GraphQLContext) {
 export const accountResolvers: Resolvers = {
   Query: {
     apiTokens: (_root: unknown, _args: unknown, ctx: GraphQLContext) => ctx.services.tokenRecords.list(requireAccountOwner(ctx).userId),
+    signUpOpen: (_root: unknown, _args: unknown, ctx: GraphQLContext) => ctx.services.config.signUp === 'open',
   },
   Mutation: {
-    signUp: (_root: unknown, args: { login: string; password: string }, ctx: GraphQLContext) =>
-      accountCall(async () => startCookieSession(ctx, await ctx.services.accounts.signUp(args.login.trim(), args.password, ctx.request.ip))),
+    signUp: (_root: unknown, args: { login: string; password: string }, ctx: GraphQLContext) => {
+      if (ctx.services.config.signUp === 'closed') throw clientError('sign-up is closed on this server: ask its administrator for an account', 'FORBIDDEN');
+      return accountCall(async () => startCookieSession(ctx, await ctx.services.accounts.signUp(args.login.trim(), args.password, ctx.request.ip)));
+    },
     signIn: (_root: unknown, args: { login: string; password: string }, ctx: GraphQLContext) =>
       accountCall(async () => startCookieSession(ctx, await ctx.services.accounts.signIn(args.login.trim(), args.password, ctx.request.ip))),
     signOut: async (_root: unknown, _args: unknown, ctx: GraphQLContext) => {

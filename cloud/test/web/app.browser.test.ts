@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp } from '../helper.ts';
 import { DESKTOP, openPage, PHONE, postJson, recordProblems, screenshot, signIn, signUp, startWebTest, type WebTestEnvironment } from './browser.ts';
 
 const PASSWORD = 'correct horse battery';
@@ -681,6 +682,29 @@ describe('web app in Chromium', () => {
       await context.close();
     }
   }, 60_000); // three sign-ins and two waits for the token cache: past 30 s on a busy machine
+
+  // Sign-ups could not be turned off; turned off (SIGNUP=closed), the pages must not offer a form the server refuses.
+  it('offers no sign-up when the server takes no new accounts', async () => {
+    const closed = await buildTestApp({ signUp: 'closed' }, { url: env.testApp.databaseUrl });
+    try {
+      const { context, page, problems } = await openPage({ ...env, url: await closed.app.listen({ port: 0, host: '127.0.0.1' }) });
+      try {
+        await page.goto('/sign-in');
+        await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+        expect(await page.getByRole('link', { name: 'Create an account' }).count()).toBe(0);
+        await page.goto('/sign-up');
+        await page.getByRole('heading', { level: 1, name: 'Sign-up is closed' }).waitFor();
+        expect(await page.getByRole('button', { name: 'Create account' }).count()).toBe(0);
+        await page.getByRole('main').getByRole('link', { name: 'Sign in' }).click();
+        await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+        expect(problems.list).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    } finally {
+      await closed.close();
+    }
+  });
 
   it('signs out, and then every page asks to sign in again', async () => {
     const { context, page, problems } = await openPage(env);

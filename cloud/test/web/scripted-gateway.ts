@@ -120,6 +120,7 @@ export async function startScriptedGateway(mediaDir: string): Promise<ScriptedGa
   const resolvers = {
     Query: {
       me: field(() => ({ id: '1', login: 'scripted', createdAt: now() })),
+      signUpOpen: field(() => true),
       hives: field(() => [{ id: state.hiveId, firstSeenAt: now(), lastReading: { time: now(), temperatureCelsius: 34.8, humidityPercent: 58, weightKg: 41.2 }, boxes: [box()] }]),
       boxes: field(() => [box()]),
       apiTokens: field(() => []),

@@ -42,11 +42,15 @@ export function App() {
   const location = useLocation();
   const route = matchRoute(location.pathname);
   const [session, setSession] = useState<Session>({ state: 'checking' });
+  const [signUpOpen, setSignUpOpen] = useState(true);
 
   const check = useCallback(() => {
     setSession({ state: 'checking' });
     request(MeQuery, {})
-      .then(({ me }) => setSession(me ? { state: 'signed-in', user: me } : { state: 'signed-out', ended: wasSignedIn() }))
+      .then(({ me, signUpOpen: open }) => {
+        setSignUpOpen(open);
+        setSession(me ? { state: 'signed-in', user: me } : { state: 'signed-out', ended: wasSignedIn() });
+      })
       .catch((err: unknown) => setSession({ state: 'failed', message: messageOf(err) }));
   }, []);
 
@@ -93,6 +97,7 @@ export function App() {
             key={route.name}
             mode={route.name}
             next={next}
+            signUpOpen={signUpOpen}
             sessionEnded={session.state === 'signed-out' && session.ended === true}
             onSignedIn={(u) => setSession({ state: 'signed-in', user: u })}
           />

@@ -21,7 +21,8 @@ export interface ApiToken {
 const USER = 'id login createdAt';
 const API_TOKEN = 'id name scopes boxIds createdAt lastUsedAt expiresAt revokedAt';
 
-export const MeQuery = defineOperation<{ me: User | null }>(`query Me { me { ${USER} } }`);
+/** signUpOpen comes with it, so that the sign-in page knows whether to offer sign-up before it shows. */
+export const MeQuery = defineOperation<{ me: User | null; signUpOpen: boolean }>(`query Me { me { ${USER} } signUpOpen }`);
 
 type Credentials = { login: string; password: string };
 /** The session token is not selected: the server sets it as an HttpOnly cookie, out of reach of scripts. */

@@ -11,10 +11,14 @@ import { Link } from '../router.tsx';
 /** Must match the server's rule; the server checks again and its message is shown if they ever disagree. */
 const MIN_PASSWORD_LENGTH = 10;
 
-/** `sessionEnded`: the user was signed in until their session expired or was revoked, and is told so. */
-export function SignInPage({ mode, next, sessionEnded = false, onSignedIn }: { mode: 'sign-in' | 'sign-up'; next: string; sessionEnded?: boolean; onSignedIn: (user: User) => void }) {
+/**
+ * `sessionEnded`: the user was signed in until their session expired or was revoked, and is told so. `signUpOpen`:
+ * the server takes new accounts; when it does not (SIGNUP=closed), sign-up is not offered and its page says so.
+ */
+export function SignInPage({ mode, next, sessionEnded = false, signUpOpen = true, onSignedIn }: { mode: 'sign-in' | 'sign-up'; next: string; sessionEnded?: boolean; signUpOpen?: boolean; onSignedIn: (user: User) => void }) {
   const signUp = mode === 'sign-up';
-  const title = signUp ? 'Create your account' : 'Sign in';
+  const closed = signUp && !signUpOpen;
+  const title = closed ? 'Sign-up is closed' : signUp ? 'Create your account' : 'Sign in';
   useDocumentTitle(title);
   const [login, setLogin] = useState('');
   const [password, setPassword] = useState('');
@@ -49,6 +53,20 @@ export function SignInPage({ mode, next, sessionEnded = false, onSignedIn }: { m
       setBusy(false);
     }
   };
+
+  if (closed) {
+    return (
+      <div class="auth-page">
+        <div class="auth-card">
+          <PageTitle>{title}</PageTitle>
+          <p class="muted">This server makes accounts only through its administrator: ask them for one, then sign in.</p>
+          <p class="auth-switch">
+            <Link href={otherHref}>Sign in</Link>
+          </p>
+        </div>
+      </div>
+    );
+  }
 
   return (
     <div class="auth-page">
@@ -111,10 +129,12 @@ export function SignInPage({ mode, next, sessionEnded = false, onSignedIn }: { m
             {busy ? (signUp ? 'Creating account…' : 'Signing in…') : signUp ? 'Create account' : 'Sign in'}
           </button>
         </form>
-        <p class="auth-switch">
-          {signUp ? 'Already have an account? ' : 'New to HiveGate? '}
-          <Link href={otherHref}>{signUp ? 'Sign in' : 'Create an account'}</Link>
-        </p>
+        {(signUp || signUpOpen) && (
+          <p class="auth-switch">
+            {signUp ? 'Already have an account? ' : 'New to HiveGate? '}
+            <Link href={otherHref}>{signUp ? 'Sign in' : 'Create an account'}</Link>
+          </p>
+        )}
       </div>
     </div>
   );
