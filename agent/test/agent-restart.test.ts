@@ -129,11 +129,20 @@ describe('a live agent stopped and started again', () => {
     child.stderr.on('data', (chunk: Buffer) => (childLog += chunk.toString()));
     const exited = once(child, 'close');
     const statusFile = join(stateDir, 'status.json');
+    // Saved counts the kill cannot outrun. An interval's close (its end plus the lateness allowance) saves again at
+    // once, without it: a kill just after a status file that still showed it found a save of the next interval alone,
+    // with nothing counted yet. So no close may fall between the status file's writing and the kill.
+    const sinceClose = (unixSeconds: number) => (unixSeconds - LATENESS_SECONDS) % INTERVAL_SECONDS;
+    const closesBefore = (unixSeconds: number) => Math.floor((unixSeconds - LATENESS_SECONDS) / INTERVAL_SECONDS);
     const savedCounts = () => {
       if (!existsSync(statusFile)) return 0;
       try {
-        const saved = (JSON.parse(readFileSync(statusFile, 'utf8')) as { openIntervalsSaved?: { beesIn: number; beesOut: number } }).openIntervalsSaved;
-        return saved ? saved.beesIn + saved.beesOut : 0;
+        const status = JSON.parse(readFileSync(statusFile, 'utf8')) as { updatedAt: string; openIntervalsSaved?: { beesIn: number; beesOut: number } };
+        const written = Date.parse(status.updatedAt) / 1000;
+        const now = Date.now() / 1000;
+        const settled = closesBefore(written) === closesBefore(now) && sinceClose(written) > 0.5 && sinceClose(now) < INTERVAL_SECONDS - 1;
+        const saved = status.openIntervalsSaved;
+        return settled && saved ? saved.beesIn + saved.beesOut : 0;
       } catch {
         return 0; // replaced while read
       }
