@@ -1,5 +1,5 @@
 import { ALL_SCOPES } from '@hivegate/shared';
-import type { Database } from '../db/database.ts';
+import { lockForTransaction, type Database } from '../db/database.ts';
 import { DUMMY_HASH_PROMISE, hashPassword, verifyPassword } from './passwords.ts';
 import type { TokenService } from './tokens.ts';
 import { LoginTakenError, type User, type UsersRepository } from './users-repository.ts';
@@ -113,8 +113,8 @@ export class AccountService {
   private async recordAttempt(login: string, address: string): Promise<void> {
     const reached = await this.db.transaction(async (tx) => {
       // Always the login's lock before the address's, so that two attempts never each hold the lock the other waits for.
-      await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`sign-in login ${login}`]);
-      await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`sign-in address ${address}`]);
+      await lockForTransaction(tx, `sign-in login ${login}`);
+      await lockForTransaction(tx, `sign-in address ${address}`);
       const { rows } = await tx.query<{ kind: 'pair' | 'address' | 'login'; failures: number; oldest: Date | null }>(
         `WITH recent AS (
            SELECT login, address, failed_at FROM login_failures
@@ -140,7 +140,7 @@ export class AccountService {
    */
   private async recordSignUp(address: string): Promise<void> {
     const reached = await this.db.transaction(async (tx) => {
-      await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`sign-up address ${address}`]);
+      await lockForTransaction(tx, `sign-up address ${address}`);
       const { rows } = await tx.query<{ signUps: number; oldest: Date | null }>(
         `SELECT count(*)::int AS "signUps", min(attempted_at) AS oldest FROM signup_attempts
          WHERE address = $1 AND attempted_at > now() - make_interval(mins => $2)`,

@@ -25,6 +25,14 @@ export interface Database extends Queryable {
   close(): Promise<void>;
 }
 
+/**
+ * Takes a transaction-scoped advisory lock named by text, held until the transaction ends: for work that must not run
+ * twice at once for the same thing (a login's attempts, one upload's bytes). Outside a transaction it is let go at once.
+ */
+export async function lockForTransaction(tx: Queryable, name: string): Promise<void> {
+  await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [name]);
+}
+
 export class DatabaseTimeoutError extends Error {}
 
 /**

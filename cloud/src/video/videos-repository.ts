@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/database.ts';
+import { lockForTransaction, type Queryable } from '../db/database.ts';
 
 export type GateVideoState = 'UPLOADED' | 'PROCESSING' | 'READY' | 'FAILED';
 
@@ -114,7 +114,7 @@ export class GateVideosRepository {
    * transaction it first takes a lock on those bytes, so two identical uploads at once make one clip.
    */
   async findSameContent(ownerId: number, boxId: string, contentSha256: string, q: Queryable = this.db): Promise<GateVideo | null> {
-    await q.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`gate video ${ownerId} ${boxId} ${contentSha256}`]);
+    await lockForTransaction(q, `gate video ${ownerId} ${boxId} ${contentSha256}`);
     const { rows } = await q.query<Row>(
       `SELECT * FROM gate_videos WHERE owner_id = $1 AND box_id = $2 AND content_sha256 = $3 AND state <> 'FAILED' ORDER BY id LIMIT 1`,
       [ownerId, boxId, contentSha256],
