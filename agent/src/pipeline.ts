@@ -272,12 +272,10 @@ export class Pipeline {
     const notSaved = { intervals: 0, beesIn: 0, beesOut: 0 };
     for (const interval of intervals) {
       const saved = this.savedIntervals.get(openIntervalKey(interval))?.summary;
-      const beesIn = interval.summary.beesIn - (saved?.beesIn ?? 0);
-      const beesOut = interval.summary.beesOut - (saved?.beesOut ?? 0);
       if (saved && JSON.stringify(saved) === JSON.stringify(interval.summary)) continue;
       notSaved.intervals++;
-      notSaved.beesIn += beesIn;
-      notSaved.beesOut += beesOut;
+      notSaved.beesIn += interval.summary.beesIn - (saved?.beesIn ?? 0);
+      notSaved.beesOut += interval.summary.beesOut - (saved?.beesOut ?? 0);
     }
     this.stats.openIntervalsNotSaved = notSaved;
     if (message !== this.saveError) this.options.log?.(`cannot save the open intervals (${message}): a stop now loses what they counted since the last save`);

@@ -131,7 +131,7 @@ export class Outbox {
   /** Held records dropped beyond the bounds, or quarantined, not yet added to the database's counters. */
   private heldCounts = new Map<string, number>();
   /** The records held in memory that the last stop could not write (the disk still full): lost. */
-  lostAtStop: Record<RecordKind, number> = { metrics: 0, movement: 0, trajectories: 0 };
+  lostAtStop: Record<RecordKind, number> = noneOfEach();
   /** Whether the last write found the disk full (said once each way: `enqueueMany`, `noteRoom`). */
   private diskFull = false;
   /** The guard markers of an in-memory outbox, which has no folder to keep them in (`saveGuarded`). */
