@@ -231,12 +231,11 @@ async function runWithOutbox(config: AgentConfig, options: RunOptions): Promise<
     ...(streamer ? { onFrame: (frame: Parameters<LiveStreamer['offer']>[0]) => streamer.offer(frame) } : {}),
     statusFile: statusFilePath(config),
     // A stop the cloud caused shows in `status`: the log said it once, and "last upload" only grew older.
-    extraStatus: () => ({
-      ...linkStop('uplinkStopped', uplink.stopped),
-      ...linkStop('liveControlStopped', device?.stopped),
+    extraStatus: () => {
       // A stream running while counting goes on showed nowhere but the cloud.
-      ...(streamer?.stats() ? { liveStream: streamer.stats() } : {}),
-    }),
+      const liveStream = streamer?.stats();
+      return { ...linkStop('uplinkStopped', uplink.stopped), ...linkStop('liveControlStopped', device?.stopped), ...(liveStream ? { liveStream } : {}) };
+    },
     log,
     // A file's rate is known at start; a camera's shows in what it delivers.
     ...(liveSource ? { readFps: () => capture.readFps, onPictureRate: followMeasuredRate } : {}),
