@@ -2,6 +2,7 @@ import { HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
+import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -9,6 +10,7 @@ import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   BlobKeyConflictError,
+  BlobStoreUnreachableError,
   createBlobStore,
   FileBlobStore,
   InvalidBlobKeyError,
@@ -524,7 +526,25 @@ describe('S3BlobStore specifics', () => {
     await two.stop();
   });
 
+  // A server that took the connection and never answered held start() for good: the SDK has no timeout of its own.
+  it('gives up on a server that takes the connection and never answers', async () => {
+    const sockets = new Set<Socket>();
+    const silent = createServer((socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as { port: number };
+    try {
+      const store = new S3BlobStore(s3Config(`http://127.0.0.1:${port}`, { idleTimeoutMs: 300 }));
+      const started = store.start();
+      await expect(started).rejects.toBeInstanceOf(BlobStoreUnreachableError);
+      await expect(started).rejects.toThrow(`the S3 endpoint http://127.0.0.1:${port} took the connection and did not answer`);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+
   it('rejects bad configuration naming the field, and work before start()', async () => {
+    expect(() => new S3BlobStore(s3Config(endpoint, { idleTimeoutMs: 0 }))).toThrow(/idleTimeoutMs/);
     expect(() => new S3BlobStore(s3Config(endpoint, { bucket: '' }))).toThrow(/bucket/);
     expect(() => new S3BlobStore(s3Config(endpoint, { partSizeBytes: 1024 }))).toThrow(/partSizeBytes/);
     expect(() => new S3BlobStore(s3Config('not a url'))).toThrow(/endpoint/);

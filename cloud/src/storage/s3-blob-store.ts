@@ -36,12 +36,20 @@ export interface S3BlobStoreConfig {
   createBucket?: boolean;
   /** Multipart part size for streamed puts; S3's minimum (5 MiB) by default. */
   partSizeBytes?: number;
+  /** How long a connection may take to open; 10 s by default. */
+  connectTimeoutMs?: number;
+  /** How long a request's connection may go without a byte either way; 60 s by default. */
+  idleTimeoutMs?: number;
 }
 
 /** No answer at all from the S3 server at start (refused, unresolvable, timed out), as opposed to an S3 error. */
 export class BlobStoreUnreachableError extends Error {}
 
 const MIN_PART_SIZE = 5 * 1024 * 1024;
+// The SDK waits forever by default: a server that takes the connection and never answers held start() (and every
+// request after it) for good.
+const CONNECT_TIMEOUT_MS = 10_000;
+const IDLE_TIMEOUT_MS = 60_000;
 // Upload buffers up to queueSize × partSize per put: 20 MiB at the defaults.
 const UPLOAD_QUEUE_SIZE = 4;
 const DELETE_BATCH = 1000;
@@ -67,6 +75,10 @@ export class S3BlobStore implements BlobStore {
     if (!Number.isSafeInteger(partSize) || partSize < MIN_PART_SIZE) {
       throw new RangeError(`S3 config partSizeBytes must be an integer >= ${MIN_PART_SIZE}`);
     }
+    for (const field of ['connectTimeoutMs', 'idleTimeoutMs'] as const) {
+      const value = config[field];
+      if (value !== undefined && (!Number.isSafeInteger(value) || value <= 0)) throw new RangeError(`S3 config ${field} must be a positive integer`);
+    }
     this.#config = config;
     this.#keyPrefix = prefix === '' || prefix.endsWith('/') ? prefix : `${prefix}/`;
     this.#partSize = partSize;
@@ -79,6 +91,7 @@ export class S3BlobStore implements BlobStore {
       region,
       forcePathStyle: forcePathStyle ?? false,
       credentials: { accessKeyId, secretAccessKey },
+      requestHandler: { connectionTimeout: this.#config.connectTimeoutMs ?? CONNECT_TIMEOUT_MS, socketTimeout: this.#config.idleTimeoutMs ?? IDLE_TIMEOUT_MS },
       // Checksums only where the API demands them: the default (aws-chunked uploads with trailing
       // checksums) is not understood by many S3-compatible servers.
       requestChecksumCalculation: 'WHEN_REQUIRED',
@@ -90,9 +103,14 @@ export class S3BlobStore implements BlobStore {
       // No HTTP answer and a system error code (ECONNREFUSED, ENOTFOUND, ETIMEDOUT…): a bare "connect ECONNREFUSED"
       // stack named neither the store nor where it was looked for.
       const code = (error as { code?: unknown } | null)?.code;
+      const where = `the S3 endpoint ${endpoint ?? `of AWS region ${region}`}`;
       if (httpStatus(error) === undefined && typeof code === 'string') {
         client.destroy();
-        throw new BlobStoreUnreachableError(`the S3 endpoint ${endpoint ?? `of AWS region ${region}`} cannot be reached (${code})`, { cause: error });
+        throw new BlobStoreUnreachableError(`${where} cannot be reached (${code})`, { cause: error });
+      }
+      if (httpStatus(error) === undefined && errorName(error) === 'TimeoutError') {
+        client.destroy();
+        throw new BlobStoreUnreachableError(`${where} took the connection and did not answer`, { cause: error });
       }
       if (httpStatus(error) !== 404) {
         client.destroy();
