@@ -99,6 +99,42 @@ describe('telemetry reads', () => {
     expect((await read('new-box', other.token)).data).toEqual({ box: null });
   });
 
+  // A camera set up and polling, but not counting yet, was on no list: the apiary had nothing to lead to its page.
+  it('lists the boxes not counting yet that the user has a camera, clips or a live token of, until they count', async () => {
+    const user = await createUser(t.app);
+    const list = (as = user.token) => graphql(t.app, as, `{ boxesAwaitingCounts { id hiveId device { online } today(timeZone: "UTC") { beesIn } } }`).then((r) => r.data?.boxesAwaitingCounts as { id: string }[]);
+    expect(await list()).toEqual([]);
+    const status = await t.app.inject({ method: 'POST', url: '/api/entrance-live/device/status', headers: user.auth, payload: { boxId: 'polling-camera', cameraStatus: {}, publisherState: {} } });
+    expect(status.statusCode).toBe(200);
+    const tokenFor = (boxId: string) =>
+      graphql(t.app, user.token, `mutation { createApiToken(name: "camera ${boxId}", scopes: ["device", "read"], boxIds: ["${boxId}"]) { token apiToken { id } } }`).then((r) => r.data?.createApiToken as { token: string; apiToken: { id: string } });
+    const limited = await tokenFor('token-only');
+    const revoked = await tokenFor('revoked-token');
+    await graphql(t.app, user.token, `mutation { revokeApiToken(id: "${revoked.apiToken.id}") }`);
+    const heatmap = await t.app.inject({
+      method: 'POST',
+      url: '/api/entrance-heatmaps/trajectories',
+      headers: user.auth,
+      payload: { boxId: 'tracks-only', timestamp: '2026-05-01T10:15:00', frameDimensions: { width: 640, height: 480 }, trackHistory: { '1': [[1, 1], [13, 2]] } },
+    });
+    expect(heatmap.statusCode).toBe(200);
+    // A clip's row as an upload leaves it (the upload itself is video.test.ts's).
+    await t.app.ctx.db.query(`INSERT INTO gate_videos (owner_id, box_id, start_time, size_bytes, original_key) VALUES ($1, 'clips-only', now(), 1, 'clip')`, [user.user.id]);
+    expect(await list()).toEqual([
+      { id: 'clips-only', hiveId: null, device: null, today: { beesIn: 0 } },
+      { id: 'polling-camera', hiveId: null, device: { online: true }, today: { beesIn: 0 } },
+      { id: 'token-only', hiveId: null, device: null, today: { beesIn: 0 } },
+      { id: 'tracks-only', hiveId: null, device: null, today: { beesIn: 0 } },
+    ]);
+    // A token limited to one box sees that box alone.
+    expect((await list(limited.token)).map((box) => box.id)).toEqual(['token-only']);
+    // Once it counts, a box is listed by boxes (and its hive) instead.
+    await t.app.inject({ method: 'POST', url: '/entrance/v1/movement', headers: user.auth, payload: { hiveId: 'h2', boxId: 'polling-camera', beesIn: 1, beesOut: 0 } });
+    expect((await list()).map((box) => box.id)).toEqual(['clips-only', 'token-only', 'tracks-only']);
+    // Another user has none of them.
+    expect(await list((await createUser(t.app)).token)).toEqual([]);
+  });
+
   it('lists hives with their boxes', async () => {
     const result = await graphql(t.app, token, `{ hive(id: "h") { id boxes { id hiveId } lastReading { temperatureCelsius } } boxes(hiveId: "h") { id } }`);
     expect(result.data).toEqual({ hive: { id: 'h', boxes: [{ id: 'b', hiveId: 'h' }], lastReading: { temperatureCelsius: 31 } }, boxes: [{ id: 'b' }] });

@@ -126,6 +126,28 @@ export class TelemetryReadRepository {
     return row?.firstSeenAt ? row : null;
   }
 
+  /**
+   * Boxes that have not counted yet but that the user has a camera, clips, heatmaps or a live token of (`box`'s
+   * "anything" less the counts): a camera set up and not counting yet, which no hive lists.
+   */
+  async boxesAwaitingCounts(ownerId: number, boxIds: string[] | null): Promise<BoxRow[]> {
+    const { rows } = await this.db.query<BoxRow>(
+      `SELECT k.box_id AS id, NULL::text AS "hiveId", min(k.first) AS "firstSeenAt"
+       FROM (
+         SELECT box_id, status_updated_at FROM live_devices WHERE owner_id = $1
+         UNION ALL SELECT box_id, min(created_at) FROM gate_videos WHERE owner_id = $1 GROUP BY box_id
+         UNION ALL SELECT box_id, min(updated_at) FROM heatmap_days WHERE owner_id = $1 GROUP BY box_id
+         UNION ALL SELECT unnest(box_ids), created_at FROM api_tokens
+                   WHERE user_id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
+       ) AS k(box_id, first)
+       WHERE NOT EXISTS (SELECT 1 FROM boxes b WHERE b.owner_id = $1 AND b.box_id = k.box_id)
+         AND ($2::text[] IS NULL OR k.box_id = ANY($2))
+       GROUP BY k.box_id ORDER BY k.box_id`,
+      [ownerId, boxIds],
+    );
+    return rows;
+  }
+
   /** The newest reading of each hive, in one query: each hive's newest row by the (owner, hive, time) index. */
   async lastReadings(ownerId: number, hiveIds: string[]): Promise<Map<string, MetricReading>> {
     const { rows } = await this.db.query<MetricReading & { hiveId: string }>(

@@ -43,6 +43,10 @@ export const telemetryResolvers: Resolvers = {
       const user = requireUser(ctx);
       return ctx.services.telemetryReads.boxes(user.userId, args.hiveId == null ? null : String(args.hiveId), user.boxIds);
     },
+    boxesAwaitingCounts: (_root: unknown, _args: unknown, ctx: GraphQLContext) => {
+      const user = requireUser(ctx);
+      return ctx.services.telemetryReads.boxesAwaitingCounts(user.userId, user.boxIds);
+    },
     hiveMetrics: async (_root: unknown, args: RangeArgs & { hiveId: string }, ctx: GraphQLContext) => {
       const user = requireUser(ctx);
       const hiveId = String(args.hiveId);

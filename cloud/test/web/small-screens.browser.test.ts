@@ -16,9 +16,11 @@ const NARROW_PHONES = [
 let env: WebTestEnvironment;
 const suffix = randomBytes(3).toString('hex');
 const user = { login: `phone_${suffix}`, hive: `orchard-${suffix}`, box: `porch-${suffix}` };
-/** Ids as long as the server takes (128 characters), one word without a hyphen to break at. */
 /** A box that has an API token and has not counted yet. */
 const waitingBox = `shed-door-${suffix}`;
+/** A box whose camera has connected (with a token for every box) and has not counted yet. */
+const connectedBox = `attic-${suffix}`;
+/** Ids as long as the server takes (128 characters), one word without a hyphen to break at. */
 const longIds = { hive: `Hive${'H'.repeat(118)}${suffix}`, box: `Box${'B'.repeat(119)}${suffix}` };
 
 /** Makes an API token through the app's own GraphQL endpoint, with the session of the signed-in page. */
@@ -68,6 +70,7 @@ beforeAll(async () => {
       { beesIn: 254_321, beesOut: 43_456 },
     ].map((counts, k) => ({ hiveId: user.hive, boxId: user.box, timestamp: Math.max(startOfDay, now - 120 + k * 60), avgSpeed: 4, p95Speed: 8, ...counts }));
     expect(await postJson(`${env.url}/entrance/v1/movement`, device.token, movement)).toEqual({ status: 200, body: { message: 'OK' } });
+    expect((await postJson(`${env.url}/api/entrance-live/device/status`, device.token, { boxId: connectedBox, cameraStatus: {}, publisherState: {} })).status).toBe(200);
     // A day of hourly readings.
     const metrics = Array.from({ length: 24 }, (_, k) => ({ hiveId: user.hive, timestamp: now - k * 3600 - 60, fields: { temperatureCelsius: 33 + (k % 5) * 0.4 } }));
     expect(await postJson(`${env.url}/iot/v1/metrics`, device.token, metrics)).toEqual({ status: 200, body: { message: 'OK' } });
@@ -206,17 +209,23 @@ describe('web app on narrow phones', () => {
     }
   });
 
-  // A box with a token but no counts had a page of its own, but nothing on the apiary led to it.
-  it('lists on the apiary a box that has an API token but has not counted yet', async () => {
+  // A box with a token but no counts had a page of its own, but nothing on the apiary led to it; nor to one whose camera
+  // had connected with a token for every box.
+  it('lists on the apiary the boxes that have not counted yet: one with only a token, one whose camera connected', async () => {
     const { context, page, problems } = await openPage(env, PHONE);
     try {
       await signIn(page, user.login, PASSWORD);
       const section = page.getByRole('region', { name: 'Boxes not yet in a hive' });
-      const row = section.getByRole('listitem').filter({ has: page.getByRole('link', { name: `Box ${waitingBox}` }) });
-      await row.getByText('Waiting for first counts').waitFor();
-      // Only that box: the others count in a hive.
-      expect(await section.getByRole('link').count()).toBe(1);
-      await row.getByRole('link').click();
+      const rowOf = (boxId: string) => section.getByRole('listitem').filter({ has: page.getByRole('link', { name: `Box ${boxId}` }) });
+      await rowOf(waitingBox).getByText('Waiting for first counts').waitFor();
+      await rowOf(waitingBox).getByText('Its camera has not connected or sent counts yet.').waitFor();
+      await rowOf(connectedBox).getByText('Waiting for first counts').waitFor();
+      // Online, or offline if this file has run past the 120 s a device counts as online after its last call.
+      await rowOf(connectedBox).getByText(/^Camera (online|offline)/).waitFor();
+      await rowOf(connectedBox).getByText('Its camera has connected and has not sent counts yet.').waitFor();
+      // Only those boxes: the others count in a hive.
+      expect(await section.getByRole('link').allTextContents()).toEqual([`Box ${connectedBox}`, `Box ${waitingBox}`]);
+      await rowOf(waitingBox).getByRole('link').click();
       await page.getByRole('heading', { level: 1, name: `Entrance · box ${waitingBox}` }).waitFor();
       await page.getByRole('region', { name: 'Live view' }).waitFor();
       expect(await page.getByText('There is no such box in your apiary.').count()).toBe(0);

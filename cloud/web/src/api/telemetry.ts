@@ -69,24 +69,17 @@ export function browserTimeZone(): string {
 type InTimeZone = { timeZone: string };
 const HIVE = `id firstSeenAt lastReading { ${READING} } boxes { id hiveId ${TODAY} }`;
 
-/** What the overview needs of the API tokens: the boxes each live one was made for. */
-export interface TokenBoxes {
-  boxIds: string[] | null;
-  revokedAt: string | null;
-  expiresAt: string | null;
-}
-
 const OVERVIEW_BOX = `id hiveId ${TODAY} device { online lastSeenAt }`;
 
 /**
  * The overview: every hive, each box's traffic today and whether its camera is online; and the boxes in no hive yet,
- * which are the counted boxes without a hive and those named by an API token that have not counted yet.
+ * which are the counted boxes without a hive and those not counting yet (a camera, clips or a token of theirs known).
  */
-export const ApiaryQuery = defineOperation<{ hives: OverviewHive[]; boxes: OverviewBox[]; apiTokens: TokenBoxes[] }, InTimeZone>(
+export const ApiaryQuery = defineOperation<{ hives: OverviewHive[]; boxes: OverviewBox[]; boxesAwaitingCounts: OverviewBox[] }, InTimeZone>(
   `query Apiary($timeZone: String) {
     hives { id firstSeenAt lastReading { ${READING} } boxes { ${OVERVIEW_BOX} } }
     boxes { ${OVERVIEW_BOX} }
-    apiTokens { boxIds revokedAt expiresAt }
+    boxesAwaitingCounts { ${OVERVIEW_BOX} }
   }`,
 );
 

@@ -1,5 +1,5 @@
 import { useId } from 'preact/hooks';
-import { ApiaryQuery, browserTimeZone, type DeviceState, type OverviewBox, type OverviewHive, type TokenBoxes } from '../api/telemetry.ts';
+import { ApiaryQuery, browserTimeZone, type DeviceState, type OverviewBox, type OverviewHive } from '../api/telemetry.ts';
 import { PageTitle } from '../components/Layout.tsx';
 import { LoadFailed, Loading } from '../components/Notice.tsx';
 import { useDocumentTitle, useQuery } from '../hooks.ts';
@@ -110,19 +110,27 @@ function HiveCard({ hive }: { hive: OverviewHive }) {
   );
 }
 
-/**
- * Boxes that belong to no hive yet: counted without a hive, or named by a live API token and not counted yet. The
- * page of such a box exists (its token makes it), but nothing on the apiary led to it.
- */
-function boxesInNoHive(hives: OverviewHive[], boxes: OverviewBox[], tokens: TokenBoxes[], now: number): { counted: OverviewBox[]; waiting: string[] } {
-  const known = new Set([...hives.flatMap((hive) => hive.boxes.map((box) => box.id)), ...boxes.map((box) => box.id)]);
-  const live = tokens.filter((token) => token.revokedAt === null && (token.expiresAt === null || Date.parse(token.expiresAt) > now));
-  const waiting = [...new Set(live.flatMap((token) => token.boxIds ?? []))].filter((id) => !known.has(id)).sort();
-  return { counted: boxes.filter((box) => box.hiveId === null), waiting };
+/** A box of no hive that has not counted: its camera connected, or only its token, clips or heatmaps known. */
+function AwaitingBoxRow({ box }: { box: OverviewBox }) {
+  return (
+    <li class="box-row">
+      <div class="box-row-head">
+        <Link href={paths.box(box.id)} class="box-link">
+          {boxName(box.id)}
+        </Link>
+        <span class="badge badge-muted">Waiting for first counts</span>
+        {box.device && <DeviceBadge device={box.device} counting={false} />}
+      </div>
+      <p class="muted small">
+        {box.device ? 'Its camera has connected and has not sent counts yet.' : 'Its camera has not connected or sent counts yet.'}
+      </p>
+    </li>
+  );
 }
 
-function BoxesInNoHive({ counted, waiting }: { counted: OverviewBox[]; waiting: string[] }) {
-  if (counted.length === 0 && waiting.length === 0) return null;
+/** Boxes that belong to no hive yet: counted without a hive, or not counting yet. Nothing else on the apiary leads to them. */
+function BoxesInNoHive({ counted, awaiting }: { counted: OverviewBox[]; awaiting: OverviewBox[] }) {
+  if (counted.length === 0 && awaiting.length === 0) return null;
   return (
     <section class="section" aria-labelledby="no-hive-heading">
       <h2 id="no-hive-heading">Boxes not yet in a hive</h2>
@@ -131,16 +139,8 @@ function BoxesInNoHive({ counted, waiting }: { counted: OverviewBox[]; waiting: 
         {counted.map((box) => (
           <BoxRow key={box.id} box={box} />
         ))}
-        {waiting.map((id) => (
-          <li key={id} class="box-row">
-            <div class="box-row-head">
-              <Link href={paths.box(id)} class="box-link">
-                {boxName(id)}
-              </Link>
-              <span class="badge badge-muted">Waiting for first counts</span>
-            </div>
-            <p class="muted small">An API token is made for this box; its camera has not sent counts yet.</p>
-          </li>
+        {awaiting.map((box) => (
+          <AwaitingBoxRow key={box.id} box={box} />
         ))}
       </ul>
     </section>
@@ -170,7 +170,7 @@ export function OverviewPage() {
   useDocumentTitle('Apiary');
   const apiary = useQuery(ApiaryQuery, { timeZone: browserTimeZone() }, { pollMs: REFRESH_MS });
   const hives = apiary.data?.hives;
-  const inNoHive = apiary.data ? boxesInNoHive(apiary.data.hives, apiary.data.boxes, apiary.data.apiTokens, Date.now()) : undefined;
+  const inNoHive = apiary.data && { counted: apiary.data.boxes.filter((box) => box.hiveId === null), awaiting: apiary.data.boxesAwaitingCounts };
 
   return (
     <>
