@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -30,6 +30,13 @@ function processesRunWith(text: string): number[] {
       }
     })
     .map(Number);
+}
+
+/** An address of this machine other than loopback, where a service listening on all addresses answers. */
+function outwardAddress(): string | undefined {
+  return Object.values(networkInterfaces())
+    .flat()
+    .find((nic) => nic !== undefined && !nic.internal && nic.family === 'IPv4')?.address;
 }
 
 // Short enough to render and count quickly, long enough for bees to cross both ways.
@@ -115,7 +122,8 @@ describe('pnpm demo', () => {
   it('stops its live agent when the demo itself is killed (SIGKILL to its group)', async () => {
     const dataDir = liveDataDir('killed');
     const agentStateDir = path.join(dataDir, 'agent-live');
-    const demo = spawn('pnpm', ['--silent', 'demo', '--seconds', CLIP_SECONDS, '--port', String(await freePort()), '--data-dir', dataDir], { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
+    const port = await freePort();
+    const demo = spawn('pnpm', ['--silent', 'demo', '--seconds', CLIP_SECONDS, '--port', String(port), '--data-dir', dataDir], { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
     let stdout = '';
     demo.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     const liveAgentRunning = () => processesRunWith(`--state-dir ${agentStateDir}`).length > 0;
@@ -123,6 +131,11 @@ describe('pnpm demo', () => {
       await expect.poll(() => stdout, { timeout: 180_000, interval: 500 }).toContain('press Ctrl-C to stop');
       await expect.poll(() => existsSync(path.join(agentStateDir, 'status.json')), { timeout: 60_000, interval: 500 }).toBe(true);
       expect(liveAgentRunning()).toBe(true);
+      // The demo prints its password: it listens on this machine only unless HOST says otherwise.
+      expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
+      const outward = outwardAddress();
+      expect(outward, 'this machine has a network address besides loopback').toBeDefined();
+      await expect(fetch(`http://${outward}:${port}/health`)).rejects.toThrow();
       // The admin CLI was refused while the demo ran (the embedded database opens in one process): it goes through the
       // demo's admin socket now.
       const users = await promisify(execFile)('pnpm', ['--silent', 'cli', 'user', 'list'], { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir } });
