@@ -121,7 +121,7 @@ describe('accounts', () => {
       const { body } = await gql(query);
       expect(body.data ?? null, label).toBeNull();
       expect(body.errors?.[0], label).toMatchObject({
-        message: `an operation may sign up or sign in only once; this one does so ${times} times (aliases counted): send each in a request of its own`,
+        message: `an operation may sign up, sign in or change the password only once; this one does so ${times} times (aliases counted): send each in a request of its own`,
         extensions: { code: 'BAD_USER_INPUT' },
       });
     }
@@ -235,5 +235,156 @@ describe('API tokens from the profile', () => {
       const result = await graphql(t.app, owner.token, operation);
       expect(result.errors?.[0], operation).toMatchObject({ message: refusal, extensions: { code: 'FORBIDDEN' } });
     }
+  });
+});
+
+describe('sign-ins and the password, from the profile', () => {
+  const FIREFOX_ON_WINDOWS = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:125.0) Gecko/20100101 Firefox/125.0';
+  const CHROME_ON_ANDROID = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36';
+  const WEB_SESSIONS = '{ webSessions { id client createdAt lastUsedAt expiresAt current } }';
+  const CHANGE_PASSWORD = `mutation($currentPassword: String!, $newPassword: String!) {
+    changePassword(currentPassword: $currentPassword, newPassword: $newPassword) { otherSessionsSignedOut } }`;
+
+  /** A new account signed in twice: from Firefox on Windows (`first`) and Chrome on Android (`second`), each a cookie. */
+  async function signedInTwice(login: string, password = 'the first password') {
+    const first = sessionCookie((await signUp({ login, password }, { 'user-agent': FIREFOX_ON_WINDOWS })).response);
+    const second = sessionCookie((await gql(SIGN_IN, { login, password }, { 'user-agent': CHROME_ON_ANDROID, 'x-forwarded-for': '203.0.113.140' })).response);
+    return { first, second };
+  }
+
+  const stillSignedIn = async (cookie: string) => (await gql('{ hives { id } }', {}, { cookie })).body.errors?.[0]?.message ?? 'signed in';
+
+  // apiTokens listed only API tokens: a beekeeper could not see where else they were signed in.
+  it('lists the web sessions with their browser, marking the current one and showing no token', async () => {
+    const { first, second } = await signedInTwice('sessions-listed');
+    const { body } = await gql(WEB_SESSIONS, {}, { cookie: first });
+    const sessions = body.data?.webSessions as { client: string; current: boolean; expiresAt: string }[];
+    expect(sessions.map((s) => [s.client, s.current]).sort()).toEqual([
+      ['Chrome on Android', false],
+      ['Firefox on Windows', true],
+    ]);
+    for (const session of sessions) expect(Date.parse(session.expiresAt)).toBeGreaterThan(Date.now() + 29 * 86_400_000);
+    expect(JSON.stringify(body)).not.toContain(first.split('=')[1]);
+    expect(JSON.stringify(body)).not.toContain(second.split('=')[1]);
+    // Signed out sessions are no longer listed.
+    await gql('mutation { signOut }', {}, { cookie: second });
+    expect(((await gql(WEB_SESSIONS, {}, { cookie: first })).body.data?.webSessions as unknown[]).length).toBe(1);
+  });
+
+  // A beekeeper who suspected a stolen cookie could sign out only in the browser that held it.
+  it('signs out another session, refuses the current one and ids that are not the user\'s sessions', async () => {
+    const { first, second } = await signedInTwice('sessions-revoked');
+    const listed = (await gql(WEB_SESSIONS, {}, { cookie: first })).body.data?.webSessions as { id: string; current: boolean }[];
+    const other = listed.find((s) => !s.current)!;
+    const current = listed.find((s) => s.current)!;
+    const REVOKE = 'mutation($id: ID!) { revokeWebSession(id: $id) }';
+    expect((await gql(REVOKE, { id: other.id }, { cookie: first })).body.data).toEqual({ revokeWebSession: true });
+    expect(await stillSignedIn(second)).toBe('token has been revoked');
+    expect(await stillSignedIn(first)).toBe('signed in');
+    // Again (a retry after a lost answer) is no error.
+    expect((await gql(REVOKE, { id: other.id }, { cookie: first })).body.data).toEqual({ revokeWebSession: true });
+    expect((await gql(REVOKE, { id: current.id }, { cookie: first })).body.errors?.[0]).toMatchObject({
+      message: 'id is this session: sign out instead (signOut) to end it',
+      extensions: { code: 'BAD_USER_INPUT', field: 'id' },
+    });
+    const stranger = await signedInTwice('sessions-stranger');
+    const strangers = (await gql(WEB_SESSIONS, {}, { cookie: stranger.first })).body.data?.webSessions as { id: string }[];
+    const device = await createUser(t.app);
+    for (const id of [strangers[0]!.id, device.tokenId, 'not-a-session']) {
+      expect((await gql(REVOKE, { id }, { cookie: first })).body.errors?.[0], id).toMatchObject({
+        message: 'id names no web session of yours',
+        extensions: { code: 'BAD_USER_INPUT', field: 'id' },
+      });
+    }
+    expect(await stillSignedIn(stranger.first)).toBe('signed in');
+  });
+
+  it('signs out every session but the current one', async () => {
+    const { first, second } = await signedInTwice('sessions-everywhere');
+    const third = sessionCookie((await gql(SIGN_IN, { login: 'sessions-everywhere', password: 'the first password' })).response);
+    expect((await gql('mutation { signOutOtherSessions }', {}, { cookie: first })).body.data).toEqual({ signOutOtherSessions: 2 });
+    expect(await stillSignedIn(second)).toBe('token has been revoked');
+    expect(await stillSignedIn(third)).toBe('token has been revoked');
+    expect(await stillSignedIn(first)).toBe('signed in');
+    expect((await gql('mutation { signOutOtherSessions }', {}, { cookie: first })).body.data).toEqual({ signOutOtherSessions: 0 });
+  });
+
+  // Only the admin CLI could set a password (signing out every session); a beekeeper who signed up could never change it.
+  it('changes the password, signing out the other sessions and keeping the current one and the API tokens', async () => {
+    const { first, second } = await signedInTwice('changer');
+    const device = (await gql(`mutation { createApiToken(name: "scale") { token } }`, {}, { cookie: first })).body.data?.createApiToken.token as string;
+    const changed = await gql(CHANGE_PASSWORD, { currentPassword: 'the first password', newPassword: 'the second password' }, { cookie: first });
+    expect(changed.body.data).toEqual({ changePassword: { otherSessionsSignedOut: 1 } });
+    expect(await stillSignedIn(second)).toBe('token has been revoked');
+    expect(await stillSignedIn(first)).toBe('signed in');
+    const posted = await t.app.inject({ method: 'POST', url: '/iot/v1/metrics', headers: { authorization: `Bearer ${device}` }, payload: { hiveId: 1, fields: { weightKg: 2 } } });
+    expect(posted.statusCode).toBe(200);
+    expect((await gql(SIGN_IN, { login: 'changer', password: 'the first password' })).body.errors?.[0]?.message).toBe('login or password is wrong');
+    expect((await gql(SIGN_IN, { login: 'changer', password: 'the second password' })).body.data?.signIn.user.login).toBe('changer');
+  });
+
+  it('refuses a weak or unchanged new password and a wrong current one, naming the field, and changes nothing', async () => {
+    const { first, second } = await signedInTwice('careful');
+    const checksBefore = passwordChecks.count;
+    const attempt = (currentPassword: string, newPassword: string) => gql(CHANGE_PASSWORD, { currentPassword, newPassword }, { cookie: first });
+    expect((await attempt('the first password', 'too short')).body.errors?.[0]).toMatchObject({
+      message: 'newPassword must be at least 10 characters long',
+      extensions: { code: 'BAD_USER_INPUT', field: 'newPassword' },
+    });
+    expect((await attempt('the first password', 'x'.repeat(201))).body.errors?.[0]?.message).toBe('newPassword must be at most 200 characters long');
+    expect((await attempt('the first password', 'the first password')).body.errors?.[0]?.message).toBe('newPassword must differ from currentPassword');
+    // A weak new password is refused before the current one is checked: no hash spent, no failure counted.
+    expect(passwordChecks.count).toBe(checksBefore);
+    // Not UNAUTHENTICATED, which the web app takes to mean that its session has ended.
+    expect((await attempt('not the password', 'the second password')).body.errors?.[0]).toMatchObject({
+      message: 'currentPassword is wrong',
+      extensions: { code: 'BAD_USER_INPUT', field: 'currentPassword' },
+    });
+    expect(await stillSignedIn(first)).toBe('signed in');
+    expect(await stillSignedIn(second)).toBe('signed in');
+    expect((await gql(SIGN_IN, { login: 'careful', password: 'the first password' })).body.data?.signIn.user.login).toBe('careful');
+  });
+
+  // A stolen session must not become a way around the sign-in throttle to guess its owner's password.
+  it('counts a wrong current password as a failed sign-in, under the same limit', async () => {
+    const { first } = await signedInTwice('throttled');
+    const from = { cookie: first, 'x-forwarded-for': '198.51.100.150' };
+    for (let i = 0; i < 5; i++) {
+      const wrong = await gql(CHANGE_PASSWORD, { currentPassword: `wrong ${i}`, newPassword: 'the second password' }, from);
+      expect(wrong.body.errors?.[0]?.message).toBe('currentPassword is wrong');
+    }
+    for (let i = 5; i < 10; i++) {
+      const wrong = await gql(SIGN_IN, { login: 'throttled', password: `wrong ${i}` }, { 'x-forwarded-for': '198.51.100.150' });
+      expect(wrong.body.errors?.[0]?.message).toBe('login or password is wrong');
+    }
+    const checksBefore = passwordChecks.count;
+    const refused = await gql(CHANGE_PASSWORD, { currentPassword: 'the first password', newPassword: 'the second password' }, from);
+    expect(refused.body.errors?.[0]).toMatchObject({ message: 'too many failed sign-ins; try again in 15 minutes', extensions: { code: 'TOO_MANY_ATTEMPTS' } });
+    expect(passwordChecks.count).toBe(checksBefore);
+    expect((await gql(SIGN_IN, { login: 'throttled', password: 'the first password' }, { 'x-forwarded-for': '198.51.100.150' })).body.errors?.[0]?.extensions?.code).toBe('TOO_MANY_ATTEMPTS');
+    // The session itself is fine, and from another address the change goes through.
+    const elsewhere = await gql(CHANGE_PASSWORD, { currentPassword: 'the first password', newPassword: 'the second password' }, { cookie: first, 'x-forwarded-for': '203.0.113.151' });
+    expect(elsewhere.body.data).toEqual({ changePassword: { otherSessionsSignedOut: 1 } });
+  });
+
+  it('refuses API tokens, even one with every scope, and an operation that changes the password twice', async () => {
+    const owner = await createUser(t.app);
+    const refusal = 'only a signed-in web session may manage sign-ins and the password, not an API token: sign in to the web app';
+    const operations = [
+      WEB_SESSIONS,
+      'mutation { signOutOtherSessions }',
+      `mutation { revokeWebSession(id: "${owner.tokenId}") }`,
+      'mutation { changePassword(currentPassword: "whatever it is", newPassword: "a new password") { otherSessionsSignedOut } }',
+    ];
+    for (const operation of operations) {
+      expect((await graphql(t.app, owner.token, operation)).errors?.[0], operation).toMatchObject({ message: refusal, extensions: { code: 'FORBIDDEN' } });
+    }
+    expect((await graphql(t.app, undefined, WEB_SESSIONS)).errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+    const { first } = await signedInTwice('twice-in-one');
+    const twice = `mutation { a: changePassword(currentPassword: "the first password", newPassword: "the second password") { otherSessionsSignedOut }
+      b: changePassword(currentPassword: "the second password", newPassword: "the third password") { otherSessionsSignedOut } }`;
+    expect((await gql(twice, {}, { cookie: first })).body.errors?.[0]?.message).toBe(
+      'an operation may sign up, sign in or change the password only once; this one does so 2 times (aliases counted): send each in a request of its own',
+    );
   });
 });

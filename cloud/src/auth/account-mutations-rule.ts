@@ -1,10 +1,10 @@
 import { GraphQLError, Kind, type FieldNode, type FragmentDefinitionNode, type SelectionSetNode, type ValidationRule } from 'graphql';
 
 /** The mutations that hash a password (about 32 MiB and tens of milliseconds of scrypt each). */
-export const PASSWORD_MUTATIONS: readonly string[] = ['signUp', 'signIn'];
+export const PASSWORD_MUTATIONS: readonly string[] = ['signUp', 'signIn', 'changePassword'];
 
 /**
- * Refuses an operation that signs up or signs in more than once, before any of it runs. Under aliases one request
+ * Refuses an operation that signs up, signs in or changes the password more than once, before any of it runs. Under aliases one request
  * carried 40 sign-ups (the field limit would allow over a hundred): as many accounts and password hashes at once,
  * past any throttle that counts requests, and enough hashing to hold up the thread pool for everyone.
  */
@@ -34,7 +34,7 @@ export const oneAccountMutationRule: ValidationRule = (context) => {
       collect(operation.selectionSet, new Set(), found);
       if (found.length < 2) return;
       context.reportError(
-        new GraphQLError(`an operation may sign up or sign in only once; this one does so ${found.length} times (aliases counted): send each in a request of its own`, {
+        new GraphQLError(`an operation may sign up, sign in or change the password only once; this one does so ${found.length} times (aliases counted): send each in a request of its own`, {
           nodes: found.slice(1),
           extensions: { code: 'BAD_USER_INPUT' },
         }),

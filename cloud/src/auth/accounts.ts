@@ -1,21 +1,25 @@
 import { ALL_SCOPES } from '@hivegate/shared';
 import { lockForTransaction, type Database } from '../db/database.ts';
+import { MAX_PASSWORD_LENGTH, newPasswordProblem } from './password-rules.ts';
 import { DUMMY_HASH_PROMISE, hashPassword, verifyPassword } from './passwords.ts';
 import type { TokenService } from './tokens.ts';
-import { LoginTakenError, type User, type UsersRepository } from './users-repository.ts';
+import { TokensRepository, type WebSessionRecord } from './tokens-repository.ts';
+import { LoginTakenError, UsersRepository, type User } from './users-repository.ts';
+
+export { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './password-rules.ts';
 
 export class AccountError extends Error {
   constructor(
     message: string,
     readonly code: 'BAD_USER_INPUT' | 'UNAUTHENTICATED' | 'TOO_MANY_ATTEMPTS',
+    /** The argument at fault, for a client to mark its field. */
+    readonly field?: string,
   ) {
     super(message);
   }
 }
 
 export const LOGIN_PATTERN = /^[\w.@+-]{3,100}$/;
-export const MIN_PASSWORD_LENGTH = 10;
-export const MAX_PASSWORD_LENGTH = 200;
 
 export interface AccountPolicy {
   sessionDays: number;
@@ -62,10 +66,11 @@ export class AccountService {
     private readonly policy: AccountPolicy = DEFAULT_ACCOUNT_POLICY,
   ) {}
 
-  async signUp(login: string, password: string, address: string): Promise<SignedIn> {
-    if (!LOGIN_PATTERN.test(login)) throw new AccountError('login must be 3-100 letters, digits or . _ @ + -', 'BAD_USER_INPUT');
-    if (password.length < MIN_PASSWORD_LENGTH) throw new AccountError(`password must be at least ${MIN_PASSWORD_LENGTH} characters long`, 'BAD_USER_INPUT');
-    if (password.length > MAX_PASSWORD_LENGTH) throw new AccountError(`password must be at most ${MAX_PASSWORD_LENGTH} characters long`, 'BAD_USER_INPUT');
+  /** `client`: the browser and system signed in from ("Firefox on Windows"), shown in the user's list of sign-ins. */
+  async signUp(login: string, password: string, address: string, client?: string): Promise<SignedIn> {
+    if (!LOGIN_PATTERN.test(login)) throw new AccountError('login must be 3-100 letters, digits or . _ @ + -', 'BAD_USER_INPUT', 'login');
+    const weak = newPasswordProblem(password, 'password');
+    if (weak) throw new AccountError(weak, 'BAD_USER_INPUT', 'password');
     // Before the sign-up counts: a taken login (the answer says so anyway) need not cost a hash or one of the address's tries.
     if (await this.users.findByLogin(login)) throw new AccountError('that login is taken', 'BAD_USER_INPUT');
     await this.recordSignUp(address);
@@ -76,10 +81,10 @@ export class AccountService {
       if (err instanceof LoginTakenError) throw new AccountError('that login is taken', 'BAD_USER_INPUT');
       throw err;
     }
-    return this.startSession(user);
+    return this.startSession(user, client);
   }
 
-  async signIn(login: string, password: string, address: string): Promise<SignedIn> {
+  async signIn(login: string, password: string, address: string, client?: string): Promise<SignedIn> {
     // Counted before the password is checked: a check made before recording let parallel guesses all pass it.
     await this.recordAttempt(login, address);
     const user = await this.users.findByLogin(login);
@@ -89,7 +94,7 @@ export class AccountService {
     if (!user || !user.passwordHash || !ok) throw new AccountError('login or password is wrong', 'UNAUTHENTICATED');
     // Only this address's failures: a guesser elsewhere keeps the count it has earned.
     await this.db.query('DELETE FROM login_failures WHERE login = $1 AND address = $2', [login, address]);
-    return this.startSession(user);
+    return this.startSession(user, client);
   }
 
   async signOut(tokenId: string): Promise<void> {
@@ -97,9 +102,62 @@ export class AccountService {
     await this.tokens.forget(tokenId);
   }
 
-  private async startSession(user: User): Promise<SignedIn> {
+  /** The user's web sessions that still stand; `current` marks the one asking. */
+  async sessions(userId: number, currentSessionId: string): Promise<(WebSessionRecord & { current: boolean })[]> {
+    const sessions = await new TokensRepository(this.db).listSessions(userId);
+    return sessions.map((session) => ({ ...session, current: session.id === currentSessionId }));
+  }
+
+  /**
+   * Signs out one of the user's other web sessions (a browser left signed in, a cookie that may be stolen). Signing
+   * out one already signed out is no error, as with tokens: a client retrying after a lost answer is told it is done.
+   */
+  async revokeSession(userId: number, currentSessionId: string, sessionId: string): Promise<void> {
+    if (sessionId === currentSessionId) throw new AccountError('id is this session: sign out instead (signOut) to end it', 'BAD_USER_INPUT', 'id');
+    const outcome = await new TokensRepository(this.db).revoke(sessionId, userId, 'session');
+    if (outcome === 'missing') throw new AccountError('id names no web session of yours', 'BAD_USER_INPUT', 'id');
+    await this.tokens.forget(sessionId);
+  }
+
+  /** Signs out every web session of the user but the one asking; returns how many were signed out. */
+  async signOutOtherSessions(userId: number, currentSessionId: string): Promise<number> {
+    const revoked = await new TokensRepository(this.db).revokeSessions(userId, currentSessionId);
+    for (const id of revoked) await this.tokens.forget(id);
+    return revoked.length;
+  }
+
+  /**
+   * Sets a new password for a signed-in user who knows the current one, checked under the sign-in throttle (a wrong
+   * one counts as a failed sign-in, so a stolen session cannot be used to guess the password). Every other web session
+   * is signed out, as whoever changes a password may be shutting someone out; the asking one stays, and so do API
+   * tokens (devices would stop sending for a reason that has nothing to do with them). Returns how many were signed out.
+   */
+  async changePassword(userId: number, currentSessionId: string, currentPassword: string, newPassword: string, address: string): Promise<number> {
+    // Checked before the throttle: a weak new password costs no hash and is no guess at the current one.
+    const weak = newPasswordProblem(newPassword, 'newPassword');
+    if (weak) throw new AccountError(weak, 'BAD_USER_INPUT', 'newPassword');
+    if (newPassword === currentPassword) throw new AccountError('newPassword must differ from currentPassword', 'BAD_USER_INPUT', 'newPassword');
+    const known = await this.users.findById(userId);
+    if (!known) throw new AccountError('this account no longer exists', 'UNAUTHENTICATED');
+    await this.recordAttempt(known.login, address);
+    const user = await this.users.findByLogin(known.login);
+    const ok = await verifyPassword(currentPassword.slice(0, MAX_PASSWORD_LENGTH), user?.passwordHash ?? (await DUMMY_HASH_PROMISE));
+    // Not UNAUTHENTICATED: the session is good, and clients take that code to mean it has ended.
+    if (!user?.passwordHash || !ok) throw new AccountError('currentPassword is wrong', 'BAD_USER_INPUT', 'currentPassword');
+    await this.db.query('DELETE FROM login_failures WHERE login = $1 AND address = $2', [known.login, address]);
+    const passwordHash = await hashPassword(newPassword);
+    // One step: a new password with the old sessions still in would leave open what the change meant to close.
+    const revoked = await this.db.transaction(async (tx) => {
+      await new UsersRepository(tx).setPasswordHash(known.login, passwordHash);
+      return new TokensRepository(tx).revokeSessions(userId, currentSessionId);
+    });
+    for (const id of revoked) await this.tokens.forget(id);
+    return revoked.length;
+  }
+
+  private async startSession(user: User, client?: string): Promise<SignedIn> {
     const expiresAt = new Date(Date.now() + this.policy.sessionDays * 86_400_000);
-    const { token } = await this.tokens.issue({ userId: user.id, name: 'web session', kind: 'session', scopes: [ALL_SCOPES], expiresAt });
+    const { token } = await this.tokens.issue({ userId: user.id, name: 'web session', kind: 'session', scopes: [ALL_SCOPES], expiresAt, client: client ?? null });
     return { user: { id: user.id, login: user.login, createdAt: user.createdAt }, token, expiresAt };
   }
 

@@ -1,7 +1,9 @@
 import { ALL_SCOPES, SCOPES } from '@hivegate/shared';
+import mercurius from 'mercurius';
 import { clientError, requireUser, type GraphQLContext, type Resolvers } from '../graphql/context.ts';
 import { AccountError, type SignedIn } from './accounts.ts';
 import { SESSION_COOKIE } from './request-auth.ts';
+import { describeUserAgent } from './user-agent.ts';
 
 function startCookieSession(ctx: GraphQLContext, session: SignedIn): SignedIn {
   ctx.reply.setCookie(SESSION_COOKIE, session.token, {
@@ -18,10 +20,25 @@ async function accountCall<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (err) {
-    if (err instanceof AccountError) throw clientError(err.message, err.code);
+    // The field lets a client mark the input at fault rather than the whole form.
+    if (err instanceof AccountError) throw new mercurius.ErrorWithProps(err.message, { code: err.code, ...(err.field ? { field: err.field } : {}) }, 200);
     throw err;
   }
 }
+
+/**
+ * Only a signed-in web session may see and end the user's sessions or change the password: an API token (whatever its
+ * scopes) sits on a device, and one taken from it must not lock its owner out.
+ */
+async function requireWebSession(ctx: GraphQLContext) {
+  const user = requireUser(ctx, 'read');
+  if ((await ctx.services.tokenRecords.kindOf(user.tokenId)) !== 'session') {
+    throw clientError('only a signed-in web session may manage sign-ins and the password, not an API token: sign in to the web app', 'FORBIDDEN');
+  }
+  return user;
+}
+
+const clientOf = (ctx: GraphQLContext) => describeUserAgent(ctx.request.headers['user-agent']);
 
 /**
  * Only a full session (or an all-scopes token for every box) may list, mint or revoke tokens: a device token must not
@@ -38,14 +55,18 @@ export const accountResolvers: Resolvers = {
   Query: {
     apiTokens: (_root: unknown, _args: unknown, ctx: GraphQLContext) => ctx.services.tokenRecords.list(requireAccountOwner(ctx).userId),
     signUpOpen: (_root: unknown, _args: unknown, ctx: GraphQLContext) => ctx.services.config.signUp === 'open',
+    webSessions: async (_root: unknown, _args: unknown, ctx: GraphQLContext) => {
+      const session = await requireWebSession(ctx);
+      return ctx.services.accounts.sessions(session.userId, session.tokenId);
+    },
   },
   Mutation: {
     signUp: (_root: unknown, args: { login: string; password: string }, ctx: GraphQLContext) => {
       if (ctx.services.config.signUp === 'closed') throw clientError('sign-up is closed on this server: ask its administrator for an account', 'FORBIDDEN');
-      return accountCall(async () => startCookieSession(ctx, await ctx.services.accounts.signUp(args.login.trim(), args.password, ctx.request.ip)));
+      return accountCall(async () => startCookieSession(ctx, await ctx.services.accounts.signUp(args.login.trim(), args.password, ctx.request.ip, clientOf(ctx))));
     },
     signIn: (_root: unknown, args: { login: string; password: string }, ctx: GraphQLContext) =>
-      accountCall(async () => startCookieSession(ctx, await ctx.services.accounts.signIn(args.login.trim(), args.password, ctx.request.ip))),
+      accountCall(async () => startCookieSession(ctx, await ctx.services.accounts.signIn(args.login.trim(), args.password, ctx.request.ip, clientOf(ctx)))),
     signOut: async (_root: unknown, _args: unknown, ctx: GraphQLContext) => {
       ctx.reply.clearCookie(SESSION_COOKIE, { path: '/' });
       if (!ctx.principal) return false;
@@ -73,6 +94,22 @@ export const accountResolvers: Resolvers = {
       if ((await ctx.services.tokenRecords.revoke(String(args.id), user.userId)) === 'missing') throw clientError('no such token');
       await ctx.services.tokens.forget(String(args.id));
       return true;
+    },
+    revokeWebSession: async (_root: unknown, args: { id: string }, ctx: GraphQLContext) => {
+      const session = await requireWebSession(ctx);
+      await accountCall(() => ctx.services.accounts.revokeSession(session.userId, session.tokenId, String(args.id)));
+      return true;
+    },
+    signOutOtherSessions: async (_root: unknown, _args: unknown, ctx: GraphQLContext) => {
+      const session = await requireWebSession(ctx);
+      return ctx.services.accounts.signOutOtherSessions(session.userId, session.tokenId);
+    },
+    changePassword: async (_root: unknown, args: { currentPassword: string; newPassword: string }, ctx: GraphQLContext) => {
+      const session = await requireWebSession(ctx);
+      const otherSessionsSignedOut = await accountCall(() =>
+        ctx.services.accounts.changePassword(session.userId, session.tokenId, args.currentPassword, args.newPassword, ctx.request.ip),
+      );
+      return { otherSessionsSignedOut };
     },
   },
 };

@@ -148,7 +148,7 @@ export class TokenService {
     await this.unlisten?.();
   }
 
-  async issue(claims: { userId: number; scopes: string[]; boxIds?: string[] | null; name: string; kind?: 'api' | 'session'; expiresAt?: Date }) {
+  async issue(claims: { userId: number; scopes: string[]; boxIds?: string[] | null; name: string; kind?: 'api' | 'session'; expiresAt?: Date; client?: string | null }) {
     const tokenId = randomUUID();
     await this.tokens.create({ id: tokenId, ...claims });
     const jwt = new SignJWT({ scope: claims.scopes.join(' '), ...(claims.boxIds ? { boxes: claims.boxIds } : {}) })

@@ -1,0 +1,9 @@
+export const MIN_PASSWORD_LENGTH = 10;
+export const MAX_PASSWORD_LENGTH = 200;
+
+/** Why a new password is refused, naming the argument that carries it (`password` at sign-up, `newPassword` on a change). */
+export function newPasswordProblem(password: string, field: string): string | undefined {
+  if (password.length < MIN_PASSWORD_LENGTH) return `${field} must be at least ${MIN_PASSWORD_LENGTH} characters long`;
+  if (password.length > MAX_PASSWORD_LENGTH) return `${field} must be at most ${MAX_PASSWORD_LENGTH} characters long`;
+  return undefined;
+}
