@@ -735,4 +735,68 @@ describe('web app in Chromium', () => {
       await context.close();
     }
   });
+
+  // A beekeeper could not see where else they were signed in, end another browser's session, or change their password.
+  it('changes the password and signs out another browser from the profile page', async () => {
+    const login = `carol_${suffix}`;
+    const here = await openPage(env);
+    const there = await openPage(env);
+    const ended = there.page.getByText('Your session has ended.');
+    try {
+      await signUp(here.page, login, PASSWORD);
+      await signIn(there.page, login, PASSWORD);
+      const page = here.page;
+      await page.goto('/profile');
+      const sessions = page.getByRole('list', { name: 'Signed-in browsers' }).getByRole('listitem');
+      await expect.poll(() => sessions.count()).toBe(2);
+      expect(await sessions.filter({ hasText: 'This browser' }).innerText()).toMatch(/^Chrome on Linux/);
+
+      // A wrong current password is tied to its field only, and signs nobody out.
+      const current = page.getByLabel('Current password');
+      const next = page.getByLabel('New password', { exact: true });
+      await current.fill('not my password');
+      await next.fill('a brand new password');
+      await page.getByLabel('Repeat the new password').fill('a brand new password');
+      await page.getByRole('button', { name: 'Change password' }).click();
+      await page.getByRole('alert').waitFor();
+      expect(await page.getByRole('alert').textContent()).toBe('The current password is wrong.');
+      const described = (field: Locator) => field.evaluate((element) => (element.getAttribute('aria-describedby') ?? '').split(' ').map((id) => document.getElementById(id)?.textContent));
+      expect(await current.getAttribute('aria-invalid')).toBe('true');
+      expect(await described(current)).toEqual(['The current password is wrong.']);
+      expect(await current.evaluate((element) => element === document.activeElement)).toBe(true);
+      expect(await next.getAttribute('aria-invalid')).toBeNull();
+      expect(await described(next)).toEqual(['At least 10 characters.']);
+
+      await current.fill(PASSWORD);
+      await page.getByRole('button', { name: 'Change password' }).click();
+      // Two password hashes: past expect.poll's second on a busy machine.
+      const status = page.locator('.password-form [role=status]', { hasText: /./ });
+      await status.waitFor();
+      expect(await status.textContent()).toBe('Password changed. Signed out the other session; this one stays signed in. Your API tokens still work.');
+      await expect.poll(() => sessions.count()).toBe(1);
+      expect(await page.getByRole('alert').count()).toBe(0);
+      await there.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Profile' }).click();
+      await ended.waitFor();
+
+      // Signed in there again with the new password, and signed out from here.
+      await signIn(there.page, login, 'a brand new password');
+      await page.setViewportSize(PHONE);
+      await page.reload();
+      await expect.poll(() => sessions.count()).toBe(2);
+      const other = sessions.filter({ hasNotText: 'This browser' });
+      await other.getByRole('button', { name: /^Sign out Chrome on Linux, signed in / }).click();
+      await other.getByRole('button', { name: /^Sign out now/ }).click();
+      await expect.poll(() => page.locator('.sessions-card').getByRole('status').textContent()).toBe('Signed out Chrome on Linux.');
+      await expect.poll(() => sessions.count()).toBe(1);
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Where you are signed in');
+      expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+      await screenshot(page, 'profile-sign-ins-phone');
+      await there.page.reload();
+      await ended.waitFor();
+      expect([...here.problems.list, ...there.problems.list]).toEqual([]);
+    } finally {
+      await here.context.close();
+      await there.context.close();
+    }
+  }, 60_000); // four sign-ins and a password change, each a password hash, on a busy machine
 });

@@ -46,3 +46,30 @@ export const CreateApiTokenMutation = defineOperation<
 export const RevokeApiTokenMutation = defineOperation<{ revokeApiToken: boolean }, { id: string }>(
   `mutation RevokeApiToken($id: ID!) { revokeApiToken(id: $id) }`,
 );
+
+/** A browser the user is signed in on; never its token. */
+export interface WebSession {
+  id: string;
+  /** "Firefox on Windows"; null when the browser did not say. */
+  client: string | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+  expiresAt: string | null;
+  current: boolean;
+}
+
+export const WebSessionsQuery = defineOperation<{ webSessions: WebSession[] }>(
+  `query WebSessions { webSessions { id client createdAt lastUsedAt expiresAt current } }`,
+);
+export const RevokeWebSessionMutation = defineOperation<{ revokeWebSession: boolean }, { id: string }>(
+  `mutation RevokeWebSession($id: ID!) { revokeWebSession(id: $id) }`,
+);
+export const SignOutOtherSessionsMutation = defineOperation<{ signOutOtherSessions: number }>(`mutation SignOutOtherSessions { signOutOtherSessions }`);
+export const ChangePasswordMutation = defineOperation<
+  { changePassword: { otherSessionsSignedOut: number } },
+  { currentPassword: string; newPassword: string }
+>(
+  `mutation ChangePassword($currentPassword: String!, $newPassword: String!) {
+    changePassword(currentPassword: $currentPassword, newPassword: $newPassword) { otherSessionsSignedOut }
+  }`,
+);

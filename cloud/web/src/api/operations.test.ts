@@ -11,7 +11,7 @@ const modules = import.meta.glob<Record<string, unknown>>(['./*.ts', '!./*.test.
 
 /** The operations each part of the app needs: accounts and telemetry, the video gateway (clips, heatmaps), the live gateway. */
 const EXPECTED = [
-  ...['Me', 'SignIn', 'SignUp', 'SignOut', 'ApiTokens', 'CreateApiToken', 'RevokeApiToken', 'Apiary', 'Hive', 'HiveMetrics', 'EntranceMovement', 'EntranceBox'],
+  ...['Me', 'SignIn', 'SignUp', 'SignOut', 'ApiTokens', 'CreateApiToken', 'RevokeApiToken', 'WebSessions', 'RevokeWebSession', 'SignOutOtherSessions', 'ChangePassword', 'Apiary', 'Hive', 'HiveMetrics', 'EntranceMovement', 'EntranceBox'],
   ...['GateVideos', 'UploadGateVideo', 'DeleteGateVideo', 'EntranceHeatmaps'],
   ...['LiveSession', 'StartLive', 'KeepLiveAlive', 'StopLive', 'LiveSessionChanged'],
 ];

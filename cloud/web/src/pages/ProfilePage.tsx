@@ -1,13 +1,25 @@
 import { SCOPES, type Scope } from '@hivegate/shared/auth';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
-import { ApiTokensQuery, CreateApiTokenMutation, RevokeApiTokenMutation, type ApiToken, type User } from '../api/accounts.ts';
-import { messageOf, request } from '../api/graphql.ts';
+import {
+  ApiTokensQuery,
+  ChangePasswordMutation,
+  CreateApiTokenMutation,
+  RevokeApiTokenMutation,
+  RevokeWebSessionMutation,
+  SignOutOtherSessionsMutation,
+  WebSessionsQuery,
+  type ApiToken,
+  type User,
+  type WebSession,
+} from '../api/accounts.ts';
+import { ApiError, messageOf, request } from '../api/graphql.ts';
 import { ConfirmedAction } from '../components/ConfirmedAction.tsx';
 import { PageTitle } from '../components/Layout.tsx';
 import { Loading, Notice } from '../components/Notice.tsx';
-import { useDocumentTitle, useQuery } from '../hooks.ts';
+import { useDocumentTitle, useQuery, type QueryState } from '../hooks.ts';
 import { formatDate, formatDateTime, formatRelative } from '../lib/format.ts';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, passwordChangedMessage, passwordChangeProblem, serverPasswordProblem, type FieldProblem, type PasswordField } from '../lib/password-change.ts';
 
 const SCOPE_HELP: Record<Scope, string> = {
   ingest: 'send sensor readings, entrance counts and bee trajectories',
@@ -218,10 +230,225 @@ function TokenRow({ token, onRevoked, focusName = false }: { token: ApiToken; on
   );
 }
 
-/** The account and its API tokens: create (shown once), list, revoke. */
+/** A password input of the change form: its hint and, when it is the field at fault, the error describe it. */
+function PasswordInput({
+  id,
+  label,
+  field,
+  value,
+  onInput,
+  autocomplete,
+  hint,
+  problem,
+  errorId,
+  inputRef,
+}: {
+  id: string;
+  label: string;
+  field: PasswordField;
+  value: string;
+  onInput: (value: string) => void;
+  autocomplete: 'current-password' | 'new-password';
+  hint?: string;
+  problem: FieldProblem | undefined;
+  errorId: string;
+  inputRef: { current: HTMLInputElement | null };
+}) {
+  const atFault = problem?.field === field;
+  const describedBy = [hint ? `${id}-hint` : undefined, atFault ? errorId : undefined].filter(Boolean).join(' ');
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      <input
+        id={id}
+        ref={inputRef}
+        type="password"
+        autocomplete={autocomplete}
+        maxLength={MAX_PASSWORD_LENGTH}
+        value={value}
+        onInput={(e) => onInput(e.currentTarget.value)}
+        aria-describedby={describedBy || undefined}
+        aria-invalid={atFault ? true : undefined}
+      />
+      {hint && (
+        <p class="hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** Changes the password; the server signs out the other sessions and keeps this one and the API tokens. */
+function ChangePasswordForm({ login, onChanged }: { login: string; onChanged: () => void }) {
+  const [current, setCurrent] = useState('');
+  const [next, setNext] = useState('');
+  const [repeat, setRepeat] = useState('');
+  const [problem, setProblem] = useState<FieldProblem | undefined>();
+  const [done, setDone] = useState('');
+  const [busy, setBusy] = useState(false);
+  const id = useId();
+  const errorId = `${id}-error`;
+  const inputs: Record<PasswordField, { current: HTMLInputElement | null }> = { current: useRef(null), next: useRef(null), repeat: useRef(null) };
+
+  const refuse = (found: FieldProblem) => {
+    setProblem(found);
+    // The field to fix takes the focus, and reads the message as its description.
+    if (found.field) inputs[found.field].current?.focus();
+  };
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    if (busy) return;
+    setProblem(undefined);
+    setDone('');
+    const found = passwordChangeProblem({ current, next, repeat });
+    if (found) return refuse(found);
+    setBusy(true);
+    try {
+      const { changePassword } = await request(ChangePasswordMutation, { currentPassword: current, newPassword: next });
+      setCurrent('');
+      setNext('');
+      setRepeat('');
+      setDone(passwordChangedMessage(changePassword.otherSessionsSignedOut));
+      onChanged();
+    } catch (err) {
+      const field = err instanceof ApiError ? err.errors[0]?.extensions?.field : undefined;
+      refuse(serverPasswordProblem({ message: messageOf(err), field }));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form class="card stack password-form" onSubmit={submit} aria-labelledby={`${id}-title`} noValidate>
+      <h3 id={`${id}-title`}>Change password</h3>
+      {/* For password managers, which file the new password under this login. */}
+      <input type="text" name="username" autocomplete="username" value={login} readOnly hidden />
+      <PasswordInput id={`${id}-current`} label="Current password" field="current" value={current} onInput={setCurrent} autocomplete="current-password" problem={problem} errorId={errorId} inputRef={inputs.current} />
+      <PasswordInput
+        id={`${id}-next`}
+        label="New password"
+        field="next"
+        value={next}
+        onInput={setNext}
+        autocomplete="new-password"
+        hint={`At least ${MIN_PASSWORD_LENGTH} characters.`}
+        problem={problem}
+        errorId={errorId}
+        inputRef={inputs.next}
+      />
+      <PasswordInput id={`${id}-repeat`} label="Repeat the new password" field="repeat" value={repeat} onInput={setRepeat} autocomplete="new-password" problem={problem} errorId={errorId} inputRef={inputs.repeat} />
+      <p class="hint">Changing it signs out your other sign-ins. This one stays, and so do your API tokens: devices keep sending.</p>
+      {problem && (
+        <Notice tone="error" id={errorId}>
+          {problem.message}
+        </Notice>
+      )}
+      <p class="small form-status" role="status">
+        {done}
+      </p>
+      <div class="actions">
+        <button type="submit" class="button primary" aria-disabled={busy}>
+          {busy ? 'Changing…' : 'Change password'}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+const sessionName = (session: WebSession) => session.client ?? 'Unknown browser';
+
+function SessionItem({ session, onSignedOut }: { session: WebSession; onSignedOut: (name: string) => void }) {
+  const name = sessionName(session);
+  return (
+    <li class="session-item">
+      <div class="session-about">
+        <p class="session-name">
+          <strong>{name}</strong>
+          {session.current && <span class="badge badge-ok">This browser</span>}
+        </p>
+        <p class="small muted">
+          Signed in on <span title={formatDateTime(session.createdAt)}>{formatDate(session.createdAt)}</span>
+          {' · '}
+          {session.current ? 'in use now' : <span title={session.lastUsedAt ? formatDateTime(session.lastUsedAt) : undefined}>last used {formatRelative(session.lastUsedAt ?? session.createdAt)}</span>}
+          {session.expiresAt && (
+            <>
+              {' · '}
+              ends <span title={formatDateTime(session.expiresAt)}>{formatDate(session.expiresAt)}</span>
+            </>
+          )}
+        </p>
+      </div>
+      {!session.current && (
+        <div class="session-actions">
+          <ConfirmedAction
+            action="Sign out"
+            busyLabel="Signing out…"
+            subject={`${name}, signed in ${formatDate(session.createdAt)}`}
+            onConfirm={async () => {
+              await request(RevokeWebSessionMutation, { id: session.id });
+              onSignedOut(name);
+            }}
+          />
+        </div>
+      )}
+    </li>
+  );
+}
+
+/** Where the user is signed in: sign out one browser, or every one but this. */
+function SessionsCard({ sessions }: { sessions: QueryState<{ webSessions: WebSession[] }> }) {
+  const [said, setSaid] = useState('');
+  const heading = useRef<HTMLHeadingElement>(null);
+  const list = sessions.data?.webSessions ?? [];
+  const others = list.filter((session) => !session.current).length;
+  // The row or button pressed is gone once done: the focus goes to the list's heading, and the status says what happened.
+  const after = (message: string) => {
+    setSaid(message);
+    sessions.reload();
+    heading.current?.focus();
+  };
+  return (
+    <div class="card sessions-card">
+      <h3 ref={heading} tabIndex={-1}>
+        Where you are signed in
+      </h3>
+      {sessions.error && <Notice tone="error">{sessions.error.message}</Notice>}
+      {sessions.loading && !sessions.data ? (
+        <Loading label="Loading sign-ins…" />
+      ) : (
+        <ul class="session-list" aria-label="Signed-in browsers">
+          {list.map((session) => (
+            <SessionItem key={session.id} session={session} onSignedOut={(name) => after(`Signed out ${name}.`)} />
+          ))}
+        </ul>
+      )}
+      <p class="small form-status" role="status">
+        {said}
+      </p>
+      {others > 0 && (
+        <div class="actions">
+          <ConfirmedAction
+            action="Sign out everywhere else"
+            busyLabel="Signing out…"
+            subject=""
+            onConfirm={async () => {
+              const { signOutOtherSessions } = await request(SignOutOtherSessionsMutation, {});
+              after(`Signed out ${signOutOtherSessions === 1 ? 'the other session' : `${signOutOtherSessions} other sessions`}.`);
+            }}
+          />
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** The account, where it is signed in and its password, and its API tokens: create (shown once), list, revoke. */
 export function ProfilePage({ user }: { user: User }) {
   useDocumentTitle('Profile');
   const tokens = useQuery(ApiTokensQuery, {});
+  const sessions = useQuery(WebSessionsQuery, {});
   const [created, setCreated] = useState<{ token: string; name: string; id: string } | undefined>();
   // Once the new token is stored and its reveal closes, focus goes to the token's row (it fell to the page before).
   const [focusTokenId, setFocusTokenId] = useState<string | undefined>();
@@ -243,6 +470,14 @@ export function ProfilePage({ user }: { user: User }) {
             <dd>{formatDate(user.createdAt)}</dd>
           </div>
         </dl>
+      </section>
+      <section aria-labelledby="sign-ins-heading" class="section">
+        <h2 id="sign-ins-heading">Sign-ins</h2>
+        <p class="muted">The browsers signed in to your account. Sign out one you do not know, or change your password if someone else may have it.</p>
+        <div class="token-layout">
+          <ChangePasswordForm login={user.login} onChanged={sessions.reload} />
+          <SessionsCard sessions={sessions} />
+        </div>
       </section>
       <section aria-labelledby="tokens-heading" class="section">
         <h2 id="tokens-heading">API tokens</h2>
