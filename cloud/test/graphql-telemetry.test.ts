@@ -198,3 +198,96 @@ describe('telemetry reads', () => {
     expect(badTodayZone.errors?.[0]?.message).toMatch(/^timeZone must be an IANA time zone/);
   });
 });
+
+describe('buckets where the clocks change', () => {
+  let dst: Awaited<ReturnType<typeof createUser>>;
+  /** One bee in, and a temperature counting up from 0, every 15 minutes from `first` to `last`. */
+  const everyQuarter = (box: string, first: string, last: string) => {
+    const times: number[] = [];
+    for (let at = Date.parse(first) / 1000; at <= Date.parse(last) / 1000; at += 900) times.push(at);
+    return {
+      movement: times.map((timestamp) => ({ hiveId: box, boxId: box, beesIn: 1, beesOut: 0, timestamp })),
+      metrics: times.map((timestamp, i) => ({ hiveId: box, fields: { temperatureCelsius: i }, timestamp })),
+    };
+  };
+  const movement = async (box: string, from: string, to: string, bucketSeconds: number, timeZone: string) => {
+    const result = await graphql(t.app, dst.token, `{ entranceMovement(boxId: "${box}", from: "${from}", to: "${to}", bucketSeconds: ${bucketSeconds}, timeZone: "${timeZone}") { time beesIn } }`);
+    expect(result.errors).toBeUndefined();
+    return (result.data?.entranceMovement as { time: string; beesIn: number }[]).map(({ time, beesIn }) => [time.replace(':00.000Z', 'Z'), beesIn]);
+  };
+
+  beforeAll(async () => {
+    dst = await createUser(t.app);
+    for (const [box, first, last] of [
+      ['berlin-autumn', '2026-10-24T23:30:00Z', '2026-10-25T02:15:00Z'],
+      ['berlin-spring', '2026-03-28T23:30:00Z', '2026-03-29T02:15:00Z'],
+      ['lord-howe', '2026-04-04T13:30:00Z', '2026-04-04T16:15:00Z'],
+      ['santiago', '2026-04-05T01:30:00Z', '2026-04-05T04:15:00Z'],
+    ] as const) {
+      const { movement: counts, metrics } = everyQuarter(box, first, last);
+      expect((await t.app.inject({ method: 'POST', url: '/entrance/v1/movement', headers: dst.auth, payload: counts })).statusCode).toBe(200);
+      expect((await t.app.inject({ method: 'POST', url: '/iot/v1/metrics', headers: dst.auth, payload: metrics })).statusCode).toBe(200);
+    }
+  });
+
+  // Berlin's repeated hour (02:00–03:00 twice) was one bucket at 01:00Z with both hours' bees; 00:00Z was missing.
+  it('keeps the two real hours of an autumn change apart, each at the instant it starts', async () => {
+    expect(await movement('berlin-autumn', '2026-10-24T23:00:00Z', '2026-10-25T03:00:00Z', 3600, 'Europe/Berlin')).toEqual([
+      ['2026-10-24T23:00Z', 2], // 01:00 CEST
+      ['2026-10-25T00:00Z', 4], // 02:00 CEST
+      ['2026-10-25T01:00Z', 4], // 02:00 CET
+      ['2026-10-25T02:00Z', 2], // 03:00 CET
+    ]);
+    const quarters = await movement('berlin-autumn', '2026-10-24T23:00:00Z', '2026-10-25T03:00:00Z', 900, 'Europe/Berlin');
+    expect(quarters.map(([time]) => time)).toEqual(everyQuarter('x', '2026-10-24T23:30:00Z', '2026-10-25T02:15:00Z').movement.map(({ timestamp }) => new Date(timestamp * 1000).toISOString().replace(':00.000Z', 'Z')));
+    expect(quarters.every(([, beesIn]) => beesIn === 1)).toBe(true);
+    // A three-hour bucket ends at the change, and the day is one bucket of 25 hours.
+    expect(await movement('berlin-autumn', '2026-10-24T22:00:00Z', '2026-10-25T05:00:00Z', 3 * 3600, 'Europe/Berlin')).toEqual([
+      ['2026-10-24T22:00Z', 6],
+      ['2026-10-25T01:00Z', 4],
+      ['2026-10-25T02:00Z', 2],
+    ]);
+    expect(await movement('berlin-autumn', '2026-10-24T22:00:00Z', '2026-10-25T23:00:00Z', 86_400, 'Europe/Berlin')).toEqual([['2026-10-24T22:00Z', 12]]);
+    const metrics = await graphql(t.app, dst.token, `{ hiveMetrics(hiveId: "berlin-autumn", from: "2026-10-24T23:00:00Z", to: "2026-10-25T03:00:00Z", bucketSeconds: 3600, timeZone: "Europe/Berlin") { time temperatureCelsius samples } }`);
+    expect(metrics.data?.hiveMetrics).toEqual([
+      { time: '2026-10-24T23:00:00.000Z', temperatureCelsius: 0.5, samples: 2 },
+      { time: '2026-10-25T00:00:00.000Z', temperatureCelsius: 3.5, samples: 4 },
+      { time: '2026-10-25T01:00:00.000Z', temperatureCelsius: 7.5, samples: 4 },
+      { time: '2026-10-25T02:00:00.000Z', temperatureCelsius: 10.5, samples: 2 },
+    ]);
+  });
+
+  it('skips the hour the clocks skip in spring, and splits a bucket the change falls inside', async () => {
+    expect(await movement('berlin-spring', '2026-03-28T23:00:00Z', '2026-03-29T03:00:00Z', 3600, 'Europe/Berlin')).toEqual([
+      ['2026-03-28T23:00Z', 2], // 00:00 CET
+      ['2026-03-29T00:00Z', 4], // 01:00 CET
+      ['2026-03-29T01:00Z', 4], // 03:00 CEST
+      ['2026-03-29T02:00Z', 2], // 04:00 CEST
+    ]);
+    expect(await movement('berlin-spring', '2026-03-28T23:00:00Z', '2026-03-29T05:00:00Z', 6 * 3600, 'Europe/Berlin')).toEqual([
+      ['2026-03-28T23:00Z', 6], // 00:00–02:00 CET
+      ['2026-03-29T01:00Z', 6], // 03:00–06:00 CEST
+    ]);
+  });
+
+  it('follows Lord Howe\'s half-hour change and Santiago\'s change at midnight', async () => {
+    // 02:00 (UTC+11) becomes 01:30 (UTC+10:30): the half hour after the change is a bucket of its own.
+    expect(await movement('lord-howe', '2026-04-04T13:00:00Z', '2026-04-04T17:00:00Z', 3600, 'Australia/Lord_Howe')).toEqual([
+      ['2026-04-04T13:00Z', 2],
+      ['2026-04-04T14:00Z', 4],
+      ['2026-04-04T15:00Z', 2],
+      ['2026-04-04T15:30Z', 4],
+    ]);
+    // Santiago repeats 23:00 on 4 April: two hours of bees, and a day of 25 hours.
+    expect(await movement('santiago', '2026-04-05T01:00:00Z', '2026-04-05T05:00:00Z', 3600, 'America/Santiago')).toEqual([
+      ['2026-04-05T01:00Z', 2],
+      ['2026-04-05T02:00Z', 4], // 23:00 −03
+      ['2026-04-05T03:00Z', 4], // 23:00 −04
+      ['2026-04-05T04:00Z', 2],
+    ]);
+    expect(await movement('santiago', '2026-04-04T03:00:00Z', '2026-04-06T04:00:00Z', 86_400, 'America/Santiago')).toEqual([
+      ['2026-04-04T03:00Z', 10],
+      ['2026-04-05T04:00Z', 2],
+    ]);
+  });
+});

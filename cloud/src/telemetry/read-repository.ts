@@ -41,11 +41,10 @@ export interface BoxRow {
 }
 
 /**
- * The start of the `$5`-second bucket a row's `ts` falls in, buckets laid on the wall clock of time zone `$6`: a
- * day's bucket starts at local midnight (23 or 25 hours long on the days the clocks change), an hour's on the local
- * hour (Kolkata's at :00, not :30). In UTC these are the buckets of epoch seconds, as before time zones were asked.
+ * The start of the bucket a row's `ts` falls in, of the ascending bucket starts `$5` (from `bucketStarts`, which
+ * lays them on the user's wall clock): the last start at or before `ts`.
  */
-const LOCAL_BUCKET = `(date_bin(make_interval(secs => $5), ts AT TIME ZONE $6, TIMESTAMP '1970-01-01') AT TIME ZONE $6)`;
+const BUCKET_START = `($5::timestamptz[])[width_bucket(ts, $5::timestamptz[])]`;
 
 /** What beekeepers read: everything here is filtered by the owner first. */
 export class TelemetryReadRepository {
@@ -160,21 +159,23 @@ export class TelemetryReadRepository {
     return new Map(rows.map(({ hiveId, ...reading }) => [hiveId, reading]));
   }
 
-  async metricSeries(ownerId: number, hiveId: string, from: Date, to: Date, bucketSeconds: number, timeZone = 'UTC'): Promise<MetricBucket[]> {
+  /** Readings averaged per bucket; `bucketStarts` ascending, the first at or before `from`. */
+  async metricSeries(ownerId: number, hiveId: string, from: Date, to: Date, bucketStarts: Date[]): Promise<MetricBucket[]> {
     const { rows } = await this.db.query<MetricBucket>(
-      `SELECT ${LOCAL_BUCKET} AS time,
+      `SELECT ${BUCKET_START} AS time,
               avg(temperature_celsius) AS "temperatureCelsius", avg(humidity_percent) AS "humidityPercent",
               avg(weight_kg) AS "weightKg", count(*)::int AS samples
        FROM metrics WHERE owner_id = $1 AND hive_id = $2 AND ts >= $3 AND ts < $4
        GROUP BY 1 ORDER BY 1`,
-      [ownerId, hiveId, from, to, bucketSeconds, timeZone],
+      [ownerId, hiveId, from, to, bucketStarts.map((start) => start.toISOString())],
     );
     return rows;
   }
 
-  async movementSeries(ownerId: number, boxId: string, from: Date, to: Date, bucketSeconds: number, timeZone = 'UTC'): Promise<MovementBucket[]> {
+  /** Movement per bucket; `bucketStarts` ascending, the first at or before `from`. */
+  async movementSeries(ownerId: number, boxId: string, from: Date, to: Date, bucketStarts: Date[]): Promise<MovementBucket[]> {
     const { rows } = await this.db.query<MovementBucket>(
-      `SELECT ${LOCAL_BUCKET} AS time,
+      `SELECT ${BUCKET_START} AS time,
               sum(bees_in)::float8 AS "beesIn", sum(bees_out)::float8 AS "beesOut",
               sum(coalesce(net_flow, bees_in - bees_out))::float8 AS "netFlow",
               avg(avg_speed) AS "avgSpeed", avg(p95_speed) AS "p95Speed",
@@ -182,7 +183,7 @@ export class TelemetryReadRepository {
               sum(bee_interactions)::int AS "beeInteractions", count(*)::int AS samples
        FROM movements WHERE owner_id = $1 AND box_id = $2 AND ts >= $3 AND ts < $4
        GROUP BY 1 ORDER BY 1`,
-      [ownerId, boxId, from, to, bucketSeconds, timeZone],
+      [ownerId, boxId, from, to, bucketStarts.map((start) => start.toISOString())],
     );
     return rows;
   }

@@ -1,5 +1,6 @@
 import { coveredBoxes, coversBox } from '../auth/box-scope.ts';
 import { clientError, requireBox, requireUser, type GraphQLContext, type Resolvers } from '../graphql/context.ts';
+import { bucketStarts } from './bucket-starts.ts';
 import { chooseBucket, isIsoDate } from './buckets.ts';
 import { dateIn, dayBounds, isTimeZone } from './local-day.ts';
 import type { MercuriusLoaders } from 'mercurius';
@@ -19,10 +20,11 @@ function timeZoneOf(args: { timeZone?: string | null }): string {
   return timeZone;
 }
 
-function bucketOrThrow(args: RangeArgs): number {
+/** Where the range's buckets start, laid on the wall clock of the arguments' time zone. */
+function bucketStartsOrThrow(args: RangeArgs): Date[] {
   const choice = chooseBucket(args.from, args.to, args.bucketSeconds);
   if (!choice.ok) throw clientError(choice.error);
-  return choice.bucketSeconds;
+  return bucketStarts(args.from, args.to, choice.bucketSeconds, timeZoneOf(args));
 }
 
 export const telemetryResolvers: Resolvers = {
@@ -50,16 +52,16 @@ export const telemetryResolvers: Resolvers = {
     hiveMetrics: async (_root: unknown, args: RangeArgs & { hiveId: string }, ctx: GraphQLContext) => {
       const user = requireUser(ctx);
       const hiveId = String(args.hiveId);
-      const bucketSeconds = bucketOrThrow(args);
+      const starts = bucketStartsOrThrow(args);
       if (user.boxIds && !(await ctx.services.telemetryReads.hive(user.userId, hiveId, user.boxIds))) {
         throw clientError(`this token may not read hive "${hiveId}": none of its boxes counts there`, 'FORBIDDEN');
       }
-      return ctx.services.telemetryReads.metricSeries(user.userId, hiveId, args.from, args.to, bucketSeconds, timeZoneOf(args));
+      return ctx.services.telemetryReads.metricSeries(user.userId, hiveId, args.from, args.to, starts);
     },
     entranceMovement: (_root: unknown, args: RangeArgs & { boxId: string }, ctx: GraphQLContext) => {
       const user = requireUser(ctx);
       requireBox(user, String(args.boxId));
-      return ctx.services.telemetryReads.movementSeries(user.userId, String(args.boxId), args.from, args.to, bucketOrThrow(args), timeZoneOf(args));
+      return ctx.services.telemetryReads.movementSeries(user.userId, String(args.boxId), args.from, args.to, bucketStartsOrThrow(args));
     },
     entranceTotals: (_root: unknown, args: { boxIds?: (string | null)[] | null; date?: string | null; timeZone?: string | null }, ctx: GraphQLContext) => {
       const user = requireUser(ctx);
