@@ -248,6 +248,8 @@ describe('buckets where the clocks change', () => {
       ['2026-10-25T02:00Z', 2],
     ]);
     expect(await movement('berlin-autumn', '2026-10-24T22:00:00Z', '2026-10-25T23:00:00Z', 86_400, 'Europe/Berlin')).toEqual([['2026-10-24T22:00Z', 12]]);
+    // Weeks ran Thursday to Wednesday (counted from 1 January 1970, a Thursday); this Sunday is in Monday 19 October's.
+    expect(await movement('berlin-autumn', '2026-10-20T00:00:00Z', '2026-11-01T00:00:00Z', 7 * 86_400, 'Europe/Berlin')).toEqual([['2026-10-18T22:00Z', 12]]);
     const metrics = await graphql(t.app, dst.token, `{ hiveMetrics(hiveId: "berlin-autumn", from: "2026-10-24T23:00:00Z", to: "2026-10-25T03:00:00Z", bucketSeconds: 3600, timeZone: "Europe/Berlin") { time temperatureCelsius samples } }`);
     expect(metrics.data?.hiveMetrics).toEqual([
       { time: '2026-10-24T23:00:00.000Z', temperatureCelsius: 0.5, samples: 2 },
@@ -291,3 +293,4 @@ describe('buckets where the clocks change', () => {
     ]);
   });
 });
+

@@ -58,6 +58,19 @@ describe('bucket starts', () => {
     expect(starts('2026-09-05T04:00:00Z', '2026-09-07T04:00:00Z', 86_400, 'America/Santiago')).toEqual(['2026-09-05T04:00Z', '2026-09-06T04:00Z', '2026-09-07T03:00Z']);
   });
 
+  // Weekly buckets ran Thursday to Wednesday, from the epoch's first day.
+  it('starts weeks on Monday at local midnight', () => {
+    expect(starts('2026-10-22T12:00:00Z', '2026-11-03T00:00:00Z', 7 * 86_400, 'Europe/Berlin')).toEqual([
+      '2026-10-18T22:00Z', // Monday 19 October, CEST
+      '2026-10-25T23:00Z', // Monday 26 October, CET: the week of the change is 169 hours
+      '2026-11-01T23:00Z',
+    ]);
+    expect(starts('2026-06-03T00:00:00Z', '2026-06-20T00:00:00Z', 14 * 86_400, 'UTC')).toEqual(['2026-05-25T00:00Z', '2026-06-08T00:00Z']);
+    for (const start of bucketStarts(new Date('2026-01-01'), new Date('2027-01-01'), 7 * 86_400, 'America/Los_Angeles')) {
+      expect(new Intl.DateTimeFormat('en-US', { timeZone: 'America/Los_Angeles', weekday: 'short', hour: 'numeric', hourCycle: 'h23' }).format(start)).toBe('Mon, 00');
+    }
+  });
+
   it('lays month-long buckets from local midnights, however the clocks change between', () => {
     const monthly = bucketStarts(new Date('2026-01-01T00:00:00Z'), new Date('2027-01-01T00:00:00Z'), 30 * 86_400, 'Europe/Berlin');
     expect(monthly).toHaveLength(13);

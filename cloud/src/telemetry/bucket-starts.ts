@@ -11,11 +11,13 @@
  *   and the rest of it is a bucket of its own; Lord Howe's half-hour change gives a half-hour bucket.
  * - A bucket of a day or longer starts at local midnight (the first instant of the day where a zone skips its
  *   midnight) and keeps the change inside it: a day is one bucket of 23 or 25 hours.
- * - Widths are counted from 1970-01-01.
+ * - Buckets of whole weeks start on Monday (ISO 8601); other widths are counted from 1970-01-01.
  */
 
 const DAY = 86_400;
 const WEEK = 7 * DAY;
+/** 1970-01-05, the epoch's first Monday. */
+const FIRST_MONDAY = 4 * DAY;
 /**
  * How far apart the offset is sampled in search of changes. A zone's changes lie weeks apart (Morocco's around
  * Ramadan are the closest today); only two that cancel out within a week would be missed, and a decade of daily
@@ -106,8 +108,8 @@ class ZoneTimeline {
   }
 }
 
-function originOf(_bucketSeconds: number): number {
-  return 0;
+function originOf(bucketSeconds: number): number {
+  return bucketSeconds % WEEK === 0 ? FIRST_MONDAY : 0;
 }
 
 /**

@@ -158,7 +158,7 @@ describe('web app in Chromium', () => {
       await temperature.getByRole('button', { name: 'Hide data table' }).hover();
       await expect.poll(() => temperature.locator('svg .hover').count()).toBe(0);
 
-      const trafficChart = page.getByRole('figure', { name: /Traffic per 15 min/ });
+      const trafficChart = page.getByRole('figure', { name: /Traffic per 15 minutes/ });
       expect(await trafficChart.locator('svg desc').textContent()).toMatch(/Bees in 120, out 95, net \+25/);
       expect(await trafficChart.locator('rect.bar').count()).toBeGreaterThanOrEqual(2);
       // The traffic read-out names the interval under the pointer and its three counts, as its table row does.
@@ -173,7 +173,7 @@ describe('web app in Chromium', () => {
       // Another range: 7 days, kept in the URL.
       await page.getByRole('radio', { name: '7 d' }).check();
       await expect.poll(() => new URL(page.url()).search).toBe('?range=7d');
-      await page.getByRole('figure', { name: /Traffic per 2 h/ }).waitFor();
+      await page.getByRole('figure', { name: /Traffic per 2 hours/ }).waitFor();
 
       // Custom range with a mistake, then a valid one.
       await page.getByRole('radio', { name: 'Custom' }).check();
@@ -189,7 +189,7 @@ describe('web app in Chromium', () => {
       await to.fill(local(now + 120));
       await page.getByRole('button', { name: 'Apply' }).click();
       await expect.poll(() => new URL(page.url()).searchParams.get('from')).toBe(`${local(now - 2 * HOUR)}:00.000Z`);
-      await page.getByRole('figure', { name: /Traffic per 5 min/ }).waitFor();
+      await page.getByRole('figure', { name: /Traffic per 5 minutes/ }).waitFor();
       // The temperature table opened above stays open and now holds the two readings of these two hours.
       await expect.poll(() => page.getByRole('figure', { name: /Temperature/ }).locator('tbody tr').count()).toBe(2);
 

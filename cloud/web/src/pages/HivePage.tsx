@@ -6,6 +6,7 @@ import { Breadcrumbs, PageTitle } from '../components/Layout.tsx';
 import { LoadFailed, Loading, Notice } from '../components/Notice.tsx';
 import { RangePicker } from '../components/RangePicker.tsx';
 import { useDocumentTitle, useInterval, useQuery } from '../hooks.ts';
+import { bucketWidthName } from '../lib/bucket-labels.ts';
 import { formatDateTime, formatRelative, hiveName, localTimeZone } from '../lib/format.ts';
 import { paths } from '../lib/routes.ts';
 import { rangeFromQuery, rangeParams, rangeToQuery, trafficBucketSeconds, type TimeRange } from '../lib/time-range.ts';
@@ -104,7 +105,7 @@ function BoxTraffic({ boxId, range, rangeQuery }: { boxId: string; range: TimeRa
       ) : (
         <div class="chart-grid two">
           <TrafficChart
-            title={`Traffic per ${bucketSeconds >= 3600 ? `${bucketSeconds / 3600} h` : `${bucketSeconds / 60} min`}`}
+            title={`Traffic per ${bucketWidthName(bucketSeconds)}`}
             times={times}
             beesIn={buckets.map((b) => b.beesIn)}
             beesOut={buckets.map((b) => b.beesOut)}

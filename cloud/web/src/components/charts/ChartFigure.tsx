@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useId, useRef, useState } from 'preact/hooks';
 import { useElementWidth } from '../../hooks.ts';
+import { bucketTimeLabels } from '../../lib/bucket-labels.ts';
 import { formatDateTime } from '../../lib/format.ts';
 
 export interface LegendItem {
@@ -81,9 +82,9 @@ export function ChartFigure({ title, legend, times, columns, empty, emptyText = 
                 </tr>
               </thead>
               <tbody>
-                {times.map((t, row) => (
-                  <tr key={t}>
-                    <th scope="row">{formatDateTime(t)}</th>
+                {bucketTimeLabels(times, formatDateTime).map((label, row) => (
+                  <tr key={times[row]}>
+                    <th scope="row">{label}</th>
                     {columns.map((c) => (
                       <td key={c.label}>{c.value(row)}</td>
                     ))}

@@ -1,3 +1,4 @@
+import { bucketTimeLabels } from '../../lib/bucket-labels.ts';
 import { formatDateTime, formatNumber } from '../../lib/format.ts';
 import { isolatedPoints, linePath, type Point } from '../../lib/scale.ts';
 import { Axes, HoverReadout, pointedIndex, timePlot, useReadout } from './Axes.tsx';
@@ -86,7 +87,7 @@ export function LineChart(props: LineChartProps) {
                 width={width}
                 height={height}
                 lines={[
-                  { text: formatDateTime(hoverT) },
+                  { text: bucketTimeLabels(times, formatDateTime)[hover]! },
                   ...series.map((s) => ({ text: `${s.label}: ${fmt(values[s.key]?.[hover])} ${unit}`, className: s.className })),
                 ]}
               />

@@ -1,3 +1,4 @@
+import { bucketTimeLabels } from '../../lib/bucket-labels.ts';
 import { formatCount, formatDateTime } from '../../lib/format.ts';
 import { linePath } from '../../lib/scale.ts';
 import { Axes, HoverReadout, MARGIN, pointedIndex, timePlot, useReadout } from './Axes.tsx';
@@ -107,7 +108,7 @@ export function TrafficChart(props: TrafficChartProps) {
                 width={width}
                 height={height}
                 lines={[
-                  { text: formatDateTime(hoverT) },
+                  { text: bucketTimeLabels(times, formatDateTime)[hover]! },
                   { text: `In: ${formatCount(beesIn[hover])}`, className: 'series-in' },
                   { text: `Out: ${formatCount(beesOut[hover])}`, className: 'series-out' },
                   { text: `Net: ${formatCount(netFlow[hover], true)}`, className: 'series-net' },
