@@ -294,3 +294,43 @@ describe('buckets where the clocks change', () => {
   });
 });
 
+describe('movement statistics per bucket', () => {
+  const JUNE = Date.UTC(2026, 5, 1) / 1000;
+  const hour = async (user: { token: string }, boxId: string) => {
+    const result = await graphql(t.app, user.token, `{ entranceMovement(boxId: "${boxId}", from: "2026-06-01T00:00:00Z", to: "2026-06-01T01:00:00Z", bucketSeconds: 3600) { beesIn avgSpeed p95Speed detectedBees stationaryBees beeInteractions samples } }`);
+    expect(result.errors).toBeUndefined();
+    return (result.data?.entranceMovement as Record<string, number | null>[])[0];
+  };
+
+  // Speeds were a plain mean of the records' figures (6 and 12.5), as if one bee weighed as much as a hundred.
+  it('weights each record\'s speeds by the bees it detected', async () => {
+    const user = await createUser(t.app);
+    const records = [
+      { hiveId: 'h', boxId: 'speeds', beesIn: 1, beesOut: 0, avgSpeed: 2, p95Speed: 5, detectedBees: 100, timestamp: JUNE + 60 },
+      { hiveId: 'h', boxId: 'speeds', beesIn: 1, beesOut: 0, avgSpeed: 10, p95Speed: 20, detectedBees: 1, timestamp: JUNE + 120 },
+      // Without a speed, a record neither pulls the speeds down nor weighs in them.
+      { hiveId: 'h', boxId: 'speeds', beesIn: 1, beesOut: 0, detectedBees: 50, timestamp: JUNE + 180 },
+    ];
+    expect((await t.app.inject({ method: 'POST', url: '/entrance/v1/movement', headers: user.auth, payload: records })).statusCode).toBe(200);
+    const bucket = await hour(user, 'speeds');
+    expect(bucket?.avgSpeed).toBeCloseTo(210 / 101, 9);
+    expect(bucket?.p95Speed).toBeCloseTo(520 / 101, 9);
+    expect(bucket).toMatchObject({ beesIn: 3, detectedBees: 151, samples: 3 });
+
+    // A record without detectedBees weighs as one bee; records without any count are averaged plainly.
+    const plain = [
+      { hiveId: 'h', boxId: 'plain', beesIn: 1, beesOut: 0, avgSpeed: 3, p95Speed: 6, timestamp: JUNE + 60 },
+      { hiveId: 'h', boxId: 'plain', beesIn: 1, beesOut: 0, avgSpeed: 5, p95Speed: 9, timestamp: JUNE + 120 },
+    ];
+    await t.app.inject({ method: 'POST', url: '/entrance/v1/movement', headers: user.auth, payload: plain });
+    expect(await hour(user, 'plain')).toMatchObject({ avgSpeed: 4, p95Speed: 7.5, detectedBees: null, stationaryBees: null });
+  });
+
+  // An hour of one-minute records, three bees standing in each, reported 180 bees standing still.
+  it('averages the bees standing still, a level, and sums the counts', async () => {
+    const user = await createUser(t.app);
+    const records = Array.from({ length: 60 }, (_, i) => ({ hiveId: 'h', boxId: 'guards', beesIn: 1, beesOut: 0, stationaryBees: i < 30 ? 2 : 4, beeInteractions: 1, detectedBees: 5, timestamp: JUNE + i * 60 }));
+    expect((await t.app.inject({ method: 'POST', url: '/entrance/v1/movement', headers: user.auth, payload: records })).statusCode).toBe(200);
+    expect(await hour(user, 'guards')).toEqual({ beesIn: 60, avgSpeed: null, p95Speed: null, detectedBees: 300, stationaryBees: 3, beeInteractions: 60, samples: 60 });
+  });
+});

@@ -46,6 +46,17 @@ export interface BoxRow {
  */
 const BUCKET_START = `($5::timestamptz[])[width_bucket(ts, $5::timestamptz[])]`;
 
+/**
+ * A speed of the bucket from its records' speeds, each weighted by the bees it detected (a record without that count
+ * weighs as one bee): a minute of 100 bees at 2 px/frame and one of a single bee at 10 averages 2.08, not 6. The agent
+ * weights two parts of one interval by their speed samples, which records do not carry; the bees detected stand in
+ * for them. For the p95 this is the agent's own approximation: it lies between the records' lowest and highest
+ * p95, as the true p95 of all their samples does. Records that detected no bee weigh nothing, unless none did.
+ */
+function weightedBySpeedSamples(column: 'avg_speed' | 'p95_speed'): string {
+  return `coalesce(sum(${column} * coalesce(detected_bees, 1)) / nullif(sum(coalesce(detected_bees, 1)) FILTER (WHERE ${column} IS NOT NULL), 0), avg(${column}))`;
+}
+
 /** What beekeepers read: everything here is filtered by the owner first. */
 export class TelemetryReadRepository {
   constructor(private readonly db: Queryable) {}
@@ -178,8 +189,8 @@ export class TelemetryReadRepository {
       `SELECT ${BUCKET_START} AS time,
               sum(bees_in)::float8 AS "beesIn", sum(bees_out)::float8 AS "beesOut",
               sum(coalesce(net_flow, bees_in - bees_out))::float8 AS "netFlow",
-              avg(avg_speed) AS "avgSpeed", avg(p95_speed) AS "p95Speed",
-              sum(detected_bees)::int AS "detectedBees", sum(stationary_bees)::int AS "stationaryBees",
+              ${weightedBySpeedSamples('avg_speed')} AS "avgSpeed", ${weightedBySpeedSamples('p95_speed')} AS "p95Speed",
+              sum(detected_bees)::int AS "detectedBees", avg(stationary_bees)::float8 AS "stationaryBees",
               sum(bee_interactions)::int AS "beeInteractions", count(*)::int AS samples
        FROM movements WHERE owner_id = $1 AND box_id = $2 AND ts >= $3 AND ts < $4
        GROUP BY 1 ORDER BY 1`,

@@ -165,7 +165,7 @@ describe('web app in Chromium', () => {
       await pointAtEnd(trafficChart.locator('svg'));
       await expect.poll(() => trafficChart.locator('svg .hover').textContent()).toMatch(/In: \d+Out: \d+Net: [+−-]?\d+$/);
       const speed = page.getByRole('figure', { name: /Bee speed/ });
-      expect(await speed.locator('svg desc').textContent()).toMatch(/Average: latest [\d.]+ px\/frame/);
+      expect(await speed.locator('svg desc').textContent()).toMatch(/Average of all bees: latest [\d.]+ px\/frame/);
       // Its axis started near the slowest speed, so 3.8 against 4.1 px/frame looked like a halving.
       expect(await speed.locator('svg .axes text.tick-label').first().textContent()).toBe('0');
       await screenshot(page, 'hive-desktop');

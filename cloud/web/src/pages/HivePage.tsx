@@ -117,9 +117,11 @@ function BoxTraffic({ boxId, range, rangeQuery }: { boxId: string; range: TimeRa
           <LineChart
             title="Bee speed"
             unit="px/frame"
+            // The server weights each record's speeds by the bees it saw, so a busy minute counts for more than a
+            // quiet one; the p95 is the speed one measured speed in twenty exceeded.
             series={[
-              { key: 'avg', label: 'Average', className: 'series-speed' },
-              { key: 'p95', label: '95th percentile', className: 'series-speed-p95', dashed: true },
+              { key: 'avg', label: 'Average of all bees', className: 'series-speed' },
+              { key: 'p95', label: '95th percentile (1 in 20 faster)', className: 'series-speed-p95', dashed: true },
             ]}
             times={times}
             values={{ avg: buckets.map((b) => b.avgSpeed), p95: buckets.map((b) => b.p95Speed) }}
