@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildTestApp, createUser, graphql, type TestApp } from './helper.ts';
 
 let t: TestApp;
@@ -332,5 +332,29 @@ describe('movement statistics per bucket', () => {
     const records = Array.from({ length: 60 }, (_, i) => ({ hiveId: 'h', boxId: 'guards', beesIn: 1, beesOut: 0, stationaryBees: i < 30 ? 2 : 4, beeInteractions: 1, detectedBees: 5, timestamp: JUNE + i * 60 }));
     expect((await t.app.inject({ method: 'POST', url: '/entrance/v1/movement', headers: user.auth, payload: records })).statusCode).toBe(200);
     expect(await hour(user, 'guards')).toEqual({ beesIn: 60, avgSpeed: null, p95Speed: null, detectedBees: 300, stationaryBees: 3, beeInteractions: 60, samples: 60 });
+  });
+
+  // Two records at the schema's largest count made the whole series fail with the database's "integer out of range".
+  it('sums counts past 32 bits', async () => {
+    const user = await createUser(t.app);
+    const largest = 2_147_483_647;
+    const records = [60, 120].map((second) => ({ hiveId: 'h', boxId: 'huge', beesIn: largest, beesOut: 0, detectedBees: largest, stationaryBees: largest, beeInteractions: largest, timestamp: JUNE + second }));
+    expect((await t.app.inject({ method: 'POST', url: '/entrance/v1/movement', headers: user.auth, payload: records })).statusCode).toBe(200);
+    expect(await hour(user, 'huge')).toEqual({ beesIn: 2 * largest, avgSpeed: null, p95Speed: null, detectedBees: 2 * largest, stationaryBees: largest, beeInteractions: 2 * largest, samples: 2 });
+  });
+
+  // The database's own message ("integer out of range") reached the client and the hive page.
+  it('tells the client of a database fault without the database\'s message', async () => {
+    const user = await createUser(t.app);
+    const databaseError: unknown = await t.app.ctx.db.query('SELECT 2147483647::int + 1').catch((error: unknown) => error);
+    expect(databaseError).toMatchObject({ message: 'integer out of range' });
+    const failing = vi.spyOn(t.app.ctx.telemetryReads, 'movementSeries').mockRejectedValueOnce(databaseError);
+    try {
+      const result = await graphql(t.app, user.token, `{ entranceMovement(boxId: "b", from: "2026-06-01T00:00:00Z", to: "2026-06-01T01:00:00Z") { beesIn } }`);
+      expect(result.errors).toEqual([expect.objectContaining({ message: expect.stringMatching(/^internal server error/), extensions: { code: 'INTERNAL_SERVER_ERROR' } })]);
+      expect(JSON.stringify(result)).not.toContain('out of range');
+    } finally {
+      failing.mockRestore();
+    }
   });
 });

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import mercurius, { type IResolvers, type MercuriusLoaders } from 'mercurius';
+import { GraphQLError } from 'graphql';
+import mercurius, { type IResolvers, type MercuriusLoaders, type MercuriusOptions } from 'mercurius';
 import { readdirSync, readFileSync } from 'node:fs';
 import { oneAccountMutationRule } from '../auth/account-mutations-rule.ts';
 import { authenticateRequest, foreignOriginProblem } from '../auth/request-auth.ts';
@@ -55,6 +56,31 @@ export function connectionInitToken(payload: unknown): string | undefined {
   return undefined;
 }
 
+/** A Postgres (or embedded PGlite) error: it carries a SQLSTATE and a severity. */
+function isDatabaseError(error: unknown): boolean {
+  const e = error as { code?: unknown; severity?: unknown } | null | undefined;
+  return typeof e?.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code) && typeof e.severity === 'string';
+}
+
+/**
+ * Mercurius' formatter, except that a database's own message never reaches the client: "integer out of range" under
+ * the hive page's traffic chart told the beekeeper nothing they could act on and a stranger about the schema. The
+ * server logs it in full; the client learns that the fault is the server's.
+ */
+const hideDatabaseErrors: NonNullable<MercuriusOptions['errorFormatter']> = (execution, context) => {
+  const errors = execution.errors?.map((error) => {
+    if (!isDatabaseError(error.originalError)) return error;
+    const log = context.reply?.log ?? context.app.log;
+    log.error({ err: error.originalError, path: error.path }, 'database error in a GraphQL resolver');
+    return new GraphQLError('internal server error: the server could not read its data; it has logged the fault', {
+      path: error.path,
+      nodes: error.nodes,
+      extensions: { code: 'INTERNAL_SERVER_ERROR' },
+    });
+  });
+  return mercurius.defaultErrorFormatter({ ...execution, errors } as typeof execution, context);
+};
+
 export async function graphqlPlugin(app: FastifyInstance, { ctx, resolvers, loaders }: { ctx: AppContext; resolvers: Resolvers[]; loaders: MercuriusLoaders<GraphQLContext>[] }) {
   const baseResolvers: IResolvers = {
     DateTime: DateTimeScalar,
@@ -72,6 +98,7 @@ export async function graphqlPlugin(app: FastifyInstance, { ctx, resolvers, load
     path: '/graphql',
     graphiql: false,
     validationRules: [queryLimitsRule(), noNulInStringsRule, oneAccountMutationRule],
+    errorFormatter: hideDatabaseErrors,
     context: async (request, reply): Promise<GraphQLContext> => ({ services: ctx, request, reply, ...(await principalOf(ctx, request)) }),
     // Subscriptions over websocket: the user comes from the upgrade request (cookie, headers) or, as browsers
     // cannot set headers on a websocket, from the token in the connection_init payload, which wins when present.

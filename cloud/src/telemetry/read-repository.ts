@@ -190,8 +190,8 @@ export class TelemetryReadRepository {
               sum(bees_in)::float8 AS "beesIn", sum(bees_out)::float8 AS "beesOut",
               sum(coalesce(net_flow, bees_in - bees_out))::float8 AS "netFlow",
               ${weightedBySpeedSamples('avg_speed')} AS "avgSpeed", ${weightedBySpeedSamples('p95_speed')} AS "p95Speed",
-              sum(detected_bees)::int AS "detectedBees", avg(stationary_bees)::float8 AS "stationaryBees",
-              sum(bee_interactions)::int AS "beeInteractions", count(*)::int AS samples
+              sum(detected_bees)::float8 AS "detectedBees", avg(stationary_bees)::float8 AS "stationaryBees",
+              sum(bee_interactions)::float8 AS "beeInteractions", count(*)::int AS samples
        FROM movements WHERE owner_id = $1 AND box_id = $2 AND ts >= $3 AND ts < $4
        GROUP BY 1 ORDER BY 1`,
       [ownerId, boxId, from, to, bucketStarts.map((start) => start.toISOString())],
