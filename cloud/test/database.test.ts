@@ -65,11 +65,15 @@ describe('partitions', () => {
     await migrate(db);
     await maintainPartitions(db, { ...policy, now: new Date('2024-03-15T00:00:00Z') });
     await db.query(`INSERT INTO movements (owner_id, hive_id, box_id, ts, bees_in, bees_out) VALUES (1, 'h', 'b', '2024-03-02T00:00:00Z', 1, 1)`);
+    // Rows of months that never had a partition wait in the default one; past retention they were deleted unreported.
+    await db.query(`INSERT INTO metrics (owner_id, hive_id, ts, weight_kg) VALUES (1, 'h', '2023-01-02T00:00:00Z', 1), (1, 'h', '2023-01-03T00:00:00Z', 2)`);
     await db.query(`INSERT INTO metric_dedupe (owner_id, hive_id, dedupe_key, created_at) VALUES (1, 'h', 'old', '2026-01-01'), (1, 'h', 'new', '2026-05-14')`);
     const report = await maintainPartitions(db, policy);
     expect(report.dropped).toContain(partitionName('movements', new Date('2024-03-01T00:00:00Z')));
     expect(report.dedupeKeysPruned).toBe(1);
+    expect(report.deletedFromDefault).toBe(2);
     expect((await db.query('SELECT * FROM movements')).rowCount).toBe(0);
+    expect((await db.query('SELECT * FROM metrics')).rowCount).toBe(0);
   });
 
   // Dropping a partition waited for the lock a backup held, and every insert queued behind the waiting drop.
@@ -115,7 +119,7 @@ describe('partition maintenance switched off', () => {
     await migrate(db);
     await db.query(`INSERT INTO movement_dedupe (owner_id, hive_id, box_id, ts, created_at) VALUES (1, 'h', 'b', now(), '2020-01-01')`);
     const report = await maintainPartitions(db, { retentionDays: 30, dedupeRetentionDays: 30, partitions: false });
-    expect(report).toEqual({ created: [], dropped: [], movedFromDefault: 0, dedupeKeysPruned: 1 });
+    expect(report).toEqual({ created: [], dropped: [], movedFromDefault: 0, deletedFromDefault: 0, dedupeKeysPruned: 1 });
   });
 });
 

@@ -79,6 +79,31 @@ describe('POST /iot/v1/metrics', () => {
     expect((await post('/iot/v1/metrics', { hiveId: 'h', fields: { weightKg: 1 }, timestamp: now + 3600 }, auth)).statusCode).toBe(200);
   });
 
+  // Records older than RETENTION_DAYS were answered 200 and deleted unseen at the next partition maintenance.
+  it('refuses, by item, a time older than the retention, unless the service deletes no telemetry', async () => {
+    const { user, auth } = await createUser(t.app);
+    const now = Math.floor(Date.now() / 1000);
+    const tooOld = now - 731 * 86_400;
+    const kept = now - 729 * 86_400;
+    const metrics = await post('/iot/v1/metrics', [{ hiveId: 'h', fields: { weightKg: 1 }, timestamp: kept }, { hiveId: 'h', fields: { weightKg: 1 }, timestamp: tooOld }], auth);
+    expect(metrics.statusCode).toBe(400);
+    expect(metrics.json()).toEqual({ error: `[1].timestamp ${tooOld} is older than the 730 days of telemetry this server keeps (RETENTION_DAYS): it would be deleted at the next maintenance` });
+    const movement = await post('/entrance/v1/movement', { hiveId: 'h', boxId: 'b', beesIn: 1, beesOut: 0, timestamp: tooOld }, auth);
+    expect(movement.json()).toEqual({ error: `timestamp ${tooOld} is older than the 730 days of telemetry this server keeps (RETENTION_DAYS): it would be deleted at the next maintenance` });
+    expect(await count('metrics', user.id)).toBe(0);
+    expect((await post('/entrance/v1/movement', { hiveId: 'h', boxId: 'b', beesIn: 1, beesOut: 0, timestamp: kept }, auth)).statusCode).toBe(200);
+
+    // With PARTITION_MAINTENANCE=false the service deletes no telemetry, and refuses none for its age.
+    const external = await buildTestApp({ partitionMaintenance: false });
+    try {
+      const owner = await createUser(external.app);
+      const old = await external.app.inject({ method: 'POST', url: '/entrance/v1/movement', headers: owner.auth, payload: { hiveId: 'h', boxId: 'b', beesIn: 1, beesOut: 0, timestamp: tooOld } });
+      expect(old.statusCode).toBe(200);
+    } finally {
+      await external.close();
+    }
+  });
+
   // A gzip body was answered "body is not valid JSON", and a body in an encoding the server cannot read was accepted.
   it('reads gzip and deflate bodies, refuses other encodings with 415 and a broken gzip body with 400', async () => {
     const { user, auth } = await createUser(t.app);

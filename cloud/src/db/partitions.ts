@@ -27,6 +27,8 @@ export interface MaintenanceReport {
   created: string[];
   dropped: string[];
   movedFromDefault: number;
+  /** Rows the default partitions held from before the retention period, deleted (they would never get a month). */
+  deletedFromDefault: number;
   dedupeKeysPruned: number;
 }
 
@@ -48,7 +50,7 @@ export async function maintainPartitions(db: Database, policy: PartitionPolicy):
   const ahead = policy.monthsAhead ?? 3;
   const behind = policy.monthsBehind ?? 1;
   const retentionCutoff = new Date(now.getTime() - policy.retentionDays * 86_400_000);
-  const report: MaintenanceReport = { created: [], dropped: [], movedFromDefault: 0, dedupeKeysPruned: 0 };
+  const report: MaintenanceReport = { created: [], dropped: [], movedFromDefault: 0, deletedFromDefault: 0, dedupeKeysPruned: 0 };
 
   await db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [MAINTENANCE_LOCK_KEY]);
@@ -90,7 +92,7 @@ export async function maintainPartitions(db: Database, policy: PartitionPolicy):
           report.dropped.push(name);
         }
       }
-      await tx.query(`DELETE FROM ${table}_default WHERE ts < $1`, [retentionCutoff.toISOString()]);
+      report.deletedFromDefault += (await tx.query(`DELETE FROM ${table}_default WHERE ts < $1`, [retentionCutoff.toISOString()])).rowCount;
     }
     const dedupeCutoff = new Date(now.getTime() - policy.dedupeRetentionDays * 86_400_000).toISOString();
     for (const table of DEDUPE_TABLES) {

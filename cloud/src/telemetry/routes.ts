@@ -24,7 +24,7 @@ export async function telemetryRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
     },
     async (request) => {
       const items = asArray(request.body as MetricBody);
-      assertBelievableTimes(items, Array.isArray(request.body));
+      assertBelievableTimes(items, Array.isArray(request.body), keptDays(ctx));
       await assertHivesAllowed(ctx, request.principal!, items);
       const outcome = await ctx.metricsRepository.ingest(request.principal!.userId, items, nowSeconds());
       ctx.observability.ingested('metrics', outcome);
@@ -46,7 +46,7 @@ export async function telemetryRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
     },
     async (request) => {
       const items = asArray(request.body as MovementBody);
-      assertBelievableTimes(items, Array.isArray(request.body));
+      assertBelievableTimes(items, Array.isArray(request.body), keptDays(ctx));
       for (const item of items) assertBoxAllowed(request.principal!, String(item.boxId));
       const outcome = await ctx.movementRepository.ingest(request.principal!.userId, items, nowSeconds());
       ctx.observability.ingested('movement', outcome);
@@ -63,16 +63,27 @@ async function assertHivesAllowed(ctx: AppContext, principal: Principal, items: 
   if (refused !== undefined) throw new HttpError(403, `this token may not send readings for hive "${refused}": its boxes count in other hives`);
 }
 
+/** How many days of telemetry partition maintenance keeps; null when it deletes none (an external tool owns them). */
+function keptDays(ctx: AppContext): number | null {
+  return ctx.config.partitionMaintenance ? ctx.config.retentionDays : null;
+}
+
 /**
  * A reading from a device whose clock was never set (1970), or with milliseconds for seconds, is refused by name: it
- * was stored, and one in the year 9999 stood as the hive's latest reading for good.
+ * was stored, and one in the year 9999 stood as the hive's latest reading for good. So is one older than the
+ * retention `keptDays`: it was accepted and then silently deleted by the next partition maintenance.
  */
-function assertBelievableTimes(items: readonly { timestamp?: number }[], batch: boolean): void {
+function assertBelievableTimes(items: readonly { timestamp?: number }[], batch: boolean, keptDays: number | null): void {
   const now = new Date();
+  const oldestKeptMs = keptDays === null ? -Infinity : now.getTime() - keptDays * 86_400_000;
   items.forEach((item, index) => {
     if (item.timestamp === undefined) return;
-    const problem = deviceTimeProblem(item.timestamp * 1000, now, `${batch ? `[${index}].` : ''}timestamp ${item.timestamp}`);
+    const shown = `${batch ? `[${index}].` : ''}timestamp ${item.timestamp}`;
+    const problem = deviceTimeProblem(item.timestamp * 1000, now, shown);
     if (problem) throw new HttpError(400, problem);
+    if (item.timestamp * 1000 < oldestKeptMs) {
+      throw new HttpError(400, `${shown} is older than the ${keptDays} days of telemetry this server keeps (RETENTION_DAYS): it would be deleted at the next maintenance`);
+    }
   });
 }
 
