@@ -58,6 +58,18 @@ describe('telemetry reads', () => {
     expect((await series('hiveMetrics', 'h', 3600, 'Mars/Olympus')).errors?.[0]?.message).toBe('timeZone must be an IANA time zone such as "Europe/Vienna", got "Mars/Olympus"');
   });
 
+  // Nothing said what a bucket's fields were (a sum? a mean?), nor that firstSeenAt is not the earliest measurement.
+  it('describes every movement bucket field and what firstSeenAt means', async () => {
+    const fieldsOf = async (type: string) => {
+      const result = await graphql(t.app, token, `{ __type(name: "${type}") { fields { name description } } }`);
+      return (result.data?.__type as { fields: { name: string; description: string | null }[] }).fields;
+    };
+    for (const field of await fieldsOf('MovementBucket')) expect(field.description, field.name).toMatch(/\w{3,}.*\w{3,}/);
+    for (const type of ['Hive', 'Box']) {
+      expect((await fieldsOf(type)).find((field) => field.name === 'firstSeenAt')?.description).toMatch(/^When the service first heard of this .*Not the time of\sits earliest measurement/s);
+    }
+  });
+
   it('gives daily totals per box for a UTC date', async () => {
     const result = await graphql(t.app, token, `{ entranceTotals(date: "2026-05-01") { boxId hiveId date beesIn beesOut netFlow lastSampleAt } }`);
     expect(result.data?.entranceTotals).toEqual([
