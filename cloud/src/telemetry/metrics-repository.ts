@@ -17,7 +17,7 @@ WITH input AS (
     WITH ORDINALITY AS t(hive_id, ts, temperature_celsius, humidity_percent, weight_kg, dedupe_key, ord)
 ),
 new_hives AS (
-  INSERT INTO hives (owner_id, hive_id) SELECT DISTINCT $1::bigint, hive_id FROM input ON CONFLICT DO NOTHING
+  INSERT INTO hives (owner_id, hive_id) SELECT DISTINCT $1::bigint, hive_id FROM input ORDER BY hive_id ON CONFLICT DO NOTHING
 ),
 keyed AS (
   SELECT DISTINCT ON (hive_id, dedupe_key) * FROM input WHERE dedupe_key IS NOT NULL ORDER BY hive_id, dedupe_key, ord

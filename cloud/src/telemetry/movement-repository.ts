@@ -6,6 +6,12 @@ import type { IngestOutcome } from './metrics-repository.ts';
  * Like metrics, one statement per batch. The movement record may carry no extra idempotency key (the contract
  * forbids extra properties), so a record the device timestamped is stored once per (owner, hive, box, timestamp);
  * records stamped with server time are always new.
+ *
+ * A box belongs to the hive its newest record names (a box moved to another hive used to stay in its first for good):
+ * the upsert keeps the hive of the greatest (time, hive id), so a record arriving late for an earlier time leaves the
+ * box where it is, and concurrent batches agree whatever order they commit in (the box row's lock serialises them,
+ * and the update compares against the row as the other left it). Boxes are taken in id order, and hives too, so
+ * that two batches naming the same ones cannot deadlock.
  */
 const INGEST_MOVEMENT = `
 WITH input AS (
@@ -15,11 +21,14 @@ WITH input AS (
                          stationary_bees, detected_bees, bee_interactions, ord)
 ),
 new_hives AS (
-  INSERT INTO hives (owner_id, hive_id) SELECT DISTINCT $1::bigint, hive_id FROM input ON CONFLICT DO NOTHING
+  INSERT INTO hives (owner_id, hive_id) SELECT DISTINCT $1::bigint, hive_id FROM input ORDER BY hive_id ON CONFLICT DO NOTHING
 ),
-new_boxes AS (
-  INSERT INTO boxes (owner_id, box_id, hive_id)
-  SELECT DISTINCT ON (box_id) $1::bigint, box_id, hive_id FROM input ORDER BY box_id, ord ON CONFLICT DO NOTHING
+box_hives AS (
+  INSERT INTO boxes AS b (owner_id, box_id, hive_id, hive_named_at)
+  SELECT DISTINCT ON (box_id) $1::bigint, box_id, hive_id, to_timestamp(ts) FROM input ORDER BY box_id, ts DESC, hive_id DESC
+  ON CONFLICT (owner_id, box_id) DO UPDATE SET hive_id = EXCLUDED.hive_id, hive_named_at = EXCLUDED.hive_named_at
+  WHERE b.hive_named_at IS NULL OR b.hive_id IS NULL
+     OR (EXCLUDED.hive_named_at, EXCLUDED.hive_id) > (b.hive_named_at, b.hive_id)
 ),
 keyed AS (
   SELECT DISTINCT ON (hive_id, box_id, ts) * FROM input WHERE device_time ORDER BY hive_id, box_id, ts, ord

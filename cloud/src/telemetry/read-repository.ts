@@ -199,11 +199,15 @@ export class TelemetryReadRepository {
     return rows;
   }
 
-  /** Totals for one UTC day per box; boxes without data that day are listed with zeros. */
-  /** Totals per box over one calendar day: `date` as it is named, [`from`, `to`) the instants it spans where the user is. */
+  /**
+   * Totals per box over one calendar day: `date` as it is named, [`from`, `to`) the instants it spans where the user is;
+   * boxes without data that day are listed with zeros. The hive is the one the box's newest record of that day names
+   * (a box moved since counted that day in its old hive), or on a day without records the box's hive now.
+   */
   async entranceTotals(ownerId: number, day: { date: string; from: Date; to: Date }, boxIds?: string[]): Promise<EntranceTotals[]> {
     const { rows } = await this.db.query<EntranceTotals>(
-      `SELECT b.box_id AS "boxId", b.hive_id AS "hiveId", $2::text AS date,
+      `SELECT b.box_id AS "boxId", $2::text AS date,
+              coalesce((array_agg(m.hive_id ORDER BY m.ts DESC, m.hive_id DESC) FILTER (WHERE m.hive_id IS NOT NULL))[1], b.hive_id) AS "hiveId",
               coalesce(sum(m.bees_in), 0)::float8 AS "beesIn", coalesce(sum(m.bees_out), 0)::float8 AS "beesOut",
               coalesce(sum(coalesce(m.net_flow, m.bees_in - m.bees_out)), 0)::float8 AS "netFlow",
               max(m.ts) AS "lastSampleAt"
