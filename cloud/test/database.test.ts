@@ -77,6 +77,26 @@ describe('partitions', () => {
     expect((await db.query('SELECT * FROM metrics')).rowCount).toBe(0);
   });
 
+  // A hive's newest weight is kept apart from the metrics rows, and showed on the apiary years after retention dropped them.
+  it("forgets a hive's newest values older than retention, as their rows go", async () => {
+    const { db } = await freshDatabase();
+    await migrate(db);
+    await db.query(
+      `INSERT INTO hive_latest_readings (owner_id, hive_id, reading_at, temperature_celsius, temperature_celsius_at, weight_kg, weight_kg_at) VALUES
+         (1, 'scale-gone', '2026-05-14', 34, '2026-05-14', 40, '2025-01-10'),
+         (1, 'all-gone', '2025-02-01', 33, '2025-02-01', NULL, NULL),
+         (1, 'all-kept', '2026-05-14', 35, '2026-05-14', 41, '2025-06-01')`,
+    );
+    const report = await maintainPartitions(db, policy); // retention 365 days before 2026-05-15
+    expect(report.latestReadingsThinned).toBe(2);
+    const { rows } = await db.query(`SELECT hive_id, temperature_celsius, weight_kg, weight_kg_at FROM hive_latest_readings ORDER BY hive_id`);
+    expect(rows).toEqual([
+      { hive_id: 'all-kept', temperature_celsius: 35, weight_kg: 41, weight_kg_at: new Date('2025-06-01') },
+      { hive_id: 'scale-gone', temperature_celsius: 34, weight_kg: null, weight_kg_at: null },
+    ]);
+    expect((await maintainPartitions(db, policy)).latestReadingsThinned).toBe(0);
+  });
+
   // Dropping a partition waited for the lock a backup held, and every insert queued behind the waiting drop.
   it('gives up when a backup holds a table it must lock, changing nothing, and ingest goes on meanwhile', async () => {
     const { db, url } = await freshDatabase();
@@ -119,8 +139,11 @@ describe('partition maintenance switched off', () => {
     cleanups.push(database.drop, () => db.close());
     await migrate(db);
     await db.query(`INSERT INTO movement_dedupe (owner_id, hive_id, box_id, ts, created_at) VALUES (1, 'h', 'b', now(), '2020-01-01')`);
+    await db.query(`INSERT INTO hive_latest_readings (owner_id, hive_id, reading_at, weight_kg, weight_kg_at) VALUES (1, 'h', '2020-01-01', 40, '2020-01-01')`);
     const report = await maintainPartitions(db, { retentionDays: 30, dedupeRetentionDays: 30, partitions: false });
-    expect(report).toEqual({ created: [], dropped: [], movedFromDefault: 0, deletedFromDefault: 0, dedupeKeysPruned: 1 });
+    expect(report).toEqual({ created: [], dropped: [], movedFromDefault: 0, deletedFromDefault: 0, dedupeKeysPruned: 1, latestReadingsThinned: 0 });
+    // The external tool's retention is not known here: the hive's last weight stays.
+    expect((await db.query('SELECT weight_kg FROM hive_latest_readings')).rows).toEqual([{ weight_kg: 40 }]);
   });
 });
 

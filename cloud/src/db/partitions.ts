@@ -1,4 +1,4 @@
-import type { Database } from './database.ts';
+import type { Database, Queryable } from './database.ts';
 
 /** Time-series tables partitioned by month on `ts`, each with a `<table>_default` partition. */
 export const PARTITIONED_TABLES = ['metrics', 'movements'] as const;
@@ -30,6 +30,8 @@ export interface MaintenanceReport {
   /** Rows the default partitions held from before the retention period, deleted (they would never get a month). */
   deletedFromDefault: number;
   dedupeKeysPruned: number;
+  /** Hives whose last reading (the newest value of each field) lost a value older than retention. */
+  latestReadingsThinned: number;
 }
 
 function monthStart(year: number, month: number): Date {
@@ -50,7 +52,7 @@ export async function maintainPartitions(db: Database, policy: PartitionPolicy):
   const ahead = policy.monthsAhead ?? 3;
   const behind = policy.monthsBehind ?? 1;
   const retentionCutoff = new Date(now.getTime() - policy.retentionDays * 86_400_000);
-  const report: MaintenanceReport = { created: [], dropped: [], movedFromDefault: 0, deletedFromDefault: 0, dedupeKeysPruned: 0 };
+  const report: MaintenanceReport = { created: [], dropped: [], movedFromDefault: 0, deletedFromDefault: 0, dedupeKeysPruned: 0, latestReadingsThinned: 0 };
 
   await db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [MAINTENANCE_LOCK_KEY]);
@@ -94,6 +96,7 @@ export async function maintainPartitions(db: Database, policy: PartitionPolicy):
       }
       report.deletedFromDefault += (await tx.query(`DELETE FROM ${table}_default WHERE ts < $1`, [retentionCutoff.toISOString()])).rowCount;
     }
+    if (policy.partitions !== false) report.latestReadingsThinned = await forgetLatestValuesBefore(tx, retentionCutoff);
     const dedupeCutoff = new Date(now.getTime() - policy.dedupeRetentionDays * 86_400_000).toISOString();
     for (const table of DEDUPE_TABLES) {
       report.dedupeKeysPruned += (await tx.query(`DELETE FROM ${table} WHERE created_at < $1`, [dedupeCutoff])).rowCount;
@@ -105,6 +108,33 @@ export async function maintainPartitions(db: Database, policy: PartitionPolicy):
     throw error;
   });
   return report;
+}
+
+/**
+ * The newest value of each field of a hive is kept apart from the metrics rows it came from, and would outlive them:
+ * a scale gone for years would still show its weight. Values taken before the retention cutoff are forgotten as their
+ * rows are (a hive with nothing newer loses its row, and reads as one without readings). Returns how many hives
+ * lost a value.
+ */
+async function forgetLatestValuesBefore(tx: Queryable, cutoff: Date): Promise<number> {
+  const { rows } = await tx.query<{ forgotten: number }>(
+    `WITH gone AS (DELETE FROM hive_latest_readings WHERE reading_at < $1
+                   RETURNING 1),
+          thinned AS (
+            UPDATE hive_latest_readings SET
+              temperature_celsius = CASE WHEN temperature_celsius_at < $1 THEN NULL ELSE temperature_celsius END,
+              temperature_celsius_at = CASE WHEN temperature_celsius_at < $1 THEN NULL ELSE temperature_celsius_at END,
+              humidity_percent = CASE WHEN humidity_percent_at < $1 THEN NULL ELSE humidity_percent END,
+              humidity_percent_at = CASE WHEN humidity_percent_at < $1 THEN NULL ELSE humidity_percent_at END,
+              weight_kg = CASE WHEN weight_kg_at < $1 THEN NULL ELSE weight_kg END,
+              weight_kg_at = CASE WHEN weight_kg_at < $1 THEN NULL ELSE weight_kg_at END
+            WHERE reading_at >= $1 AND (temperature_celsius_at < $1 OR humidity_percent_at < $1 OR weight_kg_at < $1)
+            RETURNING 1
+          )
+     SELECT ((SELECT count(*) FROM gone) + (SELECT count(*) FROM thinned))::int AS forgotten`,
+    [cutoff.toISOString()],
+  );
+  return rows[0]!.forgotten;
 }
 
 /** SQLSTATE of a lock wait that ran out of `lock_timeout`. */

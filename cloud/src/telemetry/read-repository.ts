@@ -9,6 +9,12 @@ export interface MetricReading {
 export interface MetricBucket extends MetricReading {
   samples: number;
 }
+/** A hive's newest value of each field, each with the time it was taken; `time` is the newest reading of any field. */
+export interface LatestReading extends MetricReading {
+  temperatureCelsiusAt: Date | null;
+  humidityPercentAt: Date | null;
+  weightKgAt: Date | null;
+}
 export interface MovementBucket {
   time: Date;
   beesIn: number;
@@ -158,13 +164,17 @@ export class TelemetryReadRepository {
     return rows;
   }
 
-  /** The newest reading of each hive, in one query: each hive's newest row by the (owner, hive, time) index. */
-  async lastReadings(ownerId: number, hiveIds: string[]): Promise<Map<string, MetricReading>> {
-    const { rows } = await this.db.query<MetricReading & { hiveId: string }>(
-      `SELECT h.id AS "hiveId", m.ts AS time, m.temperature_celsius AS "temperatureCelsius",
-              m.humidity_percent AS "humidityPercent", m.weight_kg AS "weightKg"
-       FROM unnest($2::text[]) AS h(id)
-       CROSS JOIN LATERAL (SELECT * FROM metrics WHERE owner_id = $1 AND hive_id = h.id ORDER BY ts DESC LIMIT 1) m`,
+  /**
+   * The newest value of each field of each hive, in one query of one row per hive (kept by the metrics ingest): the
+   * newest metrics row alone had no weight whenever a climate sensor had posted after the scale.
+   */
+  async lastReadings(ownerId: number, hiveIds: string[]): Promise<Map<string, LatestReading>> {
+    const { rows } = await this.db.query<LatestReading & { hiveId: string }>(
+      `SELECT hive_id AS "hiveId", reading_at AS time,
+              temperature_celsius AS "temperatureCelsius", temperature_celsius_at AS "temperatureCelsiusAt",
+              humidity_percent AS "humidityPercent", humidity_percent_at AS "humidityPercentAt",
+              weight_kg AS "weightKg", weight_kg_at AS "weightKgAt"
+       FROM hive_latest_readings WHERE owner_id = $1 AND hive_id = ANY($2)`,
       [ownerId, hiveIds],
     );
     return new Map(rows.map(({ hiveId, ...reading }) => [hiveId, reading]));
