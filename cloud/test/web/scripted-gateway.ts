@@ -121,7 +121,7 @@ export async function startScriptedGateway(mediaDir: string): Promise<ScriptedGa
     Query: {
       me: field(() => ({ id: '1', login: 'scripted', createdAt: now() })),
       signUpOpen: field(() => true),
-      hives: field(() => [{ id: state.hiveId, firstSeenAt: now(), lastReading: { time: now(), temperatureCelsius: 34.8, humidityPercent: 58, weightKg: 41.2 }, boxes: [box()] }]),
+      hives: field(() => [{ id: state.hiveId, firstSeenAt: now(), lastReading: { time: now(), temperatureCelsius: 34.8, temperatureCelsiusAt: now(), humidityPercent: 58, humidityPercentAt: now(), weightKg: 41.2, weightKgAt: now() }, boxes: [box()] }]),
       boxes: field(() => [box()]),
       apiTokens: field(() => []),
       box: field(({ id }: { id: string }) => (id === state.boxId ? box() : null)),

@@ -209,6 +209,37 @@ describe('web app on narrow phones', () => {
     }
   });
 
+  // A weight posted before a climate sensor's reading read "Weight —" on the apiary: the newest row alone was shown.
+  it("shows each field's last value with its age where it is older, on a 320 px phone card and on the hive page", async () => {
+    const { context, page, problems } = await openPage(env, NARROW_PHONES[0]);
+    try {
+      await signIn(page, user.login, PASSWORD);
+      const scale = await createToken(page, 'scale and sensor', ['ingest'], null);
+      const hive = `sep-${suffix}`;
+      const now = Math.floor(Date.now() / 1000);
+      expect((await postJson(`${env.url}/iot/v1/metrics`, scale.token, { hiveId: hive, fields: { weightKg: 42.5 }, timestamp: now - 14 * 60 })).status).toBe(200);
+      expect((await postJson(`${env.url}/iot/v1/metrics`, scale.token, { hiveId: hive, fields: { temperatureCelsius: 34.5 }, timestamp: now - 60 })).status).toBe(200);
+      await page.reload();
+      const readings = page.getByRole('article', { name: `Hive ${hive}` }).locator('.readings');
+      await expect.poll(() => readings.innerText()).toMatch(/^Temperature\s+34\.5 °C\s+Humidity\s+—\s+Weight\s+42\.5 kg\s+1[45] min ago$/);
+      await page.waitForLoadState('networkidle');
+      expect(await sidewaysOverflow(page), 'apiary at 320 px').toBeLessThanOrEqual(0);
+      const outside = await readings.locator('dd').evaluateAll((values) =>
+        values.filter((dd) => dd.getBoundingClientRect().right > (dd.closest('.readings > div') as HTMLElement).getBoundingClientRect().right).map((dd) => dd.textContent),
+      );
+      expect(outside).toEqual([]);
+      await screenshot(page, 'overview-last-values-320');
+
+      await page.goto(`/hives/${hive}`);
+      const climate = page.getByRole('region', { name: 'Climate and weight' });
+      await expect.poll(() => climate.locator('.readings').innerText()).toMatch(/Weight\s+42\.5 kg\s+1[45] min ago$/);
+      expect(await sidewaysOverflow(page), 'hive page at 320 px').toBeLessThanOrEqual(0);
+      expect(problems.list).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
   // A box with a token but no counts had a page of its own, but nothing on the apiary led to it; nor to one whose camera
   // had connected with a token for every box.
   it('lists on the apiary the boxes that have not counted yet: one with only a token, one whose camera connected', async () => {

@@ -8,6 +8,13 @@ export interface Reading {
   weightKg: number | null;
 }
 
+/** A hive's newest value of each field, each with the time it was taken; `time` is its newest reading of any. */
+export interface LatestReading extends Reading {
+  temperatureCelsiusAt: string | null;
+  humidityPercentAt: string | null;
+  weightKgAt: string | null;
+}
+
 export interface DayTotals {
   beesIn: number;
   beesOut: number;
@@ -24,7 +31,7 @@ export interface ApiaryBox {
 export interface ApiaryHive {
   id: string;
   firstSeenAt: string;
-  lastReading: Reading | null;
+  lastReading: LatestReading | null;
   boxes: ApiaryBox[];
 }
 
@@ -59,6 +66,7 @@ export interface MovementBucket {
 
 
 const READING = 'time temperatureCelsius humidityPercent weightKg';
+const LATEST_READING = `${READING} temperatureCelsiusAt humidityPercentAt weightKgAt`;
 // "Today" ends at the user's midnight, not UTC's: each query that asks for it names the browser's time zone.
 const TODAY = 'today(timeZone: $timeZone) { beesIn beesOut netFlow lastSampleAt }';
 
@@ -67,7 +75,7 @@ export function browserTimeZone(): string {
   return Intl.DateTimeFormat().resolvedOptions().timeZone;
 }
 type InTimeZone = { timeZone: string };
-const HIVE = `id firstSeenAt lastReading { ${READING} } boxes { id hiveId ${TODAY} }`;
+const HIVE = `id firstSeenAt lastReading { ${LATEST_READING} } boxes { id hiveId ${TODAY} }`;
 
 const OVERVIEW_BOX = `id hiveId ${TODAY} device { online lastSeenAt }`;
 
@@ -77,7 +85,7 @@ const OVERVIEW_BOX = `id hiveId ${TODAY} device { online lastSeenAt }`;
  */
 export const ApiaryQuery = defineOperation<{ hives: OverviewHive[]; boxes: OverviewBox[]; boxesAwaitingCounts: OverviewBox[] }, InTimeZone>(
   `query Apiary($timeZone: String) {
-    hives { id firstSeenAt lastReading { ${READING} } boxes { ${OVERVIEW_BOX} } }
+    hives { id firstSeenAt lastReading { ${LATEST_READING} } boxes { ${OVERVIEW_BOX} } }
     boxes { ${OVERVIEW_BOX} }
     boxesAwaitingCounts { ${OVERVIEW_BOX} }
   }`,

@@ -1,7 +1,8 @@
 import { useId, useMemo, useState } from 'preact/hooks';
-import { browserTimeZone, EntranceMovementQuery, HiveMetricsQuery, HiveQuery, type ApiaryHive, type Reading } from '../api/telemetry.ts';
+import { browserTimeZone, EntranceMovementQuery, HiveMetricsQuery, HiveQuery, type ApiaryHive, type LatestReading } from '../api/telemetry.ts';
 import { LineChart } from '../components/charts/LineChart.tsx';
 import { TrafficChart } from '../components/charts/TrafficChart.tsx';
+import { LatestReadings } from '../components/LatestReadings.tsx';
 import { Breadcrumbs, PageTitle } from '../components/Layout.tsx';
 import { LoadFailed, Loading, Notice } from '../components/Notice.tsx';
 import { RangePicker } from '../components/RangePicker.tsx';
@@ -44,7 +45,7 @@ const CLIMATE_SERIES = [
  * The hive's readings over the range: a chart for each kind it sent, and one line for what it did not send, where
  * three empty charts used to lead the page of a hive that has no sensor, or no scale.
  */
-function ClimateCharts({ hiveId, range, lastReading }: { hiveId: string; range: TimeRange; lastReading: Reading | null }) {
+function ClimateCharts({ hiveId, range, lastReading }: { hiveId: string; range: TimeRange; lastReading: LatestReading | null }) {
   const metrics = useQuery(HiveMetricsQuery, { hiveId, from: range.from.toISOString(), to: range.to.toISOString(), bucketSeconds: null, timeZone: browserTimeZone() }, { dataKey: rangeDataKey(hiveId, range) });
   const buckets = metrics.data?.hiveMetrics ?? [];
   const times = buckets.map((b) => Date.parse(b.time));
@@ -55,6 +56,7 @@ function ClimateCharts({ hiveId, range, lastReading }: { hiveId: string; range: 
   return (
     <section aria-labelledby="climate-heading" class="section" aria-busy={metrics.loading}>
       <h2 id="climate-heading">Climate and weight</h2>
+      {lastReading && <LatestReadings reading={lastReading} />}
       {metrics.error && <LoadFailed title="Could not load the readings." message={metrics.error.message} onRetry={metrics.reload} />}
       {!metrics.data ? (
         metrics.loading && <Loading label="Loading readings…" />

@@ -3,7 +3,8 @@ import { ApiaryQuery, browserTimeZone, type DeviceState, type OverviewBox, type 
 import { PageTitle } from '../components/Layout.tsx';
 import { LoadFailed, Loading } from '../components/Notice.tsx';
 import { useDocumentTitle, useQuery } from '../hooks.ts';
-import { boxName, formatCount, formatNumber, formatRelative, hiveName } from '../lib/format.ts';
+import { LatestReadings } from '../components/LatestReadings.tsx';
+import { boxName, formatCount, formatRelative, hiveName } from '../lib/format.ts';
 import { paths } from '../lib/routes.ts';
 import { Link } from '../router.tsx';
 
@@ -57,24 +58,6 @@ function BoxRow({ box }: { box: OverviewBox }) {
   );
 }
 
-/** A last reading with its unit; a missing one is a dash alone ("— °C" put a unit to no value), read as "none". */
-function Reading({ label, value, decimals, unit }: { label: string; value: number | null; decimals: number; unit: string }) {
-  return (
-    <div>
-      <dt>{label}</dt>
-      <dd>
-        {value === null ? (
-          <span aria-label="none">—</span>
-        ) : (
-          <>
-            {formatNumber(value, decimals)} <span class="unit">{unit}</span>
-          </>
-        )}
-      </dd>
-    </div>
-  );
-}
-
 function HiveCard({ hive }: { hive: OverviewHive }) {
   const reading = hive.lastReading;
   // Not made of the id: one with a space ("Hive 3/Nord") split aria-labelledby into two names of nothing.
@@ -85,14 +68,7 @@ function HiveCard({ hive }: { hive: OverviewHive }) {
         <Link href={paths.hive(hive.id)}>{hiveName(hive.id)}</Link>
       </h2>
       {reading ? (
-        <>
-          <dl class="readings">
-            <Reading label="Temperature" value={reading.temperatureCelsius} decimals={1} unit="°C" />
-            <Reading label="Humidity" value={reading.humidityPercent} decimals={0} unit="%" />
-            <Reading label="Weight" value={reading.weightKg} decimals={2} unit="kg" />
-          </dl>
-          <p class="muted small">Last reading {formatRelative(reading.time)}</p>
-        </>
+        <LatestReadings reading={reading} />
       ) : (
         <p class="muted">No sensor readings yet.</p>
       )}
