@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, createReadStream, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -44,6 +45,39 @@ async function upload(origin: string, headers: Record<string, string>, variables
   for (const part of parts) form.append(part.field, new Blob([part.data], { type: part.type }), part.filename);
   const response = await fetch(`${origin}/graphql`, { method: 'POST', headers, body: form });
   return { status: response.status, body: (await response.json()) as { data?: { uploadGateVideo: boolean | null }; errors?: { message: string; extensions?: { code?: string } }[] } };
+}
+
+/**
+ * Sends the head of a multipart upload declaring a body of `declaredBytes`, then only its first bytes, and waits for
+ * the answer: a server that reads the body before it authenticates never answers this client.
+ */
+async function answerBeforeBody(origin: string, headers: Record<string, string>, declaredBytes = 60 * 1024 * 1024) {
+  const boundary = `hivegate-${randomBytes(8).toString('hex')}`;
+  const operations = JSON.stringify({ query: UPLOAD, variables: { file: null, boxId: 'zz' } });
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="operations"\r\n\r\n${operations}\r\n` +
+      `--${boundary}\r\nContent-Disposition: form-data; name="map"\r\n\r\n{"0":["variables.file"]}\r\n` +
+      `--${boundary}\r\nContent-Disposition: form-data; name="0"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+  );
+  const firstBytes = Buffer.concat([head, Buffer.alloc(64 * 1024)]);
+  const request = httpRequest(`${origin}/graphql`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(head.length + declaredBytes) },
+  });
+  request.on('error', () => undefined);
+  try {
+    const answered = new Promise<IncomingMessage>((resolve) => request.once('response', resolve));
+    request.write(firstBytes);
+    const response = await Promise.race([
+      answered,
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no answer while the body was still being sent')), 10_000)),
+    ]);
+    const chunks: Buffer[] = [];
+    for await (const chunk of response) chunks.push(chunk as Buffer);
+    return { status: response.statusCode, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data: unknown; errors?: { message: string; extensions?: { code?: string } }[] }, sentBytes: firstBytes.length };
+  } finally {
+    request.destroy();
+  }
 }
 
 const videoPart = (data: Buffer | string = clip, filename = 'entrance.mp4'): Part => ({ field: 'file', data, filename, type: 'video/mp4' });
@@ -325,6 +359,22 @@ describe('stored video', () => {
     const invalidQuery = await upload(base, { token: device.token }, { boxId: null }, [videoPart()]);
     expect(invalidQuery.body.errors?.[0]?.message).toContain('boxId');
     expect(await videosOf(base, device.token, 1)).toEqual([]);
+  });
+
+  // A multipart upload with a bad, revoked or missing token was read in full (60 MB) before "token is invalid" came back.
+  it('refuses an upload without a valid token that may upload before reading its body', async () => {
+    const garbage = await answerBeforeBody(base, { token: 'x' });
+    expect(garbage).toMatchObject({ status: 401, body: { data: null, errors: [{ message: 'token is invalid', extensions: { code: 'UNAUTHENTICATED' } }] } });
+    const revoked = await createUser(t.app, { scopes: ['ingest'] });
+    await t.app.ctx.tokenRecords.revoke(revoked.tokenId);
+    await t.app.ctx.tokens.forget(revoked.tokenId);
+    const afterRevocation = await answerBeforeBody(base, { authorization: `Bearer ${revoked.token}` });
+    expect(afterRevocation).toMatchObject({ status: 401, body: { errors: [{ message: 'token has been revoked', extensions: { code: 'UNAUTHENTICATED' } }] } });
+    const headerOnly = await answerBeforeBody(base, { 'x-requested-with': '1' });
+    expect(headerOnly).toMatchObject({ status: 401, body: { errors: [{ message: expect.stringMatching(/^missing token/), extensions: { code: 'UNAUTHENTICATED' } }] } });
+    const reader = await createUser(t.app, { scopes: ['read'] });
+    const readOnly = await answerBeforeBody(base, { token: reader.token });
+    expect(readOnly).toMatchObject({ status: 403, body: { errors: [{ message: 'this token lacks the "control" or "ingest" scope', extensions: { code: 'FORBIDDEN' } }] } });
   });
 
   it('takes an upload signed in by the session cookie only with the CSRF proof header that forms from other sites cannot send', async () => {

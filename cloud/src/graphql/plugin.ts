@@ -35,6 +35,8 @@ export function mergeByType<T>(...parts: object[]): T {
 
 /** A request may carry no token (sign-in) or a refused one; resolvers that need a user report which. */
 async function principalOf(ctx: AppContext, request: FastifyRequest): Promise<Pick<GraphQLContext, 'principal' | 'authProblem'>> {
+  // A multipart request was authenticated before its body was read (upload-plugin.ts).
+  if (request.principal) return { principal: request.principal };
   try {
     return { principal: await authenticateRequest(ctx.tokens, request) };
   } catch (err) {
