@@ -8,6 +8,7 @@ let t: TestApp;
 let owner: string;
 let limited: string;
 let limitedAuth: Record<string, string>;
+let controlOnly: string;
 const T0 = Date.UTC(2026, 4, 1) / 1000;
 
 beforeAll(async () => {
@@ -16,6 +17,7 @@ beforeAll(async () => {
   owner = (await t.app.ctx.tokens.issue({ userId: user.id, name: 'owner', scopes: ['*'], boxIds: null })).token;
   limited = (await t.app.ctx.tokens.issue({ userId: user.id, name: 'camera a', scopes: ['read', 'ingest', 'control'], boxIds: ['a'] })).token;
   limitedAuth = { authorization: `Bearer ${limited}` };
+  controlOnly = (await t.app.ctx.tokens.issue({ userId: user.id, name: 'remote', scopes: ['control'], boxIds: null })).token;
   const ownerAuth = { authorization: `Bearer ${owner}` };
   const movement = [
     { hiveId: 'h1', boxId: 'a', beesIn: 3, beesOut: 1, timestamp: T0 + 60 },
@@ -91,5 +93,24 @@ describe('a token made for some boxes', () => {
     }
     const still = await graphql(t.app, owner, `{ entranceLiveStreamSession(boxId: "b") { status } }`);
     expect(still.data?.entranceLiveStreamSession).not.toBeNull();
+  });
+});
+
+describe('a token that may control but not read', () => {
+  // startEntranceLiveStream and keepEntranceLiveStreamAlive gave a control-only token a playable URL, a read it lacks.
+  it('starts, keeps alive and stops a session without seeing its playback URL or what the device reported', async () => {
+    const fields = 'id boxId status playbackUrl publisherUrl lastDeviceSeenAt lastErrorCode relayDetails { playbackUrl publisherUrl }';
+    const started = await graphql(t.app, controlOnly, `mutation { startEntranceLiveStream(boxId: "c2", relayProtocol: "http-jpeg-push") { ${fields} } }`);
+    expect(started.errors).toBeUndefined();
+    const session = started.data!.startEntranceLiveStream as Record<string, unknown>;
+    expect(session).toMatchObject({ boxId: 'c2', playbackUrl: null, publisherUrl: null, relayDetails: { playbackUrl: null, publisherUrl: null } });
+    // The owner's view of the same session has a playback URL at once (an MJPEG stream waits for its first frame).
+    const owned = await graphql(t.app, owner, `{ entranceLiveStreamSession(boxId: "c2") { playbackUrl } }`);
+    expect(owned.data?.entranceLiveStreamSession).toEqual({ playbackUrl: expect.stringContaining('/media/') });
+    const kept = await graphql(t.app, controlOnly, `mutation ($id: ID!) { keepEntranceLiveStreamAlive(sessionId: $id) { ${fields} } }`, { id: session.id });
+    expect(kept.data?.keepEntranceLiveStreamAlive).toMatchObject({ id: session.id, playbackUrl: null, relayDetails: { playbackUrl: null } });
+    const read = await graphql(t.app, controlOnly, `{ entranceLiveStreamSession(boxId: "c2") { id } }`);
+    expect(read.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    expect(await graphql(t.app, controlOnly, `mutation ($id: ID!) { stopEntranceLiveStream(sessionId: $id) }`, { id: session.id })).toEqual({ data: { stopEntranceLiveStream: true } });
   });
 });

@@ -1,4 +1,4 @@
-import { isLiveRelayProtocol, LIVE_RELAY_PROTOCOLS, type LiveRelayProtocol, type LiveSessionStatus } from '@hivegate/shared';
+import { grants, isLiveRelayProtocol, LIVE_RELAY_PROTOCOLS, type LiveRelayProtocol, type LiveSessionStatus } from '@hivegate/shared';
 import { coversBox } from '../auth/box-scope.ts';
 import type { Principal } from '../auth/tokens.ts';
 import { clientError, requireBox, requireUser, type GraphQLContext, type Resolvers } from '../graphql/context.ts';
@@ -35,14 +35,20 @@ function optionalToken(value: string | null | undefined, field: string, fallback
  * session ends. An HLS one appears once the publisher's first playlist arrived (players fail on a missing
  * playlist); an MJPEG one right away (the stream simply waits for the first frame, and shows it the moment it
  * comes). The publish token never goes to a browser: only the device gets it, in START_STREAM.
+ *
+ * Watching is reading: a token without `read` (one that only starts, keeps and stops sessions) gets no playback URL
+ * and none of what the device reported, only what steering needs (id, box, status, deadline, the options asked for).
+ * A control-only token got a playable URL from start and keep-alive, though reading the session was refused it.
  */
-export function sessionView(ctx: GraphQLContext, s: SessionRecord) {
+export function sessionView(ctx: GraphQLContext, s: SessionRecord, viewer: Principal) {
   const live = ctx.services.live;
   const over = isEnded(s.status);
   const base = origin(ctx);
   const jpeg = s.relayProtocol === 'http-jpeg-push';
-  const playbackUrl = !over && (jpeg || s.firstPlaylistAt) ? live.playbackUrl(base, s.id, s.relayProtocol) : null;
-  const publisherUrl = over ? null : live.publisherUrl(base, s.id, s.relayProtocol);
+  const reads = grants(viewer.scopes, 'read');
+  const playbackUrl = reads && !over && (jpeg || s.firstPlaylistAt) ? live.playbackUrl(base, s.id, s.relayProtocol) : null;
+  const publisherUrl = reads && !over ? live.publisherUrl(base, s.id, s.relayProtocol) : null;
+  const reported = <T>(value: T): T | null => (reads ? value : null);
   return {
     id: s.id,
     boxId: s.boxId,
@@ -53,11 +59,11 @@ export function sessionView(ctx: GraphQLContext, s: SessionRecord) {
     recordingMode: s.recordingMode,
     relayProtocol: s.relayProtocol,
     clipHandoffEnabled: s.clipHandoffEnabled,
-    handoffStreamId: s.handoffStreamId,
+    handoffStreamId: reported(s.handoffStreamId),
     lastKeepaliveAt: s.lastKeepaliveAt,
-    lastDeviceSeenAt: s.lastDeviceSeenAt,
-    lastErrorCode: s.lastErrorCode,
-    lastErrorMessage: s.lastErrorMessage,
+    lastDeviceSeenAt: reported(s.lastDeviceSeenAt),
+    lastErrorCode: reported(s.lastErrorCode),
+    lastErrorMessage: reported(s.lastErrorMessage),
     publisherUrl,
     publishToken: null,
     signalingToken: null,
@@ -92,7 +98,7 @@ export const liveResolvers: Resolvers = {
       const user = requireUser(ctx, 'read');
       requireBox(user, String(args.boxId));
       const session = await ctx.services.live.currentSession(user.userId, String(args.boxId));
-      return session ? sessionView(ctx, session) : null;
+      return session ? sessionView(ctx, session, user) : null;
     },
   },
   Mutation: {
@@ -110,14 +116,14 @@ export const liveResolvers: Resolvers = {
         recordingMode: optionalToken(args.recordingMode, 'recordingMode', DEFAULT_RECORDING_MODE),
         relayProtocol: optionalRelay(args.relayProtocol),
       });
-      return sessionView(ctx, session);
+      return sessionView(ctx, session, user);
     },
     keepEntranceLiveStreamAlive: async (_root: unknown, args: { sessionId: string }, ctx: GraphQLContext) => {
       const user = requireUser(ctx, 'control');
       await requireSessionBox(ctx, user, String(args.sessionId));
       const session = await ctx.services.live.keepAlive(user.userId, String(args.sessionId));
       if (!session) throw notFound();
-      return sessionView(ctx, session);
+      return sessionView(ctx, session, user);
     },
     stopEntranceLiveStream: async (_root: unknown, args: { sessionId: string }, ctx: GraphQLContext) => {
       const user = requireUser(ctx, 'control');
@@ -149,7 +155,7 @@ export const liveResolvers: Resolvers = {
         const refusal = await ctx.services.tokens.refusalOf(user);
         if (refusal) throw clientError(refusal, 'UNAUTHENTICATED');
         const session = await ctx.services.live.findSession(user.userId, sessionId);
-        return session ? sessionView(ctx, session) : null;
+        return session ? sessionView(ctx, session, user) : null;
       },
     },
   },
