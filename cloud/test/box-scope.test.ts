@@ -9,6 +9,7 @@ let owner: string;
 let limited: string;
 let limitedAuth: Record<string, string>;
 let controlOnly: string;
+let clipOfBoxB: string;
 const T0 = Date.UTC(2026, 4, 1) / 1000;
 
 beforeAll(async () => {
@@ -27,6 +28,7 @@ beforeAll(async () => {
   const metrics = ['h1', 'h2'].map((hiveId) => ({ hiveId, fields: { temperatureCelsius: 34 }, timestamp: T0 + 30 }));
   expect((await t.app.inject({ method: 'POST', url: '/iot/v1/metrics', headers: ownerAuth, payload: metrics })).statusCode).toBe(200);
   const id = await t.app.ctx.videos.reserveId();
+  clipOfBoxB = id;
   await t.app.ctx.videos.create(id, {
     ownerId: user.id, boxId: 'b', startTime: new Date(T0 * 1000), durationSeconds: 5, width: 640, height: 480, hasAudio: false,
     sizeBytes: 1000, originalKey: `videos/${id}/original.mp4`, detectionsKey: null, contentSha256: 'x'.repeat(64),
@@ -84,15 +86,29 @@ describe('a token made for some boxes', () => {
     expect(h2.data).toEqual({ hiveMetrics: [{ samples: 1 }] });
   });
 
-  it('can neither keep alive nor stop the live session of another box', async () => {
+  // Keep-alive and stop of another box's session said FORBIDDEN naming the box, a missing id NOT_FOUND: the owner's other boxes showed.
+  it('can neither keep alive nor stop the live session of another box, told as of a session that does not exist', async () => {
     const started = await graphql(t.app, owner, `mutation { startEntranceLiveStream(boxId: "b") { id } }`);
     const sessionId = (started.data!.startEntranceLiveStream as { id: string }).id;
     for (const mutation of ['keepEntranceLiveStreamAlive(sessionId: $id) { id }', 'stopEntranceLiveStream(sessionId: $id)']) {
       const result = await graphql(t.app, limited, `mutation ($id: ID!) { ${mutation} }`, { id: sessionId });
-      expect(result.errors?.[0]).toMatchObject({ message: 'this token may not act for box "b"', extensions: { code: 'FORBIDDEN' } });
+      const missing = await graphql(t.app, limited, `mutation ($id: ID!) { ${mutation} }`, { id: '00000000-0000-4000-8000-000000000000' });
+      expect(missing.errors?.[0]).toMatchObject({ message: 'live session not found', extensions: { code: 'NOT_FOUND' } });
+      expect(result.errors).toEqual(missing.errors);
     }
     const still = await graphql(t.app, owner, `{ entranceLiveStreamSession(boxId: "b") { status } }`);
     expect(still.data?.entranceLiveStreamSession).not.toBeNull();
+  });
+
+  // Deleting a clip of another box said FORBIDDEN naming the box, a missing or stranger's clip "no video with id".
+  it('cannot delete a clip of another box, told as of a clip that does not exist', async () => {
+    const DELETE = `mutation ($id: ID!) { deleteGateVideo(id: $id) }`;
+    const result = await graphql(t.app, limited, DELETE, { id: clipOfBoxB });
+    expect(result.errors?.[0]).toMatchObject({ message: `no video with id "${clipOfBoxB}"`, extensions: { code: 'BAD_USER_INPUT' } });
+    const missingId = String(Number(clipOfBoxB) + 1_000_000);
+    const missing = await graphql(t.app, limited, DELETE, { id: missingId });
+    expect(missing.errors?.[0]).toMatchObject({ message: `no video with id "${missingId}"`, extensions: { code: 'BAD_USER_INPUT' } });
+    expect(await t.app.ctx.videos.getAnyOwner(clipOfBoxB)).not.toBeNull();
   });
 });
 

@@ -81,15 +81,18 @@ export function sessionView(ctx: GraphQLContext, s: SessionRecord, viewer: Princ
   };
 }
 
-/** A token made for some boxes keeps and stops the sessions of those boxes only. */
+function notFound(): Error {
+  return clientError('live session not found', 'NOT_FOUND');
+}
+
+/**
+ * A token made for some boxes keeps and stops the sessions of those boxes only; another box's session is answered as
+ * a missing one. "may not act for box" told such a token which other boxes its owner has.
+ */
 async function requireSessionBox(ctx: GraphQLContext, user: Principal, sessionId: string): Promise<void> {
   if (user.boxIds === null) return;
   const session = await ctx.services.live.findSession(user.userId, sessionId);
-  if (session) requireBox(user, session.boxId);
-}
-
-function notFound(): Error {
-  return clientError('live session not found', 'NOT_FOUND');
+  if (session && !coversBox(user, session.boxId)) throw notFound();
 }
 
 export const liveResolvers: Resolvers = {
