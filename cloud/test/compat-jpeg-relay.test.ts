@@ -344,7 +344,7 @@ describe('MJPEG viewers', () => {
 });
 
 describe('publishing refusals', () => {
-  it('answers 401, 404, 409, 413, 415 and 400 with an error naming the problem', async () => {
+  it('answers 401, 409, 413, 415 and 400 with an error naming the problem', async () => {
     const { token } = await createUser(one.app);
     const live = await jpegSession(baseOne, token, newBox());
     const [frame] = frames;
@@ -366,10 +366,15 @@ describe('publishing refusals', () => {
     const huge = Buffer.concat([frame!.subarray(0, frame!.length - 2), Buffer.alloc(2 * 1024 * 1024), Buffer.from([0xff, 0xd9])]);
     expect(await json(await live.push(huge))).toEqual({ status: 413, body: { error: `frame of ${huge.length} bytes is larger than the 2097152 bytes allowed` } });
 
+    // An unknown session answered 404 where an existing one said 401: anyone without a token learnt which sessions exist.
     const unknown = live.publisherUrl.replace(live.session.id, '00000000-0000-4000-8000-000000000000');
+    expect(await json(await fetch(unknown, { method: 'POST', headers: { 'content-type': 'image/jpeg', 'x-publish-token': 'not-the-token' }, body: frame }))).toEqual({
+      status: 401,
+      body: { error: 'publish token is not valid for this session' },
+    });
     expect(await json(await fetch(unknown, { method: 'POST', headers: { 'content-type': 'image/jpeg', 'x-publish-token': live.publishToken }, body: frame }))).toEqual({
-      status: 404,
-      body: { error: 'no live session "00000000-0000-4000-8000-000000000000"' },
+      status: 401,
+      body: { error: 'publish token is not valid for this session' },
     });
     // An HLS publisher may not write to a JPEG session (and the other way round).
     const put = await fetch(live.publisherUrl.replace(/\/frame$/, '/index.m3u8'), { method: 'PUT', headers: { 'x-publish-token': live.publishToken }, body: '#EXTM3U\n' });

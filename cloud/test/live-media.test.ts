@@ -197,8 +197,14 @@ describe('live HLS relay with ffmpeg', () => {
     expect((await http(publisherUrl, { method: 'PUT', headers: { authorization: `Bearer ${String(otherStart!.payload.publishToken)}` }, body: playlist })).status).toBe(401);
 
     const auth = { authorization: `Bearer ${publishToken}` };
-    const unknown = await http(`${base}/api/entrance-live/publish/00000000-0000-4000-8000-000000000000/index.m3u8`, { method: 'PUT', headers: auth, body: playlist });
-    expect(unknown.status).toBe(404);
+    // An unknown session was a 404 and another's session a 401: anyone without a token learnt which sessions exist.
+    const unknownUrl = `${base}/api/entrance-live/publish/00000000-0000-4000-8000-000000000000/index.m3u8`;
+    for (const method of ['PUT', 'DELETE']) {
+      const toUnknown = await http(unknownUrl, { method, headers: auth, ...(method === 'PUT' ? { body: playlist } : {}) });
+      const wrongToExisting = await http(publisherUrl, { method, headers: { authorization: 'Bearer not-the-token' }, ...(method === 'PUT' ? { body: playlist } : {}) });
+      expect({ status: toUnknown.status, body: toUnknown.json() }).toEqual({ status: 401, body: { error: 'publish token is not valid for this session' } });
+      expect({ status: wrongToExisting.status, body: wrongToExisting.json() }).toEqual({ status: toUnknown.status, body: toUnknown.json() });
+    }
     const badName = await http(publisherUrl.replace('index.m3u8', 'evil.sh'), { method: 'PUT', headers: auth, body: Buffer.from('x') });
     expect(badName.status).toBe(400);
     expect(badName.json().error).toMatch(/file "evil.sh" is not accepted/);

@@ -389,11 +389,11 @@ export class LiveService {
 
   /** The session a publish request may write to: the token must match, and the session must not be over. */
   async authorizePublisher(sessionId: string, token: string | undefined): Promise<SessionRecord> {
-    const session = await this.sessions.findById(sessionId);
-    if (!session) throw new HttpError(404, `no live session "${sessionId}"`);
     // Said apart: a missing token is a publisher set up without its header, a wrong one a token of another session.
     if (!token) throw new HttpError(401, 'missing publish token: send the START_STREAM publishToken as "X-Publish-Token" or "Authorization: Bearer"');
-    if (!this.tokens.matches(token, Buffer.from(session.publishTokenHash))) throw new HttpError(401, 'publish token is not valid for this session');
+    const session = await this.sessions.findById(sessionId);
+    // An unknown session is answered as a wrong token: a 404 told anyone without a token which session ids exist.
+    if (!session || !this.tokens.matches(token, Buffer.from(session.publishTokenHash))) throw new HttpError(401, 'publish token is not valid for this session');
     if (isEnded(session.status)) throw new HttpError(410, `live session is over (${session.status}); publishing is closed`);
     return session;
   }
