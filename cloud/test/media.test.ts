@@ -6,8 +6,10 @@ const content = Buffer.from(Array.from({ length: 1000 }, (_, i) => i % 256));
 
 beforeAll(async () => {
   t = await buildTestApp();
-  await t.app.ctx.blobs.put('videos/v1/segment-00000.ts', content);
+  await t.app.ctx.blobs.put('videos/v1/segment_00000.ts', content);
   await t.app.ctx.blobs.put('videos/v1/index.m3u8', Buffer.from('#EXTM3U\n'));
+  await t.app.ctx.blobs.put('videos/v1/original.mp4', content);
+  await t.app.ctx.blobs.put('videos/v1/detections.json', Buffer.from('{}'));
 });
 afterAll(() => t.close());
 
@@ -15,20 +17,20 @@ const url = (file: string, expiresAt = new Date(Date.now() + 60_000)) => t.app.c
 
 describe('GET /media', () => {
   it('serves a segment whole, with a long cache lifetime', async () => {
-    const response = await t.app.inject({ method: 'GET', url: url('segment-00000.ts') });
+    const response = await t.app.inject({ method: 'GET', url: url('segment_00000.ts') });
     expect(response.statusCode).toBe(200);
     expect(response.rawPayload.equals(content)).toBe(true);
     expect(response.headers).toMatchObject({ 'content-type': 'video/mp2t', 'accept-ranges': 'bytes', 'content-length': '1000', 'cache-control': 'private, max-age=31536000, immutable' });
   });
 
   it('serves byte ranges, suffix ranges and refuses unsatisfiable ones', async () => {
-    const part = await t.app.inject({ method: 'GET', url: url('segment-00000.ts'), headers: { range: 'bytes=10-19' } });
+    const part = await t.app.inject({ method: 'GET', url: url('segment_00000.ts'), headers: { range: 'bytes=10-19' } });
     expect(part.statusCode).toBe(206);
     expect(part.headers['content-range']).toBe('bytes 10-19/1000');
     expect(part.rawPayload.equals(content.subarray(10, 20))).toBe(true);
-    const tail = await t.app.inject({ method: 'GET', url: url('segment-00000.ts'), headers: { range: 'bytes=-100' } });
+    const tail = await t.app.inject({ method: 'GET', url: url('segment_00000.ts'), headers: { range: 'bytes=-100' } });
     expect(tail.headers['content-range']).toBe('bytes 900-999/1000');
-    const past = await t.app.inject({ method: 'GET', url: url('segment-00000.ts'), headers: { range: 'bytes=5000-' } });
+    const past = await t.app.inject({ method: 'GET', url: url('segment_00000.ts'), headers: { range: 'bytes=5000-' } });
     expect(past.statusCode).toBe(416);
     expect(past.headers['content-range']).toBe('bytes */1000');
   });
@@ -43,6 +45,15 @@ describe('GET /media', () => {
     expect((await t.app.inject({ method: 'GET', url: url('index.m3u8', new Date(Date.now() - 1000)) })).statusCode).toBe(403);
     const forged = url('index.m3u8').replace('/videos/v1/', '/videos/v2/');
     expect((await t.app.inject({ method: 'GET', url: forged })).json()).toEqual({ error: 'media link is not valid' });
-    expect((await t.app.inject({ method: 'GET', url: url('nothing.ts') })).statusCode).toBe(404);
+    expect((await t.app.inject({ method: 'GET', url: url('segment_99999.ts') })).statusCode).toBe(404);
+  });
+
+  // The playlist's grant covered all of videos/{id}/, so its link also served the raw upload.
+  it("serves a clip's original upload and detections to no playback link", async () => {
+    const playlist = url('index.m3u8');
+    for (const file of ['original.mp4', 'detections.json']) {
+      const response = await t.app.inject({ method: 'GET', url: playlist.replace(/index\.m3u8$/, file) });
+      expect({ status: response.statusCode, body: response.json() }).toEqual({ status: 403, body: { error: 'media link is not valid' } });
+    }
   });
 });

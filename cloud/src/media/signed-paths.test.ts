@@ -10,10 +10,19 @@ function split(url: string) {
 }
 
 describe('MediaSigner', () => {
-  it('grants every file under the signed scope', () => {
+  it('grants the playback files under the signed scope', () => {
     const { grant } = split(signer.url('videos', '42', 'index.m3u8', inAnHour));
     expect(signer.verify(grant, 'videos/42/index.m3u8')).toMatchObject({ ok: true, key: 'videos/42/index.m3u8', kind: 'videos', id: '42' });
-    expect(signer.verify(grant, 'videos/42/hls/segment-00003.ts')).toMatchObject({ ok: true });
+    expect(signer.verify(grant, 'videos/42/segment_00003.ts')).toMatchObject({ ok: true });
+    expect(signer.verify(grant, 'videos/42/poster.jpg')).toMatchObject({ ok: true });
+  });
+
+  // The playlist link of a clip served videos/{id}/original.* (the raw upload) as well.
+  it('serves a clip\'s playback files only, not its original upload or detections', () => {
+    const { grant } = split(signer.url('videos', '42', 'index.m3u8', inAnHour));
+    for (const file of ['original.mp4', 'original.ts', 'detections.json']) {
+      expect(signer.verify(grant, `videos/42/${file}`)).toEqual({ ok: false, status: 403, error: 'media link is not valid' });
+    }
   });
 
   it('refuses another scope, a tampered signature, an expired link and path tricks', () => {

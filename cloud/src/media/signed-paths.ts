@@ -1,16 +1,28 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { isPlaybackFile } from '../video/rendition.ts';
 
 /**
  * Players (hls.js, <video>, <img>) fetch media without custom headers, so the authorisation travels in the path:
  * `/media/{expires}.{signature}/{kind}/{id}/{file…}`. The signature covers the scope `{kind}/{id}` and the expiry,
  * so one URL grants one video, live session or box's heatmaps for a short while, and relative URLs inside an HLS
- * playlist (segments, sub-playlists) resolve under the same grant.
+ * playlist (segments, sub-playlists) resolve under the same grant. Within a scope a grant opens only what players
+ * fetch (SERVED_FILES): a clip's playlist link also served its original upload and detections.
  */
 export const MEDIA_PREFIX = '/media';
 const SIGNATURE_BYTES = 18;
 
 export type MediaKind = 'videos' | 'live' | 'heatmaps';
 const KINDS = new Set<string>(['videos', 'live', 'heatmaps']);
+
+/**
+ * The files under `{kind}/{id}/` a grant serves: of a clip, its HLS rendition and poster. A live session's folder holds
+ * only what its publisher sent for playback, a box's heatmaps folder only the images.
+ */
+const SERVED_FILES: Record<MediaKind, (file: string) => boolean> = {
+  videos: isPlaybackFile,
+  live: () => true,
+  heatmaps: () => true,
+};
 
 export class MediaSigner {
   private readonly key: Buffer;
@@ -47,6 +59,7 @@ export class MediaSigner {
     const expected = this.signature(`${parts[0]}/${parts[1]}`, expires);
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, status: 403, error: 'media link is not valid' };
     if (expires * 1000 <= now) return { ok: false, status: 403, error: 'media link has expired' };
+    if (!SERVED_FILES[parts[0] as MediaKind](parts.slice(2).join('/'))) return { ok: false, status: 403, error: 'media link is not valid' };
     return { ok: true, key: rest, kind: parts[0] as MediaKind, id: parts[1]! };
   }
 }

@@ -5,7 +5,8 @@ import { coveredBoxes, coversBox } from '../auth/box-scope.ts';
 import { clientError, requireBox, requireUser, type GraphQLContext, type Resolvers } from '../graphql/context.ts';
 import { signedMediaUrl } from './media-urls.ts';
 import { UploadFailedError, UploadTooLargeError, type FileUpload } from './receive-upload.ts';
-import { PLAYLIST_FILE, POSTER_JPEG, VideoRejectedError } from './video-service.ts';
+import { PLAYLIST_FILE, POSTER_JPEG } from './rendition.ts';
+import { VideoRejectedError } from './video-service.ts';
 import type { GateVideo } from './videos-repository.ts';
 
 const DEFAULT_LIMIT = 50;

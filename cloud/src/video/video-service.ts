@@ -15,10 +15,9 @@ import { assessProbe, needsPacketCount } from './probe.ts';
 import { FfmpegProgress, progressPercent, Throttle } from './progress.ts';
 import { receiveToFile, type FileUpload } from './receive-upload.ts';
 import { isVideoId, type GateVideo, type GateVideosRepository } from './videos-repository.ts';
+import { PLAYLIST_FILE, POSTER_JPEG, SEGMENT_FILE_PATTERN } from './rendition.ts';
 
 export const TRANSCODE_JOB = 'video.transcode';
-export const PLAYLIST_FILE = 'index.m3u8';
-export const POSTER_JPEG = 'poster.jpg';
 /** The poster again as PNG: the heatmap renderer draws over it and can only decode PNG. */
 export const POSTER_PNG = 'poster.png';
 
@@ -346,7 +345,7 @@ export function hlsTranscodeArgs(input: string, outDir: string): string[] {
     '-force_key_frames', `expr:gte(t,n_forced*${SEGMENT_SECONDS})`,
     '-c:a', 'aac', '-b:a', '128k', '-ac', '2',
     '-f', 'hls', '-hls_time', String(SEGMENT_SECONDS), '-hls_playlist_type', 'vod', '-hls_list_size', '0',
-    '-hls_segment_filename', path.join(outDir, 'segment_%05d.ts'),
+    '-hls_segment_filename', path.join(outDir, SEGMENT_FILE_PATTERN),
     path.join(outDir, 'ffmpeg.m3u8'),
   ];
 }
