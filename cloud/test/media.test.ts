@@ -48,6 +48,17 @@ describe('GET /media', () => {
     expect((await t.app.inject({ method: 'GET', url: url('segment_99999.ts') })).statusCode).toBe(404);
   });
 
+  // A NUL in the path reached the store, whose InvalidBlobKeyError came out as a 500.
+  it('answers a path no store can hold as missing media', async () => {
+    for (const [kind, id, file] of [['videos', 'v1', 'segment_00000.ts'], ['live', 's1', 'index.m3u8'], ['heatmaps', 'h1', 'day.png']] as const) {
+      const link = t.app.ctx.media.url(kind, id, file, new Date(Date.now() + 60_000));
+      for (const suffix of ['%00', '%01', '%7F']) {
+        const response = await t.app.inject({ method: 'GET', url: `${link}${suffix}` });
+        expect({ status: response.statusCode, body: response.json() }).toEqual({ status: 404, body: { error: 'no such media' } });
+      }
+    }
+  });
+
   // The playlist's grant covered all of videos/{id}/, so its link also served the raw upload.
   it("serves a clip's original upload and detections to no playback link", async () => {
     const playlist = url('index.m3u8');

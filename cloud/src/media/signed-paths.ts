@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { isValidKey } from '../storage/blob-store.ts';
 import { isPlaybackFile } from '../video/rendition.ts';
 
 /**
@@ -51,7 +52,8 @@ export class MediaSigner {
   verify(grant: string, rest: string, now = Date.now()): { ok: true; key: string; kind: MediaKind; id: string } | { ok: false; status: 403 | 404; error: string } {
     const match = /^(\d{1,12})\.([\w-]+)$/.exec(grant);
     const parts = rest.split('/');
-    if (!match || parts.length < 3 || !KINDS.has(parts[0]!) || parts.some((p) => p === '' || p === '.' || p === '..')) {
+    // A path no store can hold (a NUL, a control character) is missing media too, not a store error and a 500.
+    if (!match || parts.length < 3 || !KINDS.has(parts[0]!) || parts.some((p) => p === '' || p === '.' || p === '..') || !isValidKey(rest)) {
       return { ok: false, status: 404, error: 'no such media' };
     }
     const expires = Number(match[1]);

@@ -93,6 +93,17 @@ const MAX_KEY_BYTES = 1024;
 const MAX_SEGMENT_BYTES = 200;
 const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
 
+/** Whether `key` is one a store can hold (assertValidKey's rules), for input that is not ours to trust. */
+export function isValidKey(key: unknown): key is string {
+  try {
+    assertValidKey(key);
+    return true;
+  } catch (err) {
+    if (err instanceof InvalidBlobKeyError) return false;
+    throw err;
+  }
+}
+
 /**
  * Keys are relative '/'-separated paths. Both stores apply the same rules so a key that works on one
  * works on the other: no leading '/', no empty segments, no backslashes or control characters (NUL
