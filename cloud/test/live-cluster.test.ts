@@ -114,6 +114,16 @@ describe('entranceLiveStreamSessionChanged subscription', () => {
     await one.app.ctx.tokens.forget(alice.tokenId);
     await one.app.ctx.live.stopSession(alice.user.id, first.id);
     await expect(subscription.change()).rejects.toThrow('token has been revoked');
+    // It then stayed open and answered every later event with the same error: now it completes after the first.
+    expect(await subscription.completed()).toMatchObject({ type: 'complete', id: '1' });
+    const again = (await one.app.ctx.tokens.issue({ userId: alice.user.id, name: 'again', scopes: ['*'] })).token;
+    const watcher = await subscribeToSessions(wsUrl, { initPayload: { token: again }, boxId: box });
+    const second = await liveClient(one.app, again).start(box);
+    expect((await watcher.change()).id).toBe(second.id);
+    await liveClient(one.app, again).stop(second.id);
+    expect((await watcher.change()).status).toMatch(/^STOPP/);
+    expect(subscription.pending()).toBe(0);
+    watcher.close();
     subscription.close();
   });
 

@@ -143,6 +143,8 @@ export async function subscribeToSessions(wsUrl: string, options: { initPayload?
       return payload.data!.entranceLiveStreamSessionChanged;
     },
     error: async () => (await next('error')).payload as { message: string; extensions?: { code?: string } }[],
+    /** The server's `complete`: the subscription has ended. */
+    completed: (timeoutMs?: number) => next('complete', timeoutMs),
     pending: () => messages.filter((m) => m.type === 'next').length,
     close: () => socket.close(),
   };

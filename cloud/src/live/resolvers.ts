@@ -2,6 +2,7 @@ import { grants, isLiveRelayProtocol, LIVE_RELAY_PROTOCOLS, type LiveRelayProtoc
 import { coversBox } from '../auth/box-scope.ts';
 import type { Principal } from '../auth/tokens.ts';
 import { clientError, requireBox, requireUser, type GraphQLContext, type Resolvers } from '../graphql/context.ts';
+import { isRefusal, untilRefused, type Refusal } from '../graphql/until-refused.ts';
 import { JPEG_CONTENT_TYPE, MJPEG_CONTENT_TYPE } from './jpeg.ts';
 import { isEnded } from './session-machine.ts';
 import type { SessionRecord } from './sessions-repository.ts';
@@ -150,14 +151,14 @@ export const liveResolvers: Resolvers = {
       subscribe: (_root: unknown, args: { boxId: string }, ctx: GraphQLContext) => {
         const user = requireUser(ctx, 'read');
         requireBox(user, String(args.boxId));
-        return ctx.services.live.signals.sessionChanges(user.userId, String(args.boxId));
-      },
-      resolve: async (sessionId: string, _args: unknown, ctx: GraphQLContext) => {
-        const user = requireUser(ctx, 'read');
         // Checked at every event (from a cache of a few seconds): the socket was authenticated only when it opened.
-        const refusal = await ctx.services.tokens.refusalOf(user);
-        if (refusal) throw clientError(refusal, 'UNAUTHENTICATED');
-        const session = await ctx.services.live.findSession(user.userId, sessionId);
+        // A refused token gets one UNAUTHENTICATED error, then the subscription completes.
+        return untilRefused(ctx.services.live.signals.sessionChanges(user.userId, String(args.boxId)), () => ctx.services.tokens.refusalOf(user));
+      },
+      resolve: async (event: string | Refusal, _args: unknown, ctx: GraphQLContext) => {
+        if (isRefusal(event)) throw clientError(event.refused, 'UNAUTHENTICATED');
+        const user = requireUser(ctx, 'read');
+        const session = await ctx.services.live.findSession(user.userId, event);
         return session ? sessionView(ctx, session, user) : null;
       },
     },
