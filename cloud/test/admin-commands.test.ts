@@ -37,6 +37,16 @@ describe('admin commands', () => {
   });
 
   // A device maker made tokens in a fresh cloud/.data the service never read: the help did not say where it must run.
+  // Without --box a token got every scope ("*"): a script's token could mint tokens.
+  it('issues a device token (ingest and device) unless asked for other scopes, with or without --box', async () => {
+    const plain = await run('token', 'create', '--user', 'maya');
+    expect(plain.exitCode).toBe(0);
+    expect(await t.app.ctx.tokens.verify(plain.stdout.trim())).toMatchObject({ scopes: ['ingest', 'device'], boxIds: null });
+    const full = await run('token', 'create', '--user', 'maya', '--scope', '*');
+    expect(await t.app.ctx.tokens.verify(full.stdout.trim())).toMatchObject({ scopes: ['*'], boxIds: null });
+    expect(USAGE).toContain('default ingest and device');
+  });
+
   it("says in its help that it must run with the service's DATA_DIR, DATABASE_URL and JWT_SECRET", () => {
     expect(USAGE).toContain('Run it with the same DATA_DIR, DATABASE_URL and JWT_SECRET as the service');
   });

@@ -18,7 +18,7 @@ describe('embedded mode, end to end', () => {
     try {
       // The CLI reaches the running cloud through its admin socket.
       expect((await runScript('src/cli.ts', ['user', 'add', 'ana'], env)).code).toBe(0);
-      const created = await runScript('src/cli.ts', ['token', 'create', '--user', 'ana'], env);
+      const created = await runScript('src/cli.ts', ['token', 'create', '--user', 'ana', '--scope', 'ingest,read'], env);
       expect(created.code).toBe(0);
       token = created.stdout.trim();
 
@@ -40,7 +40,7 @@ describe('embedded mode, end to end', () => {
 
     // With no cloud running, the CLI opens the embedded database itself.
     const listed = await runScript('src/cli.ts', ['token', 'list'], env);
-    expect(listed.stdout).toMatch(/\tana\tcli\t\*\t/);
+    expect(listed.stdout).toMatch(/\tana\tcli\tingest,read\t/);
 
     const again = await startServer(env);
     try {

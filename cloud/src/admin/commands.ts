@@ -34,7 +34,8 @@ export const USAGE = `usage:
   cli token create --user <login> [--name NAME] [--scope SCOPE]... [--box BOX_ID]... [--expires-days N]
   cli token list [--user <login>]
   cli token revoke <token-id>
-scopes: ${[ALL_SCOPES, ...SCOPES].join(', ')} (default ${ALL_SCOPES}; with --box, ${DEVICE_TOKEN_SCOPES.join(' and ')}); --box limits a device token to its boxes
+scopes: ${[ALL_SCOPES, ...SCOPES].join(', ')} (default ${DEVICE_TOKEN_SCOPES.join(' and ')}, as for a device; ${ALL_SCOPES} only when asked for, as it can also
+  manage tokens); --box limits a device token to its boxes
 Run it with the same DATA_DIR, DATABASE_URL and JWT_SECRET as the service (in its environment, e.g. docker compose exec
 cloud …): elsewhere its users and tokens go to another database, one the service never reads.`;
 
@@ -115,9 +116,9 @@ async function dispatch(argv: string[], { db, users, tokenRecords, tokens }: Adm
       if (!values.user) throw new UsageError('token create needs --user <login>');
       const user = await users.findByLogin(values.user);
       if (!user) return fail(`no user "${values.user}"`);
-      // A token for some boxes is a device's: by default it sends and streams, and cannot read or steer the account.
-      const defaultScopes = values.box?.length ? DEVICE_TOKEN_SCOPES : [ALL_SCOPES];
-      const scopes = (values.scope ?? defaultScopes).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+      // By default a device's token: it sends and streams, and cannot read or steer the account. The default was
+      // "*" without --box, so a script's token could mint more tokens; that takes asking for it.
+      const scopes = (values.scope ?? DEVICE_TOKEN_SCOPES).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
       const unknown = scopes.filter((s) => s !== ALL_SCOPES && !(SCOPES as readonly string[]).includes(s));
       if (unknown.length > 0) throw new UsageError(`unknown scope ${unknown.join(', ')}`);
       let expiresAt: Date | undefined;

@@ -46,7 +46,8 @@ const clientOf = (ctx: GraphQLContext) => describeUserAgent(ctx.request.headers[
  */
 function requireAccountOwner(ctx: GraphQLContext) {
   const user = requireUser(ctx, 'control');
-  if (!user.scopes.includes(ALL_SCOPES)) throw clientError('managing tokens needs a signed-in session', 'FORBIDDEN');
+  // "needs a signed-in session" was untrue: a full token for every box may manage tokens too.
+  if (!user.scopes.includes(ALL_SCOPES)) throw clientError('managing tokens needs a signed-in session or a token with every scope ("*"): this token has only some', 'FORBIDDEN');
   if (user.boxIds !== null) throw clientError('a token limited to boxes cannot manage tokens: sign in, or use a token for every box', 'FORBIDDEN');
   return user;
 }
