@@ -129,4 +129,19 @@ describe('a token that may control but not read', () => {
     expect(read.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
     expect(await graphql(t.app, controlOnly, `mutation ($id: ID!) { stopEntranceLiveStream(sessionId: $id) }`, { id: session.id })).toEqual({ data: { stopEntranceLiveStream: true } });
   });
+
+  // One request with 100 aliased startEntranceLiveStream made 100 sessions and 100 START_STREAM commands.
+  it('cannot start more than a few live streams in one operation, and nothing starts when it asks for more', async () => {
+    const starts = (n: number) => Array.from({ length: n }, (_, i) => `s${i}: startEntranceLiveStream(boxId: "flood${i}") { id }`).join(' ');
+    const flood = await graphql(t.app, controlOnly, `mutation { ${starts(100)} }`);
+    expect(flood.data ?? null).toBeNull();
+    expect(flood.errors?.[0]).toMatchObject({
+      message: 'an operation may start a live stream at most 4 times; this one does so 100 times (aliases counted): send the rest in further requests',
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
+    const after = await graphql(t.app, owner, `{ s0: entranceLiveStreamSession(boxId: "flood0") { id } s99: entranceLiveStreamSession(boxId: "flood99") { id } }`);
+    expect(after.data).toEqual({ s0: null, s99: null });
+    const few = await graphql(t.app, controlOnly, `mutation { ${starts(4)} }`);
+    expect(few.errors).toBeUndefined();
+  });
 });

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { GraphQLError } from 'graphql';
 import mercurius, { type IResolvers, type MercuriusLoaders, type MercuriusOptions } from 'mercurius';
 import { readdirSync, readFileSync } from 'node:fs';
-import { oneAccountMutationRule } from '../auth/account-mutations-rule.ts';
+import { costlyMutationsRule } from './costly-mutations-rule.ts';
 import { authenticateRequest, foreignOriginProblem } from '../auth/request-auth.ts';
 import { AuthError } from '../auth/tokens.ts';
 import type { AppContext } from '../context.ts';
@@ -99,7 +99,7 @@ export async function graphqlPlugin(app: FastifyInstance, { ctx, resolvers, load
     loaders: mergeByType<MercuriusLoaders>(...loaders),
     path: '/graphql',
     graphiql: false,
-    validationRules: [queryLimitsRule(), noNulInStringsRule, oneAccountMutationRule],
+    validationRules: [queryLimitsRule(), noNulInStringsRule, costlyMutationsRule],
     errorFormatter: hideDatabaseErrors,
     context: async (request, reply): Promise<GraphQLContext> => ({ services: ctx, request, reply, ...(await principalOf(ctx, request)) }),
     // Subscriptions over websocket: the user comes from the upgrade request (cookie, headers) or, as browsers
