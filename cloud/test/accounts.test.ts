@@ -216,6 +216,15 @@ describe('API tokens from the profile', () => {
     expect((await create('boxIds: ["b1"]')).data?.createApiToken).toMatchObject({ token: expect.any(String) });
   });
 
+  // A 300-character box id made a token although movement ingest refuses box ids over 128 characters.
+  it('refuses a box id that ingest would refuse, naming it', async () => {
+    const owner = await createUser(t.app);
+    const long = 'b'.repeat(300);
+    const result = await graphql(t.app, owner.token, `mutation ($boxIds: [ID!]) { createApiToken(name: "cam", boxIds: $boxIds) { token } }`, { boxIds: ['gate-1', long] });
+    expect(result.errors?.[0]).toMatchObject({ message: `boxIds[1] "${'b'.repeat(40)}…" is not a box id: it must be at most 128 characters long`, extensions: { code: 'BAD_USER_INPUT' } });
+    expect((await graphql(t.app, owner.token, '{ apiTokens { id } }')).data).toEqual({ apiTokens: [{ id: owner.tokenId }] });
+  });
+
   it('does not let a device token mint tokens or revoke another user\'s', async () => {
     const device = await createUser(t.app, { scopes: ['ingest', 'device', 'control'] });
     const minted = await graphql(t.app, device.token, `mutation { createApiToken(name: "more") { token } }`);

@@ -47,6 +47,13 @@ describe('admin commands', () => {
     expect(USAGE).toContain('default ingest and device');
   });
 
+  // --box took a 300-character box id that movement ingest refuses.
+  it('refuses a --box that is not a box id, naming it', async () => {
+    const result = await run('token', 'create', '--user', 'maya', '--box', 'gate-1', '--box', 'x'.repeat(129));
+    expect(result).toMatchObject({ exitCode: 2, stdout: '' });
+    expect(result.stderr).toMatch(new RegExp(`^--box\\[1\\] "${'x'.repeat(40)}…" is not a box id: it must be at most 128 characters long\n`));
+  });
+
   it("says in its help that it must run with the service's DATA_DIR, DATABASE_URL and JWT_SECRET", () => {
     expect(USAGE).toContain('Run it with the same DATA_DIR, DATABASE_URL and JWT_SECRET as the service');
   });

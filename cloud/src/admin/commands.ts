@@ -4,6 +4,7 @@ import type { Queryable } from '../db/database.ts';
 import type { TokenService } from '../auth/tokens.ts';
 import type { TokensRepository } from '../auth/tokens-repository.ts';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../auth/accounts.ts';
+import { boxIdsProblem } from '../auth/box-ids.ts';
 import { hashPassword } from '../auth/passwords.ts';
 import { LoginTakenError, type UsersRepository } from '../auth/users-repository.ts';
 
@@ -121,6 +122,8 @@ async function dispatch(argv: string[], { db, users, tokenRecords, tokens }: Adm
       const scopes = (values.scope ?? DEVICE_TOKEN_SCOPES).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
       const unknown = scopes.filter((s) => s !== ALL_SCOPES && !(SCOPES as readonly string[]).includes(s));
       if (unknown.length > 0) throw new UsageError(`unknown scope ${unknown.join(', ')}`);
+      const boxProblem = boxIdsProblem(values.box ?? [], '--box');
+      if (boxProblem) throw new UsageError(boxProblem);
       let expiresAt: Date | undefined;
       if (values['expires-days'] !== undefined) {
         const days = Number(values['expires-days']);

@@ -2,6 +2,7 @@ import { ALL_SCOPES, SCOPES } from '@hivegate/shared';
 import mercurius from 'mercurius';
 import { clientError, requireUser, type GraphQLContext, type Resolvers } from '../graphql/context.ts';
 import { AccountError, type SignedIn } from './accounts.ts';
+import { boxIdsProblem } from './box-ids.ts';
 import { SESSION_COOKIE } from './request-auth.ts';
 import { describeUserAgent } from './user-agent.ts';
 
@@ -86,6 +87,8 @@ export const accountResolvers: Resolvers = {
       const boxIds = args.boxIds?.map(String) ?? null;
       // A token for no box could act for nothing: almost surely a client that meant "every box" (leave boxIds out).
       if (boxIds?.length === 0) throw clientError('boxIds must name at least one box, or be left out for every box');
+      const boxProblem = boxIds && boxIdsProblem(boxIds, 'boxIds');
+      if (boxProblem) throw clientError(boxProblem);
       const { token, tokenId } = await ctx.services.tokens.issue({ userId: user.userId, name, scopes, boxIds });
       const apiToken = (await ctx.services.tokenRecords.list(user.userId)).find((t) => t.id === tokenId);
       return { token, apiToken };

@@ -73,3 +73,14 @@ export const ChangePasswordMutation = defineOperation<
     changePassword(currentPassword: $currentPassword, newPassword: $newPassword) { otherSessionsSignedOut }
   }`,
 );
+
+/**
+ * The box ids typed in the token form: separated by commas, as its hint says, each trimmed. Split at spaces too, the
+ * id "bad box id with / slash" became the boxes bad, box, id, … (box ids may hold spaces, as ingest takes them).
+ */
+export function boxIdsFromList(text: string): string[] {
+  return text
+    .split(',')
+    .map((boxId) => boxId.trim())
+    .filter(Boolean);
+}

@@ -3,6 +3,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import {
   ApiTokensQuery,
+  boxIdsFromList,
   ChangePasswordMutation,
   CreateApiTokenMutation,
   RevokeApiTokenMutation,
@@ -99,10 +100,7 @@ function CreateTokenForm({ onCreated }: { onCreated: (token: string, apiToken: A
       permissions.current?.querySelector('input')?.focus();
       return;
     }
-    const boxIds = boxes
-      .split(/[\s,]+/)
-      .map((b) => b.trim())
-      .filter(Boolean);
+    const boxIds = boxIdsFromList(boxes);
     setBusy(true);
     try {
       const { createApiToken } = await request(CreateApiTokenMutation, { name: name.trim(), scopes, boxIds: boxIds.length > 0 ? boxIds : null });
