@@ -1,15 +1,23 @@
-/** How numbers, instants and sizes read on screen. Locale-aware where the browser knows the reader's locale. */
+/** How numbers, instants and sizes read on screen: in English, as the page is written, in the viewer's time zone. */
+
+/**
+ * The locale of every number, date and relative time. The page is English (`<html lang="en">`): the browser's own
+ * locale made a German browser show "In 9.839" and "vor 1 Minute", which a screen reader voicing English read as
+ * "nine point eight three nine". British English, for its 24-hour clock (hives are checked at 06:00 and 18:00, not
+ * "6 AM") and its day-month order, which readers outside the US take the same way; the time zone stays the browser's.
+ */
+export const LOCALE = 'en-GB';
 
 export function formatNumber(value: number | null | undefined, decimals = 1): string {
   if (value === null || value === undefined || !Number.isFinite(value)) return '—';
-  return value.toLocaleString(undefined, { minimumFractionDigits: 0, maximumFractionDigits: decimals });
+  return value.toLocaleString(LOCALE, { minimumFractionDigits: 0, maximumFractionDigits: decimals });
 }
 
 /** A count of bees: whole numbers, with a sign when asked (net flow). */
 export function formatCount(value: number | null | undefined, signed = false): string {
   if (value === null || value === undefined || !Number.isFinite(value)) return '—';
   const rounded = Math.round(value);
-  const text = Math.abs(rounded).toLocaleString();
+  const text = Math.abs(rounded).toLocaleString(LOCALE);
   if (!signed || rounded === 0) return rounded < 0 ? `−${text}` : text;
   return rounded > 0 ? `+${text}` : `−${text}`;
 }
@@ -23,7 +31,7 @@ export function formatDateTime(value: string | number | Date | null | undefined)
   if (value === null || value === undefined) return '—';
   const date = new Date(value);
   if (Number.isNaN(date.getTime())) return '—';
-  return date.toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+  return date.toLocaleString(LOCALE, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
 }
 
 /**
@@ -36,14 +44,14 @@ export function localTimeZone(): string {
 
 export function formatDate(value: string | number | Date): string {
   const date = new Date(value);
-  return date.toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
+  return date.toLocaleDateString(LOCALE, { year: 'numeric', month: 'short', day: 'numeric' });
 }
 
 /** A UTC calendar date (YYYY-MM-DD, as heatmaps are keyed) in words, without shifting it into the local zone. */
 export function formatUtcDay(day: string): string {
   const date = new Date(`${day}T12:00:00Z`);
   if (Number.isNaN(date.getTime())) return day;
-  return date.toLocaleDateString(undefined, { weekday: 'short', year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' });
+  return date.toLocaleDateString(LOCALE, { weekday: 'short', year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' });
 }
 
 const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
@@ -61,7 +69,7 @@ export function formatRelative(value: string | number | Date | null | undefined,
   if (Number.isNaN(time)) return 'never';
   const seconds = (time - now) / 1000;
   if (Math.abs(seconds) < 45) return 'just now';
-  const format = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+  const format = new Intl.RelativeTimeFormat(LOCALE, { numeric: 'auto' });
   for (const [unit, size] of UNITS) {
     if (Math.abs(seconds) >= size * 0.9 || unit === 'minute') return format.format(Math.round(seconds / size), unit);
   }
@@ -77,7 +85,7 @@ export function formatBytes(bytes: number | null | undefined): string {
     value /= 1000;
     unit++;
   }
-  return `${value.toLocaleString(undefined, { maximumFractionDigits: unit === 0 ? 0 : 1 })} ${units[unit]}`;
+  return `${value.toLocaleString(LOCALE, { maximumFractionDigits: unit === 0 ? 0 : 1 })} ${units[unit]}`;
 }
 
 /** 75 → "1:15", 3725 → "1:02:05". */
@@ -95,8 +103,8 @@ export function formatDuration(seconds: number | null | undefined): string {
 export function formatTimeTick(t: number, stepMs: number): string {
   const date = new Date(t);
   const midnight = date.getHours() === 0 && date.getMinutes() === 0;
-  if (stepMs >= 86_400_000 || midnight) return date.toLocaleDateString(undefined, { month: 'short', day: 'numeric' });
-  return date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  if (stepMs >= 86_400_000 || midnight) return date.toLocaleDateString(LOCALE, { month: 'short', day: 'numeric' });
+  return date.toLocaleTimeString(LOCALE, { hour: '2-digit', minute: '2-digit' });
 }
 
 /** "Hive 3", but "Hive 3/Nord" for a hive whose id already says so ("Hive Hive 3/Nord" repeated the word). */

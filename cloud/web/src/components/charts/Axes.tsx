@@ -1,5 +1,5 @@
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { formatTimeTick } from '../../lib/format.ts';
+import { formatNumber, formatTimeTick } from '../../lib/format.ts';
 import { linearScale, nearestIndex, niceTicks, timeTicks, type LinearScale } from '../../lib/scale.ts';
 
 export const MARGIN = { top: 12, right: 14, bottom: 26, left: 46 };
@@ -76,7 +76,7 @@ export function Axes({
   xTicks,
   xStep,
   yTicks,
-  yLabel = (v) => v.toLocaleString(),
+  yLabel = (v) => formatNumber(v, 3),
   width,
   height,
 }: {

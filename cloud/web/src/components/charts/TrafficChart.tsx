@@ -1,5 +1,5 @@
 import { bucketTimeLabels } from '../../lib/bucket-labels.ts';
-import { formatCount, formatDateTime } from '../../lib/format.ts';
+import { formatCount, formatDateTime, formatNumber } from '../../lib/format.ts';
 import { linePath } from '../../lib/scale.ts';
 import { Axes, HoverReadout, MARGIN, pointedIndex, timePlot, useReadout } from './Axes.tsx';
 import { ChartFigure } from './ChartFigure.tsx';
@@ -71,7 +71,7 @@ export function TrafficChart(props: TrafficChartProps) {
           >
             <title id={ids.title}>{title}</title>
             <desc id={ids.desc}>{describe(props)}</desc>
-            <Axes x={x} y={y} xTicks={xAxis.ticks} xStep={xAxis.step} yTicks={yAxis.ticks} yLabel={(v) => Math.abs(v).toLocaleString()} width={width} height={height} />
+            <Axes x={x} y={y} xTicks={xAxis.ticks} xStep={xAxis.step} yTicks={yAxis.ticks} yLabel={(v) => formatNumber(Math.abs(v), 3)} width={width} height={height} />
             <g class="series series-in" aria-hidden="true">
               {times.map((t, i) => {
                 const value = beesIn[i] ?? 0;
