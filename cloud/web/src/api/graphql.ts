@@ -62,45 +62,79 @@ export function notifyIfUnauthenticated(error: unknown): void {
 
 export const GRAPHQL_PATH = '/graphql';
 
+/**
+ * How long a request may take, answer included, before it is given up. A server that stops answering (a frozen
+ * process, a mobile link that drops without closing) left every page "Loading…" and every button busy for good.
+ */
+export const REQUEST_TIMEOUT_MS = 20_000;
+
 export interface RequestOptions {
   signal?: AbortSignal;
+  /** The time limit (default REQUEST_TIMEOUT_MS); `Infinity` for a request that waits on purpose (a long-poll). */
+  timeoutMs?: number;
 }
+
+export const TIMEOUT_MESSAGE = 'The server did not answer in time. Check your connection and try again.';
 
 export async function request<TData, TVariables>(
   operation: Operation<TData, TVariables>,
   variables: TVariables,
   options: RequestOptions = {},
 ): Promise<TData> {
-  let response: Response;
+  const { signal, timeoutMs = REQUEST_TIMEOUT_MS } = options;
+  if (signal?.aborted) throw new DOMException('aborted', 'AbortError');
+  // One controller for the caller's abort and the time limit, so either ends the fetch and the reading of its body.
+  const controller = new AbortController();
+  let timedOut = false;
+  const onAbort = () => controller.abort();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  const timer = Number.isFinite(timeoutMs)
+    ? setTimeout(() => {
+        timedOut = true;
+        controller.abort();
+      }, timeoutMs)
+    : undefined;
+  /** Why the request ended early: the caller's abort is passed on as such, the time limit as an error to show. */
+  const cutShort = (): Error | undefined => {
+    if (signal?.aborted) return new DOMException('aborted', 'AbortError');
+    if (timedOut) return new ApiError(TIMEOUT_MESSAGE, 'TIMEOUT');
+    return undefined;
+  };
   try {
-    response = await fetch(GRAPHQL_PATH, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json' },
-      credentials: 'same-origin',
-      body: JSON.stringify({ query: operation.document, operationName: operation.name, variables }),
-      signal: options.signal,
-    });
-  } catch (err) {
-    if (options.signal?.aborted) throw err;
-    throw new ApiError('Cannot reach the server. Check your connection and try again.', 'NETWORK');
+    let response: Response;
+    try {
+      response = await fetch(GRAPHQL_PATH, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        credentials: 'same-origin',
+        body: JSON.stringify({ query: operation.document, operationName: operation.name, variables }),
+        signal: controller.signal,
+      });
+    } catch {
+      throw cutShort() ?? new ApiError('Cannot reach the server. Check your connection and try again.', 'NETWORK');
+    }
+    let body: { data?: TData | null; errors?: GraphQLErrorItem[]; error?: string };
+    try {
+      body = (await response.json()) as typeof body;
+    } catch {
+      const early = cutShort();
+      if (early) throw early;
+      // A proxy's error page (502, 503, 504 while the server restarts): to the user, the server is out of reach for now.
+      throw new ApiError(`The server could not be reached (${`${response.status} ${response.statusText}`.trim()}). Try again in a moment.`, 'NETWORK');
+    }
+    if (body.errors && body.errors.length > 0) {
+      const error = errorFromResponse(body.errors);
+      notifyIfUnauthenticated(error);
+      throw error;
+    }
+    if (!response.ok || body.data === undefined || body.data === null) {
+      throw new ApiError(body.error ?? `The server answered ${response.status} ${response.statusText}.`, response.status === 401 ? 'UNAUTHENTICATED' : undefined);
+    }
+    return body.data;
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
   }
-  let body: { data?: TData | null; errors?: GraphQLErrorItem[]; error?: string };
-  try {
-    body = (await response.json()) as typeof body;
-  } catch {
-    if (options.signal?.aborted) throw new DOMException('aborted', 'AbortError');
-    // A proxy's error page (502, 503, 504 while the server restarts): to the user, the server is out of reach for now.
-    throw new ApiError(`The server could not be reached (${`${response.status} ${response.statusText}`.trim()}). Try again in a moment.`, 'NETWORK');
-  }
-  if (body.errors && body.errors.length > 0) {
-    const error = errorFromResponse(body.errors);
-    notifyIfUnauthenticated(error);
-    throw error;
-  }
-  if (!response.ok || body.data === undefined || body.data === null) {
-    throw new ApiError(body.error ?? `The server answered ${response.status} ${response.statusText}.`, response.status === 401 ? 'UNAUTHENTICATED' : undefined);
-  }
-  return body.data;
 }
 
 export function isAbort(error: unknown): boolean {
