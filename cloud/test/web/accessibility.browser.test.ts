@@ -1,0 +1,130 @@
+/**
+ * Findings of an accessibility review, in Chromium against the real cloud: numbers and times in English whatever the
+ * browser's locale, a server that stops answering, large text on a phone, errors tied to the field at fault, and
+ * what a screen reader is told (or spared) on the hive and box pages.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DESKTOP, openPage, postJson, recordProblems, signIn, signUp, startWebTest, type WebTestEnvironment } from './browser.ts';
+
+const PASSWORD = 'correct horse battery';
+
+let env: WebTestEnvironment;
+const suffix = randomBytes(3).toString('hex');
+const user = { login: `reader_${suffix}`, hive: `meadow-${suffix}`, box: `lane-${suffix}` };
+
+/** Whether a field is marked invalid, and the texts it names as its description. */
+function fieldState(field: Locator) {
+  return field.evaluate((element) => ({
+    invalid: element.getAttribute('aria-invalid'),
+    described: (element.getAttribute('aria-describedby') ?? '')
+      .split(' ')
+      .filter(Boolean)
+      .map((id) => document.getElementById(id)?.textContent ?? `(no #${id})`),
+  }));
+}
+
+/** How far the page can be scrolled sideways (0 when everything fits the screen's width). */
+function sidewaysOverflow(page: Page): Promise<number> {
+  return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+}
+
+beforeAll(async () => {
+  env = await startWebTest();
+  const { context, page } = await openPage(env);
+  try {
+    await signUp(page, user.login, PASSWORD);
+    const token = await page.evaluate(async () => {
+      const response = await fetch('/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: 'mutation { createApiToken(name: "scale", scopes: ["ingest", "device"]) { token } }' }),
+      });
+      return ((await response.json()) as { data: { createApiToken: { token: string } } }).data.createApiToken.token;
+    });
+    const now = Math.floor(Date.now() / 1000);
+    const startOfDay = Math.floor(now / 86_400) * 86_400;
+    const movement = [{ hiveId: user.hive, boxId: user.box, timestamp: Math.max(startOfDay, now - 60), beesIn: 9839, beesOut: 13_153, avgSpeed: 4, p95Speed: 8 }];
+    expect(await postJson(`${env.url}/entrance/v1/movement`, token, movement)).toEqual({ status: 200, body: { message: 'OK' } });
+    const metrics = Array.from({ length: 6 }, (_, k) => ({ hiveId: user.hive, timestamp: now - k * 3600 - 60, fields: { temperatureCelsius: k === 0 ? 34.8 : 33.5, humidityPercent: 58, weightKg: 1042.75 } }));
+    expect(await postJson(`${env.url}/iot/v1/metrics`, token, metrics)).toEqual({ status: 200, body: { message: 'OK' } });
+  } finally {
+    await context.close();
+  }
+}, 120_000);
+
+afterAll(async () => {
+  await env?.close();
+});
+
+describe('accessibility', () => {
+  // A German browser showed "In 9.839 · Out 13.153", "34,8 °C" and "vor 1 Minute" on an English page.
+  it('writes numbers and times in English in a German browser, in its time zone', async () => {
+    const context = await env.browser.newContext({ viewport: DESKTOP, baseURL: env.url, locale: 'de-DE', timezoneId: 'Europe/Berlin' });
+    const page = await context.newPage();
+    const problems = recordProblems(page);
+    try {
+      await signIn(page, user.login, PASSWORD);
+      const card = page.getByRole('article', { name: `Hive ${user.hive}` });
+      await expect.poll(() => card.innerText()).toMatch(/In\s+9,839\s+Out\s+13,153/);
+      const text = await card.innerText();
+      expect(text).toMatch(/34\.8\s*°C/);
+      expect(text).toMatch(/1,042\.75\s*kg/);
+      expect(text).toMatch(/Last reading (just now|\d+ minutes? ago)/);
+      const opened = Date.now();
+      await page.goto(`/hives/${user.hive}`);
+      // The range ends now, in the viewer's zone, which is named: as Berlin writes it, in English.
+      const berlin = (t: number) => new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Berlin', year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' }).format(t);
+      const ends = [0, 1, 2].map((k) => berlin((Math.ceil(opened / 60_000) + k) * 60_000));
+      const shown = await page.getByText('(Europe/Berlin time)').locator('..').innerText();
+      expect(ends.some((end) => shown.includes(`– ${end}`)), shown).toBe(true);
+      const temperature = page.getByRole('figure', { name: /Temperature/ });
+      await temperature.getByRole('button', { name: /^Show data table/ }).click();
+      const times = await temperature.locator('tbody th').allTextContents();
+      expect(times.length).toBeGreaterThan(0);
+      for (const time of times) expect(time).toMatch(/^\d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d$/);
+      expect(problems.list).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+  // A server that stopped answering left sign-in "Signing in…" with its button disabled, and a hive page "Loading…",
+  // for as long as the connection hung (75 s and more).
+  it('gives up on a server that does not answer, says so with "Try again", and recovers when it answers again', async () => {
+    const { context, page, problems } = await openPage(env);
+    const silent = () => page.route('**/graphql', () => undefined);
+    try {
+      await page.clock.install();
+      await page.goto('/sign-in');
+      await page.getByLabel('Login').fill(user.login);
+      await page.getByLabel('Password').fill(PASSWORD);
+      await silent();
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      const button = page.locator('button[type=submit]');
+      await expect.poll(() => button.textContent()).toBe('Signing in…');
+      await page.clock.runFor(20_000);
+      await expect.poll(() => page.getByRole('alert').textContent()).toBe('The server did not answer in time. Check your connection and try again.');
+      expect(await button.textContent()).toBe('Sign in');
+      expect(await button.getAttribute('aria-disabled')).toBe('false');
+      await page.unroute('**/graphql');
+      await button.click();
+      const hiveLink = page.getByRole('link', { name: `Hive ${user.hive}` });
+      await hiveLink.waitFor();
+
+      await silent();
+      await hiveLink.click();
+      await page.getByText('Loading…').first().waitFor();
+      await page.clock.runFor(20_000);
+      const failed = page.getByRole('alert').filter({ hasText: 'The server did not answer in time.' });
+      await failed.waitFor();
+      expect(await page.getByText('Could not load this hive.').count()).toBe(1);
+      await page.unroute('**/graphql');
+      await page.getByRole('button', { name: 'Try again' }).first().click();
+      await page.getByRole('figure', { name: /Temperature/ }).locator('svg path.line').waitFor();
+      expect(problems.list).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});
