@@ -127,4 +127,36 @@ describe('accessibility', () => {
       await context.close();
     }
   });
+
+  // The body's text was 16px: the browser's text size enlarged only the headings, and at 200 % text the apiary of a
+  // 360 px phone was 608 px wide, as the hive card's three readings stood side by side whatever their size.
+  it("enlarges all text with the browser's text size, and at 200 % scrolls no page of a 360 px phone sideways", async () => {
+    const { context, page, problems } = await openPage(env, { width: 360, height: 740 });
+    try {
+      // What the browser's text-size setting does: a larger root font size.
+      await page.addInitScript(() => document.addEventListener('DOMContentLoaded', () => (document.documentElement.style.fontSize = '200%')));
+      await signIn(page, user.login, PASSWORD);
+      expect(await page.evaluate(() => getComputedStyle(document.body).fontSize)).toBe('32px');
+      for (const [path, ready] of [
+        ['/', () => page.getByRole('article', { name: `Hive ${user.hive}` }).getByText('°C')],
+        [`/hives/${user.hive}`, () => page.getByRole('figure', { name: /Temperature/ }).locator('svg path.line')],
+        [`/boxes/${user.box}`, () => page.getByRole('region', { name: 'Entrance traffic today' })],
+        ['/profile', () => page.getByRole('button', { name: 'Create token' })],
+      ] as const) {
+        await page.goto(path);
+        await ready().waitFor();
+        await page.waitForLoadState('networkidle');
+        const wide = await page.locator('body *').evaluateAll((elements) =>
+          elements
+            .filter((element) => element.getBoundingClientRect().right > document.documentElement.clientWidth + 1 && !element.closest('.visually-hidden, .table-wrap'))
+            .map((element) => `${element.tagName.toLowerCase()}.${element.className}`)
+            .slice(0, 5),
+        );
+        expect({ path, overflow: await sidewaysOverflow(page), wide }).toEqual({ path, overflow: 0, wide: [] });
+      }
+      expect(problems.list).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
 });
