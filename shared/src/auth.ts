@@ -12,3 +12,11 @@ export const ALL_SCOPES = '*';
 export function grants(tokenScopes: readonly string[], needed: Scope): boolean {
   return tokenScopes.includes(ALL_SCOPES) || tokenScopes.includes(needed);
 }
+
+/**
+ * Account rules, one copy for the server that enforces them and the web app that checks a form before sending it (so
+ * that a bad login is named as the login's fault, not answered as a message of no field).
+ */
+export const LOGIN_PATTERN = /^[\w.@+-]{3,100}$/;
+export const MIN_PASSWORD_LENGTH = 10;
+export const MAX_PASSWORD_LENGTH = 200;

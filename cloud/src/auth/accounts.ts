@@ -1,4 +1,4 @@
-import { ALL_SCOPES } from '@hivegate/shared';
+import { ALL_SCOPES, LOGIN_PATTERN } from '@hivegate/shared';
 import { lockForTransaction, type Database } from '../db/database.ts';
 import { MAX_PASSWORD_LENGTH, newPasswordProblem } from './password-rules.ts';
 import { DUMMY_HASH_PROMISE, hashPassword, verifyPassword } from './passwords.ts';
@@ -19,7 +19,7 @@ export class AccountError extends Error {
   }
 }
 
-export const LOGIN_PATTERN = /^[\w.@+-]{3,100}$/;
+export { LOGIN_PATTERN };
 
 export interface AccountPolicy {
   sessionDays: number;

@@ -1,5 +1,6 @@
-export const MIN_PASSWORD_LENGTH = 10;
-export const MAX_PASSWORD_LENGTH = 200;
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '@hivegate/shared';
+
+export { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH };
 
 /** Why a new password is refused, naming the argument that carries it (`password` at sign-up, `newPassword` on a change). */
 export function newPasswordProblem(password: string, field: string): string | undefined {

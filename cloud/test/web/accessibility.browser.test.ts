@@ -159,4 +159,58 @@ describe('accessibility', () => {
       await context.close();
     }
   });
+  // Every error marked Login and Password invalid alike (a refused password, an empty login, a server out of reach),
+  // and neither named the message; the upload form's file field and the range's "To" were never marked.
+  it("marks only the field at fault invalid and ties the message to it, and no field for the server's answers", async () => {
+    const context = await env.browser.newContext({ viewport: DESKTOP, baseURL: env.url, locale: 'en-GB', timezoneId: 'UTC' });
+    const page = await context.newPage();
+    const problems = recordProblems(page, [/net::ERR_INTERNET_DISCONNECTED/]);
+    const login = page.getByLabel('Login');
+    const password = page.getByLabel('Password');
+    const submit = page.locator('button[type=submit]');
+    try {
+      await page.goto('/sign-in');
+      await submit.click();
+      await expect.poll(() => fieldState(login)).toEqual({ invalid: 'true', described: ['Enter your login.'] });
+      expect(await fieldState(password)).toEqual({ invalid: null, described: [] });
+      await login.fill(user.login);
+      await submit.click();
+      await expect.poll(() => fieldState(password)).toEqual({ invalid: 'true', described: ['Enter your password.'] });
+      expect(await fieldState(login)).toEqual({ invalid: null, described: [] });
+      // Out of reach: neither field is wrong.
+      await password.fill(PASSWORD);
+      await page.route('**/graphql', (route) => route.abort('internetdisconnected'));
+      await submit.click();
+      await expect.poll(() => page.getByRole('alert').textContent()).toContain('Cannot reach the server');
+      expect([await fieldState(login), await fieldState(password)]).toEqual([{ invalid: null, described: [] }, { invalid: null, described: [] }]);
+      await page.unroute('**/graphql');
+
+      await page.goto('/sign-up');
+      await login.fill('no spaces please');
+      await password.fill(PASSWORD);
+      await submit.click();
+      await expect.poll(() => fieldState(login)).toEqual({ invalid: 'true', described: ['3–100 letters, digits or . _ @ + -', 'The login needs 3–100 letters, digits or . _ @ + - and nothing else.'] });
+      expect(await fieldState(password)).toEqual({ invalid: null, described: ['At least 10 characters.'] });
+      expect(await page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('login');
+
+      await signIn(page, user.login, PASSWORD);
+      await page.goto(`/boxes/${user.box}`);
+      await page.getByRole('button', { name: 'Upload', exact: true }).click();
+      await expect.poll(() => fieldState(page.getByLabel('Video file'))).toEqual({ invalid: 'true', described: ['Choose a video file to upload.'] });
+      expect((await fieldState(page.getByLabel('Recorded at (optional)'))).invalid).toBeNull();
+
+      await page.goto(`/hives/${user.hive}`);
+      await page.getByRole('radio', { name: 'Custom' }).check();
+      const from = page.getByLabel('From', { exact: true });
+      const to = page.getByLabel('To', { exact: true });
+      await from.fill('2026-03-02T10:00');
+      await to.fill('2026-03-01T10:00');
+      await page.getByRole('button', { name: 'Apply' }).click();
+      await expect.poll(() => fieldState(to)).toEqual({ invalid: 'true', described: ['"To" must be after "From".'] });
+      expect(await fieldState(from)).toEqual({ invalid: null, described: [] });
+      expect(problems.list).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
 });

@@ -26,12 +26,17 @@ export function presetRange(preset: Preset, now = new Date()): TimeRange {
   return { preset, from: new Date(to.getTime() - PRESETS[preset].ms), to };
 }
 
-/** Why a custom range cannot be used, or undefined when it can. */
-export function checkCustomRange(from: Date | undefined, to: Date | undefined): string | undefined {
-  if (!from) return 'Enter a valid start ("From").';
-  if (!to) return 'Enter a valid end ("To").';
-  if (to.getTime() <= from.getTime()) return '"To" must be after "From".';
-  if (to.getTime() - from.getTime() > MAX_RANGE_MS) return 'Choose a range of at most two years.';
+/** Why a custom range cannot be used, and the field to fix; undefined when it can be used. */
+export interface RangeProblem {
+  field: 'from' | 'to';
+  message: string;
+}
+
+export function checkCustomRange(from: Date | undefined, to: Date | undefined): RangeProblem | undefined {
+  if (!from) return { field: 'from', message: 'Enter a valid start ("From").' };
+  if (!to) return { field: 'to', message: 'Enter a valid end ("To").' };
+  if (to.getTime() <= from.getTime()) return { field: 'to', message: '"To" must be after "From".' };
+  if (to.getTime() - from.getTime() > MAX_RANGE_MS) return { field: 'from', message: 'Choose a range of at most two years.' };
   return undefined;
 }
 

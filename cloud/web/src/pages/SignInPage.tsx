@@ -1,3 +1,4 @@
+import { LOGIN_PATTERN, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '@hivegate/shared/auth';
 import { useId, useRef, useState } from 'preact/hooks';
 import { SignInMutation, SignUpMutation, type User } from '../api/accounts.ts';
 import { messageOf, request } from '../api/graphql.ts';
@@ -8,8 +9,11 @@ import { useDocumentTitle } from '../hooks.ts';
 import { paths } from '../lib/routes.ts';
 import { Link } from '../router.tsx';
 
-/** Must match the server's rule; the server checks again and its message is shown if they ever disagree. */
-const MIN_PASSWORD_LENGTH = 10;
+/** The ids a field names as its description: its hint, and the error when the error is its own. */
+function describedBy(...ids: (string | false)[]): string | undefined {
+  const given = ids.filter((value): value is string => Boolean(value));
+  return given.length > 0 ? given.join(' ') : undefined;
+}
 
 /**
  * `sessionEnded`: the user was signed in until their session expired or was revoked, and is told so. `signUpOpen`:
@@ -22,9 +26,11 @@ export function SignInPage({ mode, next, sessionEnded = false, signUpOpen = true
   useDocumentTitle(title);
   const [login, setLogin] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<string | undefined>();
+  /** What went wrong, and the field at fault: none for the server's answers and for a server out of reach. */
+  const [error, setError] = useState<{ message: string; field?: 'login' | 'password' } | undefined>();
   const [busy, setBusy] = useState(false);
   const id = useId();
+  const errorId = `${id}-error`;
   const loginInput = useRef<HTMLInputElement>(null);
   const passwordInput = useRef<HTMLInputElement>(null);
   const otherHref = `${signUp ? paths.signIn() : paths.signUp()}${next !== paths.overview() ? `?next=${encodeURIComponent(next)}` : ''}`;
@@ -33,15 +39,18 @@ export function SignInPage({ mode, next, sessionEnded = false, signUpOpen = true
     event.preventDefault();
     if (busy) return;
     setError(undefined);
-    // Checked here first, so that an empty field is named, not answered with "login or password is wrong".
+    // Checked here first, so that an empty field is named, not answered with "login or password is wrong", and the
+    // message is tied to the field at fault (the server's answers name no field).
     const missing =
-      login.trim() === '' ? { field: loginInput, message: 'Enter your login.' }
-      : password === '' ? { field: passwordInput, message: 'Enter your password.' }
-      : signUp && password.length < MIN_PASSWORD_LENGTH ? { field: passwordInput, message: `The password needs at least ${MIN_PASSWORD_LENGTH} characters.` }
+      login.trim() === '' ? { field: 'login' as const, message: 'Enter your login.' }
+      : signUp && !LOGIN_PATTERN.test(login.trim()) ? { field: 'login' as const, message: 'The login needs 3–100 letters, digits or . _ @ + - and nothing else.' }
+      : password === '' ? { field: 'password' as const, message: 'Enter your password.' }
+      : signUp && password.length < MIN_PASSWORD_LENGTH ? { field: 'password' as const, message: `The password needs at least ${MIN_PASSWORD_LENGTH} characters.` }
+      : signUp && password.length > MAX_PASSWORD_LENGTH ? { field: 'password' as const, message: `The password may have at most ${MAX_PASSWORD_LENGTH} characters.` }
       : undefined;
     if (missing) {
-      setError(missing.message);
-      missing.field.current?.focus();
+      setError(missing);
+      (missing.field === 'login' ? loginInput : passwordInput).current?.focus();
       return;
     }
     setBusy(true);
@@ -49,7 +58,7 @@ export function SignInPage({ mode, next, sessionEnded = false, signUpOpen = true
       const user = signUp ? (await request(SignUpMutation, { login, password })).signUp.user : (await request(SignInMutation, { login, password })).signIn.user;
       onSignedIn(user);
     } catch (err) {
-      setError(asSentence(messageOf(err)));
+      setError({ message: asSentence(messageOf(err)) });
       setBusy(false);
     }
   };
@@ -94,8 +103,8 @@ export function SignInPage({ mode, next, sessionEnded = false, signUpOpen = true
               required
               value={login}
               onInput={(e) => setLogin(e.currentTarget.value)}
-              aria-describedby={signUp ? `${id}-login-hint` : undefined}
-              aria-invalid={error ? true : undefined}
+              aria-describedby={describedBy(signUp && `${id}-login-hint`, error?.field === 'login' && errorId)}
+              aria-invalid={error?.field === 'login' ? true : undefined}
             />
             {signUp && (
               <p class="hint" id={`${id}-login-hint`}>
@@ -115,8 +124,8 @@ export function SignInPage({ mode, next, sessionEnded = false, signUpOpen = true
               minLength={signUp ? MIN_PASSWORD_LENGTH : undefined}
               value={password}
               onInput={(e) => setPassword(e.currentTarget.value)}
-              aria-describedby={signUp ? `${id}-password-hint` : undefined}
-              aria-invalid={error ? true : undefined}
+              aria-describedby={describedBy(signUp && `${id}-password-hint`, error?.field === 'password' && errorId)}
+              aria-invalid={error?.field === 'password' ? true : undefined}
             />
             {signUp && (
               <p class="hint" id={`${id}-password-hint`}>
@@ -124,7 +133,11 @@ export function SignInPage({ mode, next, sessionEnded = false, signUpOpen = true
               </p>
             )}
           </div>
-          {error && <Notice tone="error">{error}</Notice>}
+          {error && (
+            <Notice tone="error" id={errorId}>
+              {error.message}
+            </Notice>
+          )}
           <button type="submit" class="button primary wide" aria-disabled={busy}>
             {busy ? (signUp ? 'Creating account…' : 'Signing in…') : signUp ? 'Create account' : 'Sign in'}
           </button>

@@ -64,23 +64,28 @@ function UploadForm({ boxId, onUploaded }: { boxId: string; onUploaded: () => vo
   const [file, setFile] = useState<File | undefined>();
   const [recordedAt, setRecordedAt] = useState('');
   const [progress, setProgress] = useState<UploadProgress | undefined>();
-  const [status, setStatus] = useState<{ tone: 'ok' | 'error' | 'info'; text: string } | undefined>();
+  /** The outcome to show, and the field at fault when the form's own check failed (none for the server's answers). */
+  const [status, setStatus] = useState<{ tone: 'ok' | 'error' | 'info'; text: string; field?: 'file' | 'time' } | undefined>();
   const [announcement, setAnnouncement] = useState('');
   const controller = useRef<AbortController>();
   const fileInput = useRef<HTMLInputElement>(null);
+  const timeInput = useRef<HTMLInputElement>(null);
   const id = useId();
+  const statusId = `${id}-status`;
   const uploading = progress !== undefined;
+  const faultOf = (field: 'file' | 'time') => status?.field === field;
 
   const submit = async (event: Event) => {
     event.preventDefault();
     if (!file) {
-      setStatus({ tone: 'error', text: 'Choose a video file to upload.' });
+      setStatus({ tone: 'error', text: 'Choose a video file to upload.', field: 'file' });
       fileInput.current?.focus();
       return;
     }
     const startTime = recordedAt ? fromLocalInput(recordedAt) : null;
     if (startTime === undefined) {
-      setStatus({ tone: 'error', text: 'The recording time is not a valid date and time.' });
+      setStatus({ tone: 'error', text: 'The recording time is not a valid date and time.', field: 'time' });
+      timeInput.current?.focus();
       return;
     }
     controller.current = new AbortController();
@@ -132,11 +137,22 @@ function UploadForm({ boxId, onUploaded }: { boxId: string; onUploaded: () => vo
           accept="video/*,.mp4,.mov,.mkv,.avi,.webm,.ts,.h264,.mjpeg,.mjpg"
           disabled={uploading}
           onChange={(e) => setFile(e.currentTarget.files?.[0])}
+          aria-invalid={faultOf('file') ? true : undefined}
+          aria-describedby={faultOf('file') ? statusId : undefined}
         />
       </div>
       <div class="field">
         <label for={`${id}-time`}>Recorded at (optional)</label>
-        <input id={`${id}-time`} type="datetime-local" value={recordedAt} disabled={uploading} onInput={(e) => setRecordedAt(e.currentTarget.value)} aria-describedby={`${id}-time-hint`} />
+        <input
+          id={`${id}-time`}
+          ref={timeInput}
+          type="datetime-local"
+          value={recordedAt}
+          disabled={uploading}
+          onInput={(e) => setRecordedAt(e.currentTarget.value)}
+          aria-invalid={faultOf('time') ? true : undefined}
+          aria-describedby={faultOf('time') ? `${id}-time-hint ${statusId}` : `${id}-time-hint`}
+        />
         <p class="hint" id={`${id}-time-hint`}>
           Your local time. Leave empty to use the time the file was recorded, if it says, or else the upload time.
         </p>
@@ -162,7 +178,11 @@ function UploadForm({ boxId, onUploaded }: { boxId: string; onUploaded: () => vo
       <p class="visually-hidden" role="status">
         {announcement}
       </p>
-      {status && <Notice tone={status.tone}>{status.text}</Notice>}
+      {status && (
+        <Notice tone={status.tone} id={statusId}>
+          {status.text}
+        </Notice>
+      )}
     </form>
   );
 }
