@@ -113,9 +113,13 @@ describe('entrance page media (scripted gateway)', () => {
       await expect.poll(() => main.locator('.heatmap-scale-ticks').innerText()).toMatch(/^1\s+3$/);
 
       await page.getByLabel('Day (UTC)', { exact: true }).fill(new Date(Date.now() - DAY_MS).toISOString().slice(0, 10));
-      await page.getByText(/^No heatmap for /).waitFor();
+      await page.locator('p.empty').getByText(/^No heatmap for /).waitFor();
+      // The answer to a chosen day appeared without a word to a screen reader: it is said in a polite status.
+      const said = page.getByRole('region', { name: 'Daily heatmaps' }).locator('.visually-hidden[role=status]');
+      await expect.poll(() => said.textContent()).toMatch(/^No heatmap for \w{3},? \d+ \w{3} \d{4}\.$/);
       await page.getByLabel('Day (UTC)', { exact: true }).fill(before);
       await expect.poll(() => image.getAttribute('src')).toContain('heat-before.png');
+      await expect.poll(() => said.textContent()).toMatch(/^Showing \w{3},? \d+ \w{3} \d{4} \(UTC day\): [\d,]+ trajector(y|ies)\.$/);
       expect(callsOf('EntranceHeatmaps').at(-1)?.variables).toEqual({ boxIds: [state.boxId], date: before, limit: 1 });
       await page.getByRole('button', { name: 'Show recent days' }).click();
       await expect.poll(() => thumbs.count()).toBe(2);

@@ -1,4 +1,4 @@
-import { useId, useState } from 'preact/hooks';
+import { useEffect, useId, useState } from 'preact/hooks';
 import { EntranceHeatmapsQuery, HEATMAP_LIST_LIMIT, heatmapPollMs, type EntranceHeatmap } from '../../api/heatmaps.ts';
 import { useQuery } from '../../hooks.ts';
 import { formatCount, formatCountOf, formatRelative, formatUtcDay } from '../../lib/format.ts';
@@ -56,6 +56,26 @@ function HeatmapScale({ maxCount }: { maxCount: number }) {
   );
 }
 
+type EntranceHeatmapOrNone = EntranceHeatmap | undefined | null;
+
+/**
+ * What a screen reader is told once a chosen day (or thumbnail) has been read: nothing came of picking a date, as the
+ * answer ("No heatmap for …", or the day shown) appeared without a word. `shown` is the heatmap shown, undefined for
+ * none, null before any answer. The text stays while the list is re-read, so a poll does not say it again.
+ */
+function useChoiceAnnouncement(day: string, selectedId: string | undefined, loading: boolean, shown: EntranceHeatmapOrNone): string {
+  const [announcement, setAnnouncement] = useState('');
+  const chosen = day !== '' || selectedId !== undefined;
+  const text =
+    !chosen || shown === null ? ''
+    : shown === undefined ? (day ? `No heatmap for ${formatUtcDay(day)}.` : '')
+    : `Showing ${formatUtcDay(shown.date)} (UTC day): ${formatCountOf(shown.trajectoryCount, 'trajectory', 'trajectories')}.`;
+  useEffect(() => {
+    if (!loading || !chosen) setAnnouncement(text);
+  }, [loading, chosen, text]);
+  return announcement;
+}
+
 /** The recent days' heatmaps as a gallery, one shown large; a date picker jumps to a given (UTC) day. */
 export function HeatmapGallery({ boxId }: { boxId: string }) {
   const [day, setDay] = useState('');
@@ -68,6 +88,7 @@ export function HeatmapGallery({ boxId }: { boxId: string }) {
   );
   const list = (heatmaps.data?.entranceHeatmaps ?? []).filter((h): h is EntranceHeatmap => h !== null);
   const selected = list.find((h) => h.id === selectedId) ?? list[0];
+  const announcement = useChoiceAnnouncement(day, selectedId, heatmaps.loading, heatmaps.data ? (list.length === 0 ? undefined : selected) : null);
 
   return (
     <section class="card heatmap-card" aria-labelledby={`${id}-heading`}>
@@ -84,6 +105,9 @@ export function HeatmapGallery({ boxId }: { boxId: string }) {
           </button>
         )}
       </div>
+      <p class="visually-hidden" role="status">
+        {announcement}
+      </p>
       {heatmaps.error && <LoadFailed title="Could not load the heatmaps." message={heatmaps.error.message} onRetry={heatmaps.reload} />}
       {!heatmaps.data ? (
         heatmaps.loading && <Loading label="Loading heatmaps…" />
