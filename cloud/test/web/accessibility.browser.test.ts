@@ -213,4 +213,29 @@ describe('accessibility', () => {
       await context.close();
     }
   });
+  // All five charts' buttons were named "Show data table", and each breadcrumb separator "›" was read aloud.
+  it("names each chart's data-table button by its chart, and keeps the breadcrumbs' separators from screen readers", async () => {
+    const { context, page, problems } = await openPage(env);
+    try {
+      await signIn(page, user.login, PASSWORD);
+      await page.goto(`/hives/${user.hive}`);
+      await page.getByRole('figure', { name: 'Bee speed' }).locator('svg').waitFor();
+      const buttons = page.getByRole('button', { name: /^Show data table/ });
+      const names = await buttons.evaluateAll((elements) => elements.map((button) => button.textContent?.replace(/\s+/g, ' ').trim()));
+      expect(names).toHaveLength(5);
+      for (const name of names) expect(name).toMatch(/^Show data table of \S/);
+      expect(new Set(names).size).toBe(5);
+      // The name a screen reader gets (the hidden title included), and only the chart's own.
+      expect(await page.getByRole('figure', { name: /^Bee speed/ }).getByRole('button', { name: /^Show data table of Bee speed/ }).count()).toBe(1);
+
+      const breadcrumbs = page.getByRole('navigation', { name: 'Breadcrumb' });
+      expect(await breadcrumbs.getByRole('listitem').count()).toBeGreaterThan(1);
+      expect(await breadcrumbs.ariaSnapshot()).not.toContain('›');
+      // Still drawn for the eye.
+      expect(await breadcrumbs.locator('li + li').first().evaluate((item) => getComputedStyle(item, '::before').content)).toContain('›');
+      expect(problems.list).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
 });

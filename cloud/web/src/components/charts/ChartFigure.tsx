@@ -62,7 +62,8 @@ export function ChartFigure({ title, legend, times, columns, empty, emptyText = 
       {!empty && (
         <div class="chart-foot">
           <button type="button" class="link-button" aria-expanded={showTable} aria-controls={tableId} onClick={() => setShowTable((v) => !v)}>
-            {showTable ? 'Hide data table' : 'Show data table'}
+            {/* The chart's title, heard and not seen: every chart's button was "Show data table", five alike on a hive page. */}
+            {showTable ? 'Hide data table' : 'Show data table'} <span class="visually-hidden">of {title}</span>
           </button>
         </div>
       )}
