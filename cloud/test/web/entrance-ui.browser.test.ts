@@ -169,7 +169,9 @@ describe('entrance page media (scripted gateway)', () => {
       await clips.getByRole('button', { name: /^Play Clip from/ }).click();
       const video = page.locator('.clip-player video');
       await waitForPlayback(video, 1);
-      expect(await clips.getByRole('button', { name: /^Playing/ }).getAttribute('aria-pressed')).toBe('true');
+      // The playing clip's button was a pressed toggle, "Playing", that did nothing when pressed again: it stops.
+      const stop = clips.getByRole('button', { name: /^Stop Clip from/ });
+      expect(await stop.getAttribute('aria-pressed')).toBeNull();
 
       // The links are re-read before they expire, and the player goes on under the new ones: a page left open used
       // to keep its first links, and a long clip stalled on 403s once they expired.
@@ -203,6 +205,9 @@ describe('entrance page media (scripted gateway)', () => {
       // While a clip is processing the list re-reads itself.
       state.videos[0] = { ...state.videos[0], state: 'READY', progress: 100, durationSeconds: 3, playlistURL: gateway.mediaUrl('clip/index.m3u8') };
       await processing.getByText('Ready').waitFor({ timeout: 10_000 });
+      await stop.click();
+      await expect.poll(() => video.count()).toBe(0);
+      expect(await clips.getByRole('button', { name: /^Play Clip from/ }).count()).toBe(2);
       await screenshot(page, 'entrance-media-desktop');
       await page.setViewportSize(PHONE);
       expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);

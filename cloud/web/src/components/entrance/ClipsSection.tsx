@@ -18,7 +18,7 @@ function clipLabel(video: GateVideo): string {
   return `Clip from ${formatDateTime(video.startTime)}`;
 }
 
-function ClipItem({ video, playing, onPlay, onDeleted, playerId }: { video: GateVideo; playing: boolean; onPlay: () => void; onDeleted: () => void; playerId: string }) {
+function ClipItem({ video, playing, onPlay, onStop, onDeleted, playerId }: { video: GateVideo; playing: boolean; onPlay: () => void; onStop: () => void; onDeleted: () => void; playerId: string }) {
   const percent = progressPercent(video.progress);
   return (
     <li class={`clip${playing ? ' playing' : ''}`}>
@@ -38,8 +38,9 @@ function ClipItem({ video, playing, onPlay, onDeleted, playerId }: { video: Gate
       </div>
       <div class="clip-actions">
         {video.state === 'READY' && video.playlistURL && (
-          <button type="button" class="button" onClick={onPlay} aria-controls={playerId} aria-pressed={playing}>
-            {playing ? 'Playing' : 'Play'} <span class="visually-hidden">{clipLabel(video)}</span>
+          // An action, not a toggle: "Playing", pressed, did nothing when pressed again. Stop closes the player.
+          <button type="button" class="button" onClick={playing ? onStop : onPlay} aria-controls={playerId}>
+            {playing ? 'Stop' : 'Play'} <span class="visually-hidden">{clipLabel(video)}</span>
           </button>
         )}
         <div class="row-actions">
@@ -252,6 +253,7 @@ export function ClipsSection({ boxId }: { boxId: string }) {
                     video={video}
                     playing={video.id === playing?.id}
                     onPlay={() => setPlayingId(video.id)}
+                    onStop={() => setPlayingId(undefined)}
                     onDeleted={() => {
                       if (video.id === playingId) setPlayingId(undefined);
                       older.remove(video.id);
