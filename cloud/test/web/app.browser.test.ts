@@ -652,6 +652,8 @@ describe('web app in Chromium', () => {
       await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
       expect(new URL(page.url()).search).toBe(`?next=${encodeURIComponent('/profile')}`);
       await ended.waitFor();
+      // It was shown and not said: a screen reader heard only the new page's heading.
+      expect(await page.getByRole('alert').filter({ hasText: 'Your session has ended.' }).count()).toBe(1);
       expect(await page.locator('.auth-card').innerText()).toContain('Sign in again to carry on.');
       expect(await page.getByText('Welcome back').count()).toBe(0);
       await page.getByLabel('Login').fill(bob.login);

@@ -24,14 +24,15 @@ function useFirstWithKey(key: string | undefined): boolean {
 
 /**
  * A message box. Errors use role="alert" (read out at once), only the first of those shown with the same `alertKey`;
- * other tones are plain text unless `live` makes them a polite status region. `id` lets a field name it as its
- * description (aria-describedby).
+ * other tones are plain text unless `live` makes them a polite status region, or `alert` an alert (news the reader
+ * must hear at once, shown with the page). `id` lets a field name it as its description (aria-describedby).
  */
 export function Notice({
   tone = 'info',
   title,
   children,
   live = false,
+  alert = false,
   id,
   alertKey,
 }: {
@@ -39,11 +40,12 @@ export function Notice({
   title?: string;
   children?: ComponentChildren;
   live?: boolean;
+  alert?: boolean;
   id?: string;
   alertKey?: string;
 }) {
   const announce = useFirstWithKey(tone === 'error' ? alertKey : undefined);
-  const role = tone === 'error' ? (announce ? 'alert' : undefined) : live ? 'status' : undefined;
+  const role = tone === 'error' ? (announce ? 'alert' : undefined) : alert ? 'alert' : live ? 'status' : undefined;
   return (
     <div id={id} class={`notice notice-${tone}`} role={role}>
       {title && <p class="notice-title">{title}</p>}

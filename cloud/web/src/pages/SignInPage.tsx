@@ -84,7 +84,8 @@ export function SignInPage({ mode, next, sessionEnded = false, signUpOpen = true
         {signUp ? (
           <p class="muted">Watch your hive entrances, readings and heatmaps in one place.</p>
         ) : sessionEnded ? (
-          <Notice tone="warn" title="Your session has ended.">
+          // An alert: the page changed under the reader without their doing, and said nothing of why.
+          <Notice tone="warn" title="Your session has ended." alert>
             <p>It expired, or it was ended elsewhere. Sign in again to carry on.</p>
           </Notice>
         ) : (
