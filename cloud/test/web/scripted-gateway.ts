@@ -123,6 +123,8 @@ export async function startScriptedGateway(mediaDir: string): Promise<ScriptedGa
       signUpOpen: field(() => true),
       hives: field(() => [{ id: state.hiveId, firstSeenAt: now(), lastReading: { time: now(), temperatureCelsius: 34.8, temperatureCelsiusAt: now(), humidityPercent: 58, humidityPercentAt: now(), weightKg: 41.2, weightKgAt: now() }, boxes: [box()] }]),
       boxes: field(() => [box()]),
+      // The apiary asks for these too (since the query of boxes not counting yet); this gateway's box counts.
+      boxesAwaitingCounts: field(() => []),
       apiTokens: field(() => []),
       box: field(({ id }: { id: string }) => (id === state.boxId ? box() : null)),
       entranceTotals: field(({ boxIds }: { boxIds?: string[] }) => (!boxIds || boxIds.includes(state.boxId) ? [today()] : [])),
