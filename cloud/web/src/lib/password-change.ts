@@ -1,9 +1,8 @@
 /** The checks and messages of the profile's password change: what the page says before and after asking the server. */
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '@hivegate/shared/auth';
 import { asSentence } from './format.ts';
 
-/** Must match the server's rule; the server checks again and its message is shown if they ever disagree. */
-export const MIN_PASSWORD_LENGTH = 10;
-export const MAX_PASSWORD_LENGTH = 200;
+export { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH };
 
 export type PasswordField = 'current' | 'next' | 'repeat';
 

@@ -1,3 +1,5 @@
+import { LOCALE } from './format.ts';
+
 /**
  * How old a hive's last value of one field is, said only where it is older than the hive's newest reading: a scale
  * weighing every 15 min beside a climate sensor posting every minute has a weight older than "Last reading".
@@ -15,7 +17,7 @@ const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
 ];
 
 /** "14 min ago", "3 hr ago": short, to fit under a value in a third of a 320 px card. */
-export function shortAge(at: number, now: number, locale?: string): string {
+export function shortAge(at: number, now: number, locale = LOCALE): string {
   const elapsed = Math.max(0, now - at);
   if (elapsed < 45_000) return 'just now';
   const format = new Intl.RelativeTimeFormat(locale, { style: 'short', numeric: 'always' });
@@ -27,7 +29,7 @@ export function shortAge(at: number, now: number, locale?: string): string {
  * The age to show beside a field's value taken at `valueAt` when the hive's newest reading was at `newestAt` (ISO
  * instants), or null: no value, or one as new as the newest reading, whose age the card already says.
  */
-export function ageWhenOlder(valueAt: string | null, newestAt: string, now: number, locale?: string): string | null {
+export function ageWhenOlder(valueAt: string | null, newestAt: string, now: number, locale = LOCALE): string | null {
   if (valueAt === null) return null;
   const at = Date.parse(valueAt);
   const newest = Date.parse(newestAt);
