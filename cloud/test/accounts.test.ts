@@ -102,9 +102,14 @@ describe('accounts', () => {
     const guesser = { 'x-forwarded-for': '198.51.100.77' };
     const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => gql(SIGN_IN, { login: 'parallel', password: `wrong ${i}` }, guesser)));
     const codes = answers.map((a) => a.body.errors?.[0]?.extensions?.code);
+    const checkedAtOnce = passwordChecks.count - before;
+    expect(checkedAtOnce).toBeLessThanOrEqual(10);
+    expect(codes.filter((c) => c === 'UNAUTHENTICATED')).toHaveLength(checkedAtOnce);
+    // On a loaded machine some guesses wait past the database pool's limit and are turned away as busy, checking
+    // nothing either: guesses one at a time then reach exactly the limit.
+    if (checkedAtOnce === 10) expect(codes.filter((c) => c === 'TOO_MANY_ATTEMPTS')).toHaveLength(190);
+    for (let guess = 0; guess <= 10 - checkedAtOnce; guess += 1) await gql(SIGN_IN, { login: 'parallel', password: `one more ${guess}` }, guesser);
     expect(passwordChecks.count - before).toBe(10);
-    expect(codes.filter((c) => c === 'UNAUTHENTICATED')).toHaveLength(10);
-    expect(codes.filter((c) => c === 'TOO_MANY_ATTEMPTS')).toHaveLength(190);
     // The refused ones are not kept: they checked nothing, and would otherwise count against the owner's login everywhere.
     const { rows } = await t.app.ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM login_failures WHERE login = 'parallel'`);
     expect(rows[0]!.n).toBe(10);
