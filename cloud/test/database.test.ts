@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { DatabaseUnavailableError } from '../src/db/database.ts';
 import { PostgresDatabase } from '../src/db/postgres.ts';
 import { migrate, loadMigrations, unknownMigrations } from '../src/db/migrate.ts';
 import { MaintenancePostponedError, maintainPartitions, partitionName } from '../src/db/partitions.ts';
-import { createTestDatabase } from './helper.ts';
+import { createTestDatabase, waitFor } from './helper.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -27,6 +28,29 @@ describe('migrations', () => {
     expect(applied.flat().sort((a, b) => a - b)).toEqual(all);
     expect(applied.filter((versions) => versions.length > 0)).toHaveLength(1);
     expect(await migrate(instances[0]!)).toEqual([]);
+  });
+});
+
+describe('a connection lost inside a transaction', () => {
+  // The server ending a backend mid-transaction emitted an unhandled 'error' on the checked-out client: the process died.
+  it('fails the transaction as unavailable, reports the loss, and the pool goes on serving without the dead client', async () => {
+    const database = await createTestDatabase();
+    const lost: Error[] = [];
+    const db = new PostgresDatabase({ url: database.url, poolSize: 1, applicationName: 'hivegate tx-under-test', onError: (err) => lost.push(err) });
+    const admin = new PostgresDatabase({ url: database.url, poolSize: 1 });
+    cleanups.push(database.drop, () => db.close(), () => admin.close());
+    const transaction = db.transaction((tx) => tx.query('SELECT pg_sleep(30)'));
+    const backend = await waitFor(
+      async () =>
+        (await admin.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE application_name = 'hivegate tx-under-test' AND query LIKE 'SELECT pg_sleep%'`)).rows[0]?.pid,
+      'the transaction to sleep',
+    );
+    await admin.query('SELECT pg_terminate_backend($1)', [backend]);
+    await expect(transaction).rejects.toBeInstanceOf(DatabaseUnavailableError);
+    expect(lost.length).toBeGreaterThanOrEqual(1);
+    // One connection in the pool: this answers only if the broken client was let go rather than handed out again.
+    expect((await db.transaction((tx) => tx.query<{ one: number }>('SELECT 1 AS one'))).rows).toEqual([{ one: 1 }]);
+    expect((await db.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
   });
 });
 

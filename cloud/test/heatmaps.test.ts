@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
 import pngjs from 'pngjs';
 import { binTrajectories } from '../src/heatmaps/grid.ts';
 import { buildTestApp, createUser, graphql, waitFor, type TestApp } from './helper.ts';
@@ -95,6 +96,32 @@ describe('trajectory upload', () => {
     // Unix seconds work too, and the UTC date of the timestamp picks the day.
     await post(token, { ...body, timestamp: Date.parse('2026-05-02T00:00:01Z') / 1000 });
     expect((await day(user.id, '11', '2026-05-02'))?.pointCount).toBe(5);
+  });
+
+  // A backend terminated while an upload's transaction waited on a row lock ended the process (unhandled 'error').
+  it('answers 503 when the database drops the connection mid-upload, and goes on serving', async () => {
+    const { token } = await createUser(t.app, { scopes: ['ingest', 'read'] });
+    const body = { boxId: 'probe-box', timestamp: Math.floor(Date.now() / 1000), frameDimensions: FRAME, trackHistory: { '1': [[10, 10], [20, 20], [30, 30]] } };
+    expect((await post(token, { ...body, batchId: 'b1' })).status).toBe(200);
+    const holder = new pg.Client({ connectionString: t.databaseUrl });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query(`SELECT box_id FROM heatmap_days WHERE box_id = 'probe-box' FOR UPDATE`);
+      const blocked = post(token, { ...body, batchId: 'b2' });
+      const waiting = await waitFor(
+        async () => (await holder.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)).rows[0]?.pid,
+        'the upload to wait for the row',
+      );
+      await holder.query('SELECT pg_terminate_backend($1)', [waiting]);
+      const response = await blocked;
+      expect(response.status).toBe(503);
+      expect(response.headers.get('retry-after')).toMatch(/^\d+$/);
+      await holder.query('COMMIT');
+    } finally {
+      await holder.end();
+    }
+    expect((await post(token, { ...body, batchId: 'b3' })).status).toBe(200);
   });
 
   it('never loses counts under 50 concurrent uploads to the same heatmap, through two instances', async () => {

@@ -31,6 +31,12 @@ function classify(err: unknown): unknown {
   return err;
 }
 
+/** The connection itself failed: unavailable whatever the driver's error says. */
+function unavailable(err: Error): DatabaseUnavailableError {
+  const known = classify(err);
+  return known instanceof DatabaseUnavailableError ? known : new DatabaseUnavailableError(err);
+}
+
 async function classified<T>(promise: Promise<T>): Promise<T> {
   try {
     return await promise;
@@ -86,8 +92,20 @@ export class PostgresDatabase implements Database {
     await classified(this.pool.query(sql));
   }
 
+  /**
+   * While a client is checked out, pg-pool takes its own 'error' listener off it, and a pg Client whose server goes
+   * away emits 'error': with nobody listening, a backend terminated mid-transaction ended the whole process. The
+   * listener here keeps it, the transaction fails as unavailable (503), and the dead client leaves the pool.
+   */
   async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     const client = await classified(this.pool.connect());
+    let lost: Error | undefined;
+    const onLost = (err: Error) => {
+      lost ??= err;
+      this.options.onError?.(err);
+    };
+    client.on('error', onLost);
+    let broken: Error | undefined;
     try {
       await client.query('BEGIN');
       const result = await fn({
@@ -102,10 +120,18 @@ export class PostgresDatabase implements Database {
       await client.query('COMMIT');
       return result;
     } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      if (lost === undefined) {
+        await client.query('ROLLBACK').catch((rollbackErr: unknown) => {
+          broken = rollbackErr instanceof Error ? rollbackErr : new Error(String(rollbackErr));
+        });
+      }
+      // Whatever fn made of the failure, the transaction died with its connection.
+      if (lost !== undefined) throw unavailable(lost);
       throw classify(err);
     } finally {
-      client.release();
+      client.removeListener('error', onLost);
+      // A client that lost its server, or could not roll back, must not serve the next transaction.
+      client.release(lost ?? broken);
     }
   }
 
