@@ -5,7 +5,7 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
-import type { Database } from './db/database.ts';
+import { connectionErrorForLog, type Database } from './db/database.ts';
 import { migrate, unknownMigrations } from './db/migrate.ts';
 import { openDatabase } from './db/open.ts';
 import { prepareDataDir } from './db/data-dir-lock.ts';
@@ -75,7 +75,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   prepareDataDir(config.dataDir);
   const opened = options.db ? { db: options.db, close: async () => undefined } : await openDatabase(
         config,
-        (err) => app.log.warn({ err }, 'database connection lost'),
+        (err) => app.log.warn({ error: connectionErrorForLog(err) }, 'database connection lost'),
         signerApplicationName(config.jwtSecret),
       );
   const { db } = opened;

@@ -60,6 +60,15 @@ export class DatabaseRefusedError extends DatabaseUnavailableError {
   }
 }
 
+/**
+ * What a log line needs of a lost connection: its message and code. pg-pool hangs the whole client on the error
+ * (`err.client`), which came out as 3 KB a line, the backend's process id and cancel key among it.
+ */
+export function connectionErrorForLog(err: Error): { message: string; code?: string } {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' ? { message: err.message, code } : { message: err.message };
+}
+
 export function withTimeout<T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {

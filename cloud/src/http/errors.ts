@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { unstorableJsonProblem } from '@hivegate/shared';
-import { DatabaseUnavailableError } from '../db/database.ts';
+import { connectionErrorForLog, DatabaseUnavailableError } from '../db/database.ts';
 
 /** Seconds a client is asked to wait when the database is saturated or away; jittered so retries spread out. */
 const UNAVAILABLE_RETRY_SECONDS = 2;
@@ -58,7 +58,7 @@ export function installErrorHandling(app: FastifyInstance, onRejected: (reason: 
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
     onRejected(reasonFor(status, err.code));
     if (err instanceof DatabaseUnavailableError) {
-      request.log.warn({ err: err.cause }, 'database unavailable');
+      request.log.warn({ error: connectionErrorForLog(err.cause) }, 'database unavailable');
       const retryAfter = UNAVAILABLE_RETRY_SECONDS + Math.floor(Math.random() * (UNAVAILABLE_RETRY_SECONDS + 1));
       return reply.status(503).header('retry-after', String(retryAfter)).send({ error: 'the service is busy: retry shortly' });
     }
