@@ -19,6 +19,7 @@ import { accountResolvers } from './auth/resolvers.ts';
 import { graphqlPlugin } from './graphql/plugin.ts';
 import { decodeRequestBodies } from './http/content-encoding.ts';
 import { installErrorHandling } from './http/errors.ts';
+import { installDrain, type DrainState } from './http/drain.ts';
 import { parseJsonBodies } from './http/json-body.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { Observability } from './observability/metrics.ts';
@@ -69,6 +70,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     forceCloseConnections: 'idle',
     ajv: { customOptions: { strict: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  app.decorate('drainState', installDrain(app));
 
   // Checked first, naming DATA_DIR: an unwritable one failed later with a bare EACCES from wherever wrote first.
   // Blobs, upload temporaries and (embedded) the database live here: a new one is for this user alone.
@@ -223,5 +225,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 declare module 'fastify' {
   interface FastifyInstance {
     ctx: AppContext;
+    /** What a stop still waits for (see http/drain.ts). */
+    drainState: () => Promise<DrainState>;
   }
 }

@@ -3,6 +3,7 @@ import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, SHUTDOWN_TIMEOUT_MS, type Config } from './config.ts';
 import { startAdminSocket } from './admin/socket.ts';
 import { startupFailureMessage } from './startup-failure.ts';
+import { stillBusy } from './http/drain.ts';
 
 /** A start-up failure the operator can fix says so in one line (the service manager restarts it); others keep their stack. */
 function failedToStart(err: unknown, config?: Config): never {
@@ -38,8 +39,10 @@ async function main() {
     stopping = true;
     app.log.info({ signal }, 'shutting down');
     const force = setTimeout(() => {
-      app.log.error(`shutdown did not finish within ${SHUTDOWN_TIMEOUT_MS / 1000} s (requests or the database still busy); exiting anyway`);
-      process.exit(1);
+      void app.drainState().then((state) => {
+        app.log.error(`shutdown did not finish within ${SHUTDOWN_TIMEOUT_MS / 1000} s: ${stillBusy(state)}; exiting anyway`);
+        process.exit(1);
+      });
     }, SHUTDOWN_TIMEOUT_MS).unref();
     await admin?.close();
     await app.close();

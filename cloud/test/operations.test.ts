@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, createTestDatabase, createUser, startDatabaseRelay, type TestApp } from './helper.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { buildTestApp, createTestDatabase, createUser, startDatabaseRelay, waitFor, type TestApp } from './helper.ts';
+import { startServer } from './processes.ts';
 
 describe('health', () => {
   it('answers hello world while the database answers', async () => {
@@ -132,4 +138,47 @@ describe('unexpected failures', () => {
       await t.close();
     }
   });
+});
+
+describe('a graceful stop', () => {
+  // A keep-alive connection whose request ended after the stop began stayed open: the stop waited 15 s and exited 1.
+  it('lasts as long as the longest request, closes keep-alive connections, and exits 0', async () => {
+    const database = await createTestDatabase();
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'hivegate-stop-'));
+    const server = await startServer({ DATABASE_URL: database.url, DATA_DIR: dataDir });
+    const holder = new pg.Client({ connectionString: database.url });
+    const agent = new http.Agent({ keepAlive: true });
+    try {
+      await holder.connect();
+      // A sign-up that waits on the users table: a request still running when the stop begins.
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE users IN ACCESS EXCLUSIVE MODE');
+      const answered = new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+        const request = http.request(`${server.url}/graphql`, { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (response) => {
+          response.resume();
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, connection: response.headers.connection }));
+        });
+        request.on('error', reject);
+        request.end(JSON.stringify({ query: 'mutation { signUp(login: "late-bee", password: "a long enough password") { token } }' }));
+      });
+      await waitFor(
+        async () => (await holder.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)).rowCount,
+        'the sign-up to wait for the table',
+      );
+      const stopping = Date.now();
+      const exited = server.stop();
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      await holder.query('COMMIT');
+      expect(await answered).toEqual({ status: 200, connection: 'close' });
+      expect(await exited).toBe(0);
+      expect(Date.now() - stopping).toBeLessThan(10_000);
+      expect(server.output()).not.toContain('did not finish');
+    } finally {
+      agent.destroy();
+      server.child.kill('SIGKILL');
+      await holder.end().catch(() => undefined);
+      await database.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -44,7 +44,11 @@ export async function startServer(env: Record<string, string>): Promise<{ url: s
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline) throw new Error(`server did not start: ${output}`);
+    if (Date.now() > deadline) {
+      // Left running, it held its port and database for the rest of the run.
+      child.kill('SIGKILL');
+      throw new Error(`server did not start: ${output}`);
+    }
     await new Promise((r) => setTimeout(r, 200));
   }
   return {
