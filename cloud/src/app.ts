@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import cookie from '@fastify/cookie';
 import cors from '@fastify/cors';
@@ -11,7 +12,7 @@ import { openDatabase } from './db/open.ts';
 import { prepareDataDir } from './db/data-dir-lock.ts';
 import { maintainPartitions, MaintenancePostponedError } from './db/partitions.ts';
 import { requestForLog } from './http/log-redaction.ts';
-import { loadSigningSecret, signerApplicationName, TokenService } from './auth/tokens.ts';
+import { loadSigningSecret, otherInstances, signerApplicationName, TokenService } from './auth/tokens.ts';
 import { TokensRepository } from './auth/tokens-repository.ts';
 import { UsersRepository } from './auth/users-repository.ts';
 import { AccountService } from './auth/accounts.ts';
@@ -30,6 +31,7 @@ import { TelemetryReadRepository } from './telemetry/read-repository.ts';
 import { telemetryLoaders, telemetryResolvers } from './telemetry/resolvers.ts';
 import { telemetryRoutes } from './telemetry/routes.ts';
 import { createBlobStore } from './storage/index.ts';
+import { UnsharedFileStorageError, unsharedStorageProblem } from './storage/instances.ts';
 import { MediaSigner } from './media/signed-paths.ts';
 import { mediaRoutes } from './media/routes.ts';
 import { buildVideoAndHeatmaps } from './video/wiring.ts';
@@ -75,10 +77,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Checked first, naming DATA_DIR: an unwritable one failed later with a bare EACCES from wherever wrote first.
   // Blobs, upload temporaries and (embedded) the database live here: a new one is for this user alone.
   prepareDataDir(config.dataDir);
+  // Tells this process's connections from its siblings' in pg_stat_activity (see signerApplicationName).
+  const applicationName = signerApplicationName(config.jwtSecret, randomBytes(4).toString('hex'));
   const opened = options.db ? { db: options.db, close: async () => undefined } : await openDatabase(
         config,
         (err) => app.log.warn({ error: connectionErrorForLog(err) }, 'database connection lost'),
-        signerApplicationName(config.jwtSecret),
+        applicationName,
       );
   const { db } = opened;
   // Services started so far, stopped in reverse on close or when a later start fails.
@@ -87,6 +91,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     while (started.length > 0) await started.pop()!();
   };
   try {
+    // Before any work on the database: a refused start changes nothing. (A database handed in by a caller does not
+    // carry this process's name, so its siblings cannot be told from it.)
+    if (db.kind === 'postgres' && !options.db) {
+      const problem = unsharedStorageProblem(config.storage, (await otherInstances(db, applicationName)).length);
+      if (problem) throw new UnsharedFileStorageError(problem);
+    }
     const migrated = await migrate(db);
     if (migrated.length > 0) app.log.info({ versions: migrated }, 'database migrated');
     const newer = await unknownMigrations(db);

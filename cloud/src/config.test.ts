@@ -8,7 +8,8 @@ describe('loadConfig', () => {
     expect(config.port).toBe(8600);
     expect(config.databaseUrl).toBeUndefined();
     expect(config.dataDir).toMatch(/\.data$/);
-    expect(config.storage).toEqual({ kind: 'fs', dir: `${config.dataDir}/blobs` });
+    expect(config.storage).toEqual({ kind: 'fs', dir: `${config.dataDir}/blobs`, shared: false });
+    expect(loadConfig({ STORAGE_SHARED: 'true' }).storage).toMatchObject({ kind: 'fs', shared: true });
   });
 
   // `DATA_DIR=.data/demo pnpm cli …` from the repository root opened cloud/.data/demo (pnpm runs it inside cloud/).
@@ -71,6 +72,9 @@ describe('loadConfig', () => {
     [{ JWT_SECRET: 'short' }, 'JWT_SECRET must be at least 32 characters long'],
     [{ STORAGE: 's3', S3_BUCKET: 'bees' }, 'S3_ACCESS_KEY_ID is required when STORAGE is s3'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of "fatal", "error"'],
+    [{ STORAGE_SHARED: 'yes' }, 'STORAGE_SHARED must be one of "true", "false"'],
+    // Left set after a move to S3, it read as if the instances shared a folder.
+    [{ STORAGE: 's3', S3_BUCKET: 'bees', S3_ACCESS_KEY_ID: 'k', S3_SECRET_ACCESS_KEY: 's', STORAGE_SHARED: 'true' }, 'STORAGE_SHARED=true is for STORAGE=fs'],
     [{ VIDEO_MAX_BYTES: '12kB' }, 'VIDEO_MAX_BYTES must be an integer'],
     [{ JOB_WORKERS: '-1' }, 'JOB_WORKERS must be >= 0'],
     [{ HEATMAP_GRID_COLS: '5000' }, 'HEATMAP_GRID_COLS must be <= 4096'],

@@ -31,6 +31,7 @@ const Env = Type.Object({
   METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
   SIGNUP: Type.Union([Type.Literal('open'), Type.Literal('closed')], { default: 'open' }),
   STORAGE: Type.Union([Type.Literal('fs'), Type.Literal('s3')], { default: 'fs' }),
+  STORAGE_SHARED: Type.Union([Type.Literal('true'), Type.Literal('false')], { default: 'false' }),
   S3_ENDPOINT: Type.Optional(Type.String({ format: HTTP_URL })),
   S3_REGION: Type.String({ minLength: 1, default: 'us-east-1' }),
   S3_BUCKET: Type.Optional(Type.String({ minLength: 3, maxLength: 63 })),
@@ -300,11 +301,14 @@ function mediaToolProblems(e: Env): string[] {
 /** Every variable S3 storage needs, named together. */
 function storageProblems(e: Env): string[] {
   if (e.STORAGE !== 's3') return [];
-  return (['S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'] as const).filter((name) => !e[name]).map((name) => `${name} is required when STORAGE is s3`);
+  const missing = (['S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'] as const).filter((name) => !e[name]).map((name) => `${name} is required when STORAGE is s3`);
+  // Said rather than ignored: left set, it reads as if the instances shared a folder.
+  const shared = e.STORAGE_SHARED === 'true' ? ['STORAGE_SHARED=true is for STORAGE=fs (a DATA_DIR/blobs folder every instance mounts); a bucket is shared already, unset it'] : [];
+  return [...missing, ...shared];
 }
 
 function storageConfig(e: Env, dataDir: string): BlobStoreConfig {
-  if (e.STORAGE === 'fs') return { kind: 'fs', dir: path.join(dataDir, 'blobs') };
+  if (e.STORAGE === 'fs') return { kind: 'fs', dir: path.join(dataDir, 'blobs'), shared: e.STORAGE_SHARED === 'true' };
   return {
     kind: 's3',
     endpoint: e.S3_ENDPOINT,

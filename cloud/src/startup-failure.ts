@@ -3,6 +3,7 @@ import { SigningSecretMismatchError } from './auth/tokens.ts';
 import { DataDirError, DataDirInUseError } from './db/data-dir-lock.ts';
 import { DatabaseRefusedError, DatabaseUnavailableError } from './db/database.ts';
 import { BlobStoreUnreachableError } from './storage/index.ts';
+import { UnsharedFileStorageError } from './storage/instances.ts';
 
 /**
  * Why the service or the admin CLI cannot start, as one line naming the setting to look at, or undefined for a
@@ -10,7 +11,7 @@ import { BlobStoreUnreachableError } from './storage/index.ts';
  * service manager restarting the service repeated them in its log every few seconds.
  */
 export function startupFailureMessage(err: unknown, config?: Pick<Config, 'port' | 'host'>): string | undefined {
-  if (err instanceof DataDirInUseError || err instanceof DataDirError || err instanceof SigningSecretMismatchError) return err.message;
+  if (err instanceof DataDirInUseError || err instanceof DataDirError || err instanceof SigningSecretMismatchError || err instanceof UnsharedFileStorageError) return err.message;
   if (err instanceof DatabaseRefusedError) return `cannot start: ${err.message}; check the user name, password and database name in DATABASE_URL`;
   if (err instanceof DatabaseUnavailableError) return `cannot start: ${err.message}; is the database server running and DATABASE_URL right?`;
   if (err instanceof BlobStoreUnreachableError) return `cannot start: ${err.message}; is the S3 server running and S3_ENDPOINT right?`;

@@ -48,7 +48,17 @@ export async function buildTestApp(overrides: Partial<Config> = {}, database?: {
   const owned = database ? undefined : await createTestDatabase();
   const url = database?.url ?? owned!.url;
   const dataDir = mkdtempSync(path.join(tmpdir(), 'hivegate-test-'));
-  const config = defaultConfig({ databaseUrl: url, dataDir, storage: { kind: 'fs', dir: path.join(dataDir, 'blobs') }, logLevel: 'silent', tokenCacheSeconds: 0.5, ...overrides });
+  // A second instance on a test's database says its blob folder is shared, or fs storage would refuse to start beside
+  // the first: the tests that read media across instances hand it the first one's storage, the others do not look.
+  const storage = overrides.storage ?? { kind: 'fs', dir: path.join(dataDir, 'blobs') };
+  const config = defaultConfig({
+    databaseUrl: url,
+    dataDir,
+    logLevel: 'silent',
+    tokenCacheSeconds: 0.5,
+    ...overrides,
+    storage: database && storage.kind === 'fs' ? { ...storage, shared: true } : storage,
+  });
   const app = await buildApp(config, { ...options, logger: false });
   return {
     app,

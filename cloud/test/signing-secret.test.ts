@@ -30,7 +30,7 @@ it('labels the connections with too little of the fingerprint to test guesses ag
 });
 
 const start = (jwtSecret: string | undefined) =>
-  buildApp(defaultConfig({ databaseUrl: database.url, dataDir, storage: { kind: 'fs', dir: path.join(dataDir, 'blobs') }, jwtSecret, tokenCacheSeconds: 0 }), { logger: false });
+  buildApp(defaultConfig({ databaseUrl: database.url, dataDir, storage: { kind: 'fs', dir: path.join(dataDir, 'blobs'), shared: true }, jwtSecret, tokenCacheSeconds: 0 }), { logger: false });
 
 /** Until every stopped instance's connections are gone from pg_stat_activity (a backend ends a moment after its client). */
 async function allGone(): Promise<void> {

@@ -8,7 +8,7 @@ import { defaultConfig } from '../src/config.ts';
 import { DatabaseRefusedError } from '../src/db/database.ts';
 import { PostgresDatabase } from '../src/db/postgres.ts';
 import { startupFailureMessage } from '../src/startup-failure.ts';
-import { createTestDatabase, databaseUrl } from './helper.ts';
+import { buildTestApp, createTestDatabase, databaseUrl } from './helper.ts';
 import { runScript } from './processes.ts';
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'hivegate-startup-'));
@@ -81,6 +81,21 @@ describe('start-up failures say in one line which setting to fix', () => {
       expect(existsSync(path.join(dataDir, 'postgres'))).toBe(true); // it did get as far as opening the database
     } finally {
       await new Promise((resolve) => taken.close(resolve));
+    }
+  }, 60_000);
+
+  // Two instances on one database, each writing media under its own DATA_DIR/blobs, served each other's links as 404s.
+  it('fs storage beside another running instance, unless the operator says the blob folder is shared', async () => {
+    const running = await buildTestApp({}, database);
+    try {
+      const blobs = path.join(scratch, 'blobs-beside');
+      expect(await failureOf({ databaseUrl: database.url, storage: { kind: 'fs', dir: blobs } })).toBe(
+        `cannot start: STORAGE is fs and another instance runs on this database: media this one writes under DATA_DIR (${blobs}) would be missing on the others; set STORAGE=s3 and the S3_* settings on every instance, or mount one blob folder as DATA_DIR/blobs on all of them and set STORAGE_SHARED=true`,
+      );
+      const beside = await buildApp(defaultConfig({ dataDir: mkdtempSync(path.join(scratch, 'data-')), databaseUrl: database.url, storage: { kind: 'fs', dir: blobs, shared: true } }), { logger: false });
+      await beside.close();
+    } finally {
+      await running.close();
     }
   }, 60_000);
 });

@@ -76,23 +76,30 @@ const signerLabel = (secret: string) => fingerprint(secret).slice(0, SIGNER_LABE
 
 /**
  * The Postgres application_name of a service's connections: a short fingerprint of JWT_SECRET, or "stored" for the
- * generated secret in the database. It lets a starting instance see which secrets the running ones sign with
- * without a registry of its own.
+ * generated secret in the database, then this process's instance tag (random, per start). It lets a starting
+ * instance see which secrets the running ones sign with, and that there are running ones at all, without a registry
+ * of its own. (Builds before the tag named their connections by the fingerprint alone.)
  */
-export function signerApplicationName(configured: string | undefined): string {
-  return `${SIGNER_PREFIX}${configured ? signerLabel(configured) : STORED_LABEL}`;
+export function signerApplicationName(configured: string | undefined, instanceTag?: string): string {
+  return `${SIGNER_PREFIX}${configured ? signerLabel(configured) : STORED_LABEL}${instanceTag ? ` ${instanceTag}` : ''}`;
 }
 
-async function othersSignWithAnotherSecret(db: Database, configured: string | undefined, secret: string): Promise<boolean> {
-  const mine = signerApplicationName(configured);
+/** Application names of the service instances other than `mine` connected to this database now. */
+export async function otherInstances(db: Database, mine: string): Promise<string[]> {
   const { rows } = await db.query<{ name: string }>(
     `SELECT DISTINCT application_name AS name FROM pg_stat_activity
      WHERE datname = current_database() AND starts_with(application_name, $1) AND application_name <> $2`,
     [SIGNER_PREFIX, mine],
   );
+  return rows.map((row) => row.name);
+}
+
+async function othersSignWithAnotherSecret(db: Database, configured: string | undefined, secret: string): Promise<boolean> {
+  // This process's own connections (its label, whatever its instance tag) are left out by the label comparison.
+  const names = await otherInstances(db, signerApplicationName(configured));
   const ours = signerLabel(secret);
-  for (const { name } of rows) {
-    const label = name.slice(SIGNER_PREFIX.length);
+  for (const name of names) {
+    const label = name.slice(SIGNER_PREFIX.length).split(' ')[0] ?? '';
     // "stored" and a JWT_SECRET that holds the stored secret are the same signer under two names.
     const theirs = label === STORED_LABEL ? await storedSecret(db).then((stored) => stored && signerLabel(stored)) : label;
     if (theirs !== ours) return true;

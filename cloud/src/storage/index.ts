@@ -8,7 +8,11 @@ export { FileBlobStore } from './file-blob-store.ts';
 export { BlobStoreUnreachableError, S3BlobStore } from './s3-blob-store.ts';
 export type { S3BlobStoreConfig } from './s3-blob-store.ts';
 
-export type BlobStoreConfig = { kind: 'fs'; dir: string } | ({ kind: 's3' } & S3BlobStoreConfig);
+/**
+ * `shared`: the operator says every instance on the database reads and writes the same folder (a network file
+ * system); without it, fs storage refuses to start beside another instance (see storage/instances.ts).
+ */
+export type BlobStoreConfig = { kind: 'fs'; dir: string; shared?: boolean } | ({ kind: 's3' } & S3BlobStoreConfig);
 
 /** Builds the configured store; call start() on it before use. */
 export function createBlobStore(config: BlobStoreConfig): BlobStore {
