@@ -129,6 +129,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     started.push(() => blobs.stop());
     const media = new MediaSigner(secret);
     const observability = new Observability();
+    const poolStats = db.poolStats?.bind(db);
+    if (poolStats) observability.watchPool(poolStats);
     const videoAndHeatmaps = buildVideoAndHeatmaps(config, db, blobs, app.log);
     // Live sessions recorded as clips become stored videos through the upload path, unless a caller connects its own.
     const clipHandoff = options.liveClipHandoff ?? ((clip) => videoAndHeatmaps.videoService.acceptLiveClip(clip));

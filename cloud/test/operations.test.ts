@@ -97,6 +97,29 @@ describe('operations endpoints', () => {
     expect(text).toMatch(/hivegate_http_request_duration_seconds_count\{method="POST",route="\/iot\/v1\/metrics",status="200"\} 1/);
   });
 
+  // /metrics had no pool gauges, and a 503 for an unreachable database counted as reason="server_error", like a bug.
+  it('shows the database pool and counts database-unavailable 503s apart from server errors', async () => {
+    const database = await createTestDatabase();
+    const relay = await startDatabaseRelay();
+    const cut = await buildTestApp({ dbPoolSize: 3 }, { url: relay.urlFor(database.name) });
+    try {
+      const { auth } = await createUser(cut.app);
+      const before = (await cut.app.inject({ method: 'GET', url: '/metrics' })).body;
+      expect(before).toMatch(/^hivegate_db_pool_connections [1-3]$/m);
+      expect(before).toMatch(/^hivegate_db_pool_idle_connections [0-3]$/m);
+      expect(before).toMatch(/^hivegate_db_pool_waiting 0$/m);
+      await relay.cut();
+      const refused = await cut.app.inject({ method: 'POST', url: '/iot/v1/metrics', headers: auth, payload: { hiveId: 1, fields: { weightKg: 1 } } });
+      expect(refused.statusCode).toBe(503);
+      const after = (await cut.app.inject({ method: 'GET', url: '/metrics' })).body;
+      expect(after).toContain('hivegate_rejected_requests_total{reason="database_unavailable"} 1');
+      expect(after).not.toContain('reason="server_error"');
+    } finally {
+      await cut.close();
+      await database.drop();
+    }
+  });
+
   it('serves metrics only to the bearer of METRICS_TOKEN when one is set', async () => {
     const guarded = await buildTestApp({ metricsToken: 'scrape-0123456789abcdef' });
     try {

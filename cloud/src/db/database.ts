@@ -13,8 +13,19 @@ export interface Queryable {
   exec(sql: string): Promise<void>;
 }
 
+/** A connection pool's state at one moment. */
+export interface PoolStats {
+  /** Connections open, busy or idle. */
+  total: number;
+  idle: number;
+  /** Queries and transactions waiting for a connection. */
+  waiting: number;
+}
+
 export interface Database extends Queryable {
   readonly kind: 'postgres' | 'embedded';
+  /** The pool's state, for a database that pools connections (a Postgres server); the embedded one has none. */
+  poolStats?(): PoolStats;
   /** Runs `fn` in one transaction on one connection; rolls back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /** Subscribes to a NOTIFY channel; resolves to the unsubscribe function. */

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { DatabaseRefusedError, DatabaseUnavailableError, withTimeout, type Database, type Queryable, type QueryResult } from './database.ts';
+import { DatabaseRefusedError, DatabaseUnavailableError, withTimeout, type Database, type PoolStats, type Queryable, type QueryResult } from './database.ts';
 
 const { Pool, Client } = pg;
 
@@ -81,6 +81,10 @@ export class PostgresDatabase implements Database {
     });
     // An idle client losing its server must not crash the process; the next query reconnects.
     this.pool.on('error', (err) => options.onError?.(err));
+  }
+
+  poolStats(): PoolStats {
+    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount };
   }
 
   async query<R>(text: string, params?: unknown[]): Promise<QueryResult<R>> {

@@ -15,7 +15,8 @@ export class HttpError extends Error {
   }
 }
 
-export type RejectionReason = 'validation' | 'auth' | 'forbidden' | 'too_large' | 'bad_request' | 'not_found' | 'server_error';
+/** database_unavailable: a 503 for a saturated or unreachable database, counted apart from the 500s of bugs. */
+export type RejectionReason = 'validation' | 'auth' | 'forbidden' | 'too_large' | 'bad_request' | 'not_found' | 'database_unavailable' | 'server_error';
 
 function reasonFor(status: number, code: string | undefined): RejectionReason {
   if (code === 'FST_ERR_VALIDATION') return 'validation';
@@ -56,7 +57,7 @@ function clientMessage(err: FastifyError, request: FastifyRequest): string {
 export function installErrorHandling(app: FastifyInstance, onRejected: (reason: RejectionReason) => void): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
-    onRejected(reasonFor(status, err.code));
+    onRejected(err instanceof DatabaseUnavailableError ? 'database_unavailable' : reasonFor(status, err.code));
     if (err instanceof DatabaseUnavailableError) {
       request.log.warn({ error: connectionErrorForLog(err.cause) }, 'database unavailable');
       const retryAfter = UNAVAILABLE_RETRY_SECONDS + Math.floor(Math.random() * (UNAVAILABLE_RETRY_SECONDS + 1));

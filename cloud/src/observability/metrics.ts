@@ -1,4 +1,5 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { PoolStats } from '../db/database.ts';
 import type { RejectionReason } from '../http/errors.ts';
 
 /** Prometheus metrics of one app instance (a registry of its own, so several apps can live in one process). */
@@ -26,6 +27,22 @@ export class Observability {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'hivegate_' });
+  }
+
+  /** Gauges of the database pool, read at each scrape: saturation showed only as 503s before. */
+  watchPool(stats: () => PoolStats): void {
+    const gauge = (name: string, help: string, read: (s: PoolStats) => number) =>
+      new Gauge({
+        name,
+        help,
+        registers: [this.registry],
+        collect() {
+          this.set(read(stats()));
+        },
+      });
+    gauge('hivegate_db_pool_connections', 'Database connections open in the pool, busy or idle.', (s) => s.total);
+    gauge('hivegate_db_pool_idle_connections', 'Database connections open in the pool and idle.', (s) => s.idle);
+    gauge('hivegate_db_pool_waiting', 'Queries and transactions waiting for a pooled database connection.', (s) => s.waiting);
   }
 
   ingested(kind: string, outcome: { received: number; stored: number }): void {
