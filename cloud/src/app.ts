@@ -118,9 +118,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
           app.log.warn(err.message);
         },
       );
+    // The refusal of another instance's secret before partition maintenance: a doomed start does no work. (It reads
+    // the secrets table, so it comes after the migrations.)
+    const secret = await loadSigningSecret(db, config.jwtSecret, 'service', (message) => app.log.warn(message));
     await maintain();
     const tokenRecords = new TokensRepository(db);
-    const secret = await loadSigningSecret(db, config.jwtSecret, 'service', (message) => app.log.warn(message));
     const tokens = new TokenService(db, tokenRecords, secret, config.tokenCacheSeconds);
     await tokens.start();
     started.push(() => tokens.stop());

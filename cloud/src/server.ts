@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import { createServer } from 'node:net';
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, SHUTDOWN_TIMEOUT_MS, type Config } from './config.ts';
 import { startAdminSocket } from './admin/socket.ts';
@@ -11,6 +12,19 @@ function failedToStart(err: unknown, config?: Config): never {
   if (message === undefined) throw err;
   console.error(message);
   process.exit(1);
+}
+
+/**
+ * Fails as listening would, before the database is touched: a start doomed by a taken port ran the migrations and
+ * partition maintenance first. (The port may still be taken in between; listen then says the same.)
+ */
+async function checkCanListen(port: number, host: string): Promise<void> {
+  if (port === 0) return;
+  const probe = createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', reject);
+    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve()));
+  });
 }
 
 async function main() {
@@ -26,6 +40,11 @@ async function main() {
   }
 
   let app;
+  try {
+    await checkCanListen(config.port, config.host);
+  } catch (err) {
+    failedToStart(err, config);
+  }
   try {
     app = await buildApp(config);
   } catch (err) {

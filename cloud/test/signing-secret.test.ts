@@ -63,7 +63,9 @@ describe('another JWT_SECRET', () => {
           (err: unknown) => err,
         );
         expect(refused).toBeInstanceOf(SigningSecretMismatchError);
-        expect((refused as Error).message).toMatch(/^JWT_SECRET (here is not the one|is unset here, unlike) another running instance signs tokens with: .*give every instance the same JWT_SECRET, or stop them all to change it$/);
+        // The unset case read "is unset here, unlike another running instance signs tokens with".
+        const why = other ? 'here is not the one another running instance signs tokens with' : 'is unset here, but another running instance signs tokens with a JWT_SECRET of its own';
+        expect((refused as Error).message).toMatch(new RegExp(`^JWT_SECRET ${why}: .*give every instance the same JWT_SECRET, or stop them all to change it$`));
       }
       expect(await accepted(running, token)).toBe(true); // the running instance's tokens still hold
       const same = await start(FIRST);

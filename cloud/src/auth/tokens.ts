@@ -51,7 +51,7 @@ export async function loadSigningSecret(
   if (role === 'service' && fingerprint(secret) !== known) {
     if (db.kind === 'postgres' && (await othersSignWithAnotherSecret(db, configured, secret))) {
       throw new SigningSecretMismatchError(
-        `JWT_SECRET ${configured ? 'here is not the one' : 'is unset here, unlike'} another running instance signs tokens with: tokens would hold on one instance and be refused by the other; give every instance the same JWT_SECRET, or stop them all to change it`,
+        `JWT_SECRET ${configured ? 'here is not the one another running instance signs tokens with' : 'is unset here, but another running instance signs tokens with a JWT_SECRET of its own'}: tokens would hold on one instance and be refused by the other; give every instance the same JWT_SECRET, or stop them all to change it`,
       );
     }
     if (known !== undefined) {
