@@ -145,6 +145,23 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
+describe('a data dir that cannot be written', () => {
+  // A read-only DATA_DIR answered "ENOENT: no such file or directory, mkdir '/…/tmp'": a server path and the wrong cause.
+  it('answers an upload with "storage is unavailable", naming no server path', async () => {
+    const { token } = await createUser(t.app, { scopes: ['control', 'read'] });
+    const uploads = path.join(t.config.dataDir, 'tmp');
+    rmSync(uploads, { recursive: true, force: true });
+    writeFileSync(uploads, 'in the way of the upload folder');
+    try {
+      const uploaded = await upload(base, { authorization: `Bearer ${token}` }, { boxId: 9, startTime: '2026-05-01T10:00:00' }, [videoPart(), detectionsPart()]);
+      expect(uploaded.body.errors).toEqual([expect.objectContaining({ message: 'storage is unavailable', extensions: { code: 'STORAGE_UNAVAILABLE' } })]);
+      expect(JSON.stringify(uploaded.body)).not.toContain(t.config.dataDir);
+    } finally {
+      rmSync(uploads, { force: true });
+    }
+  });
+});
+
 describe('stored video', () => {
   let readyVideo: VideoView;
   let owner: Awaited<ReturnType<typeof createUser>>;

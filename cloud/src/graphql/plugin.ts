@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { GraphQLError } from 'graphql';
-import mercurius, { type IResolvers, type MercuriusLoaders, type MercuriusOptions } from 'mercurius';
+import mercurius, { type IResolvers, type MercuriusLoaders } from 'mercurius';
 import { readdirSync, readFileSync } from 'node:fs';
 import { costlyMutationsRule } from './costly-mutations-rule.ts';
 import { authenticateRequest, foreignOriginProblem } from '../auth/request-auth.ts';
@@ -12,6 +12,7 @@ import { noNulInStringsRule } from './nul-strings.ts';
 import { queryLimitsRule } from './query-limits.ts';
 import { DateTimeScalar } from './scalars.ts';
 import { graphqlUploads } from '../video/upload-plugin.ts';
+import { isStorageFault, isSystemError, STORAGE_UNAVAILABLE } from '../storage/faults.ts';
 
 const SCHEMA_DIR = new URL('./schema/', import.meta.url);
 
@@ -65,23 +66,26 @@ function isDatabaseError(error: unknown): boolean {
 }
 
 /**
- * Mercurius' formatter, except that a database's own message never reaches the client: "integer out of range" under
- * the hive page's traffic chart told the beekeeper nothing they could act on and a stranger about the schema. The
- * server logs it in full; the client learns that the fault is the server's.
+ * A fault of the server's reached clients in its own words: the database's "integer out of range" under the hive
+ * page's traffic chart (nothing a beekeeper can act on, and the schema told to a stranger), or the file system's
+ * "ENOENT: no such file or directory, mkdir '/srv/…/tmp'" (a server path), logged at info only. It is logged at error
+ * here, and the client reads what failed, not where.
  */
-const hideDatabaseErrors: NonNullable<MercuriusOptions['errorFormatter']> = (execution, context) => {
-  const errors = execution.errors?.map((error) => {
-    if (!isDatabaseError(error.originalError)) return error;
-    const log = context.reply?.log ?? context.app.log;
-    log.error({ err: error.originalError, path: error.path }, 'database error in a GraphQL resolver');
-    return new GraphQLError('internal server error: the server could not read its data; it has logged the fault', {
-      path: error.path,
-      nodes: error.nodes,
-      extensions: { code: 'INTERNAL_SERVER_ERROR' },
-    });
+function maskServerFault(error: GraphQLError, log: FastifyRequest['log']): GraphQLError {
+  const original = error.originalError;
+  const database = isDatabaseError(original);
+  if (!database && !isSystemError(original)) return error;
+  const storage = !database && isStorageFault(original);
+  log.error({ err: original, path: error.path }, database ? 'database error in a GraphQL resolver' : storage ? 'storage is unavailable' : 'GraphQL resolver failed');
+  const message = database ? 'internal server error: the server could not read its data; it has logged the fault' : storage ? STORAGE_UNAVAILABLE : 'internal server error';
+  return new GraphQLError(message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    extensions: { code: storage ? 'STORAGE_UNAVAILABLE' : 'INTERNAL_SERVER_ERROR' },
   });
-  return mercurius.defaultErrorFormatter({ ...execution, errors } as typeof execution, context);
-};
+}
 
 export async function graphqlPlugin(app: FastifyInstance, { ctx, resolvers, loaders }: { ctx: AppContext; resolvers: Resolvers[]; loaders: MercuriusLoaders<GraphQLContext>[] }) {
   const baseResolvers: IResolvers = {
@@ -100,7 +104,11 @@ export async function graphqlPlugin(app: FastifyInstance, { ctx, resolvers, load
     path: '/graphql',
     graphiql: false,
     validationRules: [queryLimitsRule(), noNulInStringsRule, costlyMutationsRule],
-    errorFormatter: hideDatabaseErrors,
+    errorFormatter: (execution, context) => {
+      const log = context.reply?.log ?? app.log;
+      const errors = execution.errors?.map((error) => maskServerFault(error, log));
+      return mercurius.defaultErrorFormatter(errors ? { ...execution, errors } : execution, context);
+    },
     context: async (request, reply): Promise<GraphQLContext> => ({ services: ctx, request, reply, ...(await principalOf(ctx, request)) }),
     // Subscriptions over websocket: the user comes from the upgrade request (cookie, headers) or, as browsers
     // cannot set headers on a websocket, from the token in the connection_init payload, which wins when present.

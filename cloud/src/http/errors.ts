@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { unstorableJsonProblem } from '@hivegate/shared';
 import { connectionErrorForLog, DatabaseUnavailableError } from '../db/database.ts';
+import { isStorageFault, STORAGE_UNAVAILABLE } from '../storage/faults.ts';
 
 /** Seconds a client is asked to wait when the database is saturated or away; jittered so retries spread out. */
 const UNAVAILABLE_RETRY_SECONDS = 2;
@@ -16,7 +17,7 @@ export class HttpError extends Error {
 }
 
 /** database_unavailable: a 503 for a saturated or unreachable database, counted apart from the 500s of bugs. */
-export type RejectionReason = 'validation' | 'auth' | 'forbidden' | 'too_large' | 'bad_request' | 'not_found' | 'database_unavailable' | 'server_error';
+export type RejectionReason = 'validation' | 'auth' | 'forbidden' | 'too_large' | 'bad_request' | 'not_found' | 'database_unavailable' | 'storage_unavailable' | 'server_error';
 
 function reasonFor(status: number, code: string | undefined): RejectionReason {
   if (code === 'FST_ERR_VALIDATION') return 'validation';
@@ -57,11 +58,15 @@ function clientMessage(err: FastifyError, request: FastifyRequest): string {
 export function installErrorHandling(app: FastifyInstance, onRejected: (reason: RejectionReason) => void): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
-    onRejected(err instanceof DatabaseUnavailableError ? 'database_unavailable' : reasonFor(status, err.code));
+    onRejected(err instanceof DatabaseUnavailableError ? 'database_unavailable' : isStorageFault(err) ? 'storage_unavailable' : reasonFor(status, err.code));
     if (err instanceof DatabaseUnavailableError) {
       request.log.warn({ error: connectionErrorForLog(err.cause) }, 'database unavailable');
       const retryAfter = UNAVAILABLE_RETRY_SECONDS + Math.floor(Math.random() * (UNAVAILABLE_RETRY_SECONDS + 1));
       return reply.status(503).header('retry-after', String(retryAfter)).send({ error: 'the service is busy: retry shortly' });
+    }
+    if (isStorageFault(err)) {
+      request.log.error({ err }, 'storage is unavailable');
+      return reply.status(503).send({ error: STORAGE_UNAVAILABLE });
     }
     if (status >= 500) {
       request.log.error({ err }, 'request failed');
