@@ -89,6 +89,26 @@ describe('job queue', () => {
     expect(failed).toEqual(['gave up after 3 attempts: camera unplugged (try 3)']);
   });
 
+  // A heatmap render failing on a read-only DATA_DIR ("gave up after 5 attempts: EROFS…") was logged at warn only.
+  it('logs a job failing on a storage fault at error, on every try and when it gives up', async () => {
+    const kind = freshKind();
+    const logged: string[] = [];
+    const note = (level: string) => (_fields: object, message: string) => void logged.push(`${level} ${message}`);
+    const recording = { ...silent, warn: note('warn'), error: note('error') } as unknown as FastifyBaseLogger;
+    const { queue } = await instance({
+      [kind]: {
+        maxAttempts: 2,
+        backoff: { baseSeconds: 0.05, maxSeconds: 0.05, jitter: 0 },
+        run: async () => {
+          throw Object.assign(new Error("EROFS: read-only file system, open '/srv/hivegate/.data/blobs/x.png'"), { code: 'EROFS', syscall: 'open' });
+        },
+      },
+    }, {}, recording);
+    const id = (await queue.enqueue(kind, {}))!;
+    await waitFor(async () => (await queue.get(id))?.state === 'failed', 'the job to fail');
+    expect(logged).toEqual(['error job will retry', 'error job failed']);
+  });
+
   it('fails at once on a permanent error', async () => {
     const kind = freshKind();
     let runs = 0;

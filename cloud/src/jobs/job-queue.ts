@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database, Queryable } from '../db/database.ts';
+import { isStorageFault } from '../storage/faults.ts';
 import { afterFailure, DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.ts';
 
 /** NOTIFY channel that wakes idle workers of every instance when a job is enqueued or released. */
@@ -337,13 +338,15 @@ export class JobQueue {
       permanent: failure instanceof PermanentJobError,
       policy: handler.backoff ?? DEFAULT_BACKOFF,
     });
+    // A storage fault (DATA_DIR read-only or full) is the server's and an operator's to fix: error, not warn.
+    const level = isStorageFault(failure) ? 'error' : 'warn';
     if (!outcome.retry) {
-      this.log.warn({ jobId: job.id, kind: job.kind, reason: outcome.reason }, 'job failed');
+      this.log[level]({ jobId: job.id, kind: job.kind, reason: outcome.reason }, 'job failed');
       await this.fail(job, handler, outcome.reason);
       return;
     }
     // Warn, not info: a failure that repeats (a broken tool, a full disk) must show at the levels operators watch.
-    this.log.warn({ jobId: job.id, kind: job.kind, attempt: job.attempts, error, retryInSeconds: outcome.delaySeconds }, 'job will retry');
+    this.log[level]({ jobId: job.id, kind: job.kind, attempt: job.attempts, error, retryInSeconds: outcome.delaySeconds }, 'job will retry');
     await this.requeue(job, `state = 'queued', run_at = now() + $3::float8 * interval '1 second', last_error = $4`, [outcome.delaySeconds, error]);
   }
 
