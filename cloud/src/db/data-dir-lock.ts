@@ -1,4 +1,4 @@
-import { accessSync, closeSync, constants, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { createPrivateDir } from './private-files.ts';
 
@@ -18,9 +18,31 @@ export function prepareDataDir(dataDir: string): void {
   } catch (err) {
     const { code, syscall, path: at } = err as NodeJS.ErrnoException;
     if (!code) throw err;
-    const what = syscall === 'mkdir' ? `it could not be created (${code} at ${at ?? dataDir})` : `it is not writable (${code})`;
+    const what = syscall === 'mkdir' ? creationFailure(dataDir, code, at, unwritableAncestor) : `it is not writable (${code})`;
     const user = process.getuid ? ` (uid ${process.getuid()})` : '';
     throw new DataDirError(`DATA_DIR ${dataDir} cannot be used: ${what}; make it a folder this user${user} can write, or set DATA_DIR to one`);
+  }
+}
+
+/**
+ * Why DATA_DIR could not be made. Node's recursive mkdir says ENOENT when the folder it would make it in is on a
+ * read-only file system: "could not be created (ENOENT …)" sent operators looking for a missing path.
+ */
+export function creationFailure(dataDir: string, code: string, at: string | undefined, unwritable: (dir: string) => { dir: string; code: string } | undefined): string {
+  const blocked = code === 'ENOENT' ? unwritable(dataDir) : undefined;
+  if (blocked) return `it could not be created: ${blocked.dir} is not writable (${blocked.code})`;
+  return `it could not be created (${code} at ${at ?? dataDir})`;
+}
+
+/** The nearest existing folder above `dir`, when this process may not write in it. */
+function unwritableAncestor(dir: string): { dir: string; code: string } | undefined {
+  let ancestor = path.dirname(dir);
+  while (!existsSync(ancestor) && path.dirname(ancestor) !== ancestor) ancestor = path.dirname(ancestor);
+  try {
+    accessSync(ancestor, constants.W_OK);
+    return undefined;
+  } catch (err) {
+    return { dir: ancestor, code: (err as NodeJS.ErrnoException).code ?? 'unknown' };
   }
 }
 
