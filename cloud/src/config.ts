@@ -52,6 +52,8 @@ const Env = Type.Object({
   DEVICE_ONLINE_SECONDS: Type.Number({ minimum: 1, maximum: 86_400, default: 120 }),
   LIVE_KEEPALIVE_TIMEOUT_SECONDS: Type.Number({ minimum: 1, maximum: 3600, default: 90 }),
   LIVE_STOP_GRACE_SECONDS: Type.Number({ minimum: 0.1, maximum: 600, default: 20 }),
+  LIVE_START_TIMEOUT_SECONDS: Type.Number({ minimum: 1, maximum: 3600, default: 60 }),
+  LIVE_PUBLISHER_SILENCE_SECONDS: Type.Number({ minimum: 1, maximum: 3600, default: 30 }),
   LIVE_COMMAND_REDELIVERY_SECONDS: Type.Number({ minimum: 0.1, maximum: 600, default: 10 }),
   LIVE_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 50, maximum: 60_000, default: 2000 }),
   LIVE_PLAYBACK_URL_TTL_SECONDS: Type.Integer({ minimum: 60, maximum: 86_400, default: 900 }),
@@ -137,6 +139,16 @@ export interface LiveConfig {
   keepaliveTimeoutSeconds: number;
   /** How long a STOPPING session waits for the device's STREAM_STOPPED before it is called STOPPED anyway. */
   stopGraceSeconds: number;
+  /**
+   * A session the device took up (STARTING) with nothing playable by then fails START_TIMEOUT and the device is
+   * told to stop. Longer than the agent's own start time-out (30 s), so a device that can report its failure does.
+   */
+  startTimeoutSeconds: number;
+  /**
+   * An ACTIVE session with no playlist or frame for this long fails PUBLISHER_LOST (the agent crashed, or its
+   * uplink died). Longer than the agent's own give-up time (15 s without an accepted upload).
+   */
+  publisherSilenceSeconds: number;
   /** An unacknowledged command is handed out again on a poll this long after its last delivery. */
   commandRedeliverySeconds: number;
   /** How often every instance looks for expired keep-alives, elapsed stop graces and media to clean up. */
@@ -213,6 +225,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       deviceOnlineSeconds: e.DEVICE_ONLINE_SECONDS,
       keepaliveTimeoutSeconds: e.LIVE_KEEPALIVE_TIMEOUT_SECONDS,
       stopGraceSeconds: e.LIVE_STOP_GRACE_SECONDS,
+      startTimeoutSeconds: e.LIVE_START_TIMEOUT_SECONDS,
+      publisherSilenceSeconds: e.LIVE_PUBLISHER_SILENCE_SECONDS,
       commandRedeliverySeconds: e.LIVE_COMMAND_REDELIVERY_SECONDS,
       sweepIntervalMs: e.LIVE_SWEEP_INTERVAL_MS,
       playbackUrlTtlSeconds: e.LIVE_PLAYBACK_URL_TTL_SECONDS,

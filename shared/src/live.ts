@@ -151,7 +151,8 @@ export interface LiveStartStreamPayload {
 
 export interface LiveStopStreamPayload {
   sessionId: string;
-  reason: 'stopped' | 'expired';
+  /** stopped: the viewer asked; expired: nobody kept it alive; failed: the gateway gave up on it (publisher lost, start timed out). */
+  reason: 'stopped' | 'expired' | 'failed';
 }
 
 /** The answer to one JPEG frame POSTed by an `http-jpeg-push` publisher. */

@@ -24,6 +24,16 @@ import { resolveFfmpeg } from './ffmpeg-binary.ts';
 import { FrameRelay } from './frame-relay.ts';
 import { parseMediaPlaylist, PlaylistError, publishedFileKind, segmentsToPrune, trimToStored, MAX_PLAYLIST_BYTES } from './playlist.ts';
 import { PublishTokens } from './publish-tokens.ts';
+import {
+  NOT_PUBLISHING_GRACE_SECONDS,
+  notPublishingMessage,
+  offlineMessage,
+  PUBLISHER_LOST_ERROR_CODE,
+  reportsNoStream,
+  silenceMessage,
+  START_TIMEOUT_ERROR_CODE,
+  startTimeoutMessage,
+} from './publisher-liveness.ts';
 import { chooseRelay, rankRelays } from './relay-choice.ts';
 import { initialTransition, isEnded, transition, type SessionEffect, type SessionEvent, type Transition } from './session-machine.ts';
 import { LiveSessionsRepository, type SessionRecord, type SessionChange } from './sessions-repository.ts';
@@ -252,6 +262,14 @@ export class LiveService {
     const waiting = await this.devices.recordSighting(ownerId, boxId, fields);
     if (!heartbeat) return;
     for (const sessionId of waiting) await this.applyToOwnedSession(ownerId, sessionId, { type: 'DEVICE_SEEN' });
+    // A device that crashed or restarted mid-stream says so in its next heartbeat: it runs no stream. The session it
+    // had taken up is over at once instead of waiting for the media to fall silent.
+    if (reportsNoStream(fields.publisherState)) {
+      const message = notPublishingMessage(String(fields.publisherState));
+      for (const sessionId of await this.sessions.takenUpBefore(ownerId, boxId, NOT_PUBLISHING_GRACE_SECONDS)) {
+        await this.applyToOwnedSession(ownerId, sessionId, { type: 'PUBLISHER_LOST', errorCode: PUBLISHER_LOST_ERROR_CODE, errorMessage: message });
+      }
+    }
   }
 
   pendingCommandCount(ownerId: number, boxId: string): Promise<number> {
@@ -366,7 +384,9 @@ export class LiveService {
     const event: SessionEvent =
       body.eventType === 'STREAM_FAILED'
         ? { type: 'STREAM_FAILED', errorCode: textOf(payload.errorCode) ?? 'STREAM_FAILED', errorMessage: textOf(payload.errorMessage) ?? textOf(payload.message) ?? null }
-        : { type: body.eventType };
+        : body.eventType === 'STREAM_STOPPED'
+          ? { type: 'STREAM_STOPPED', reason: textOf(payload.reason) ?? null }
+          : { type: body.eventType };
     let release = false;
     const outcome = await this.options.db.transaction(async (tx): Promise<EventOutcome> => {
       const session = sessionId ? await this.sessions.findForOwner(ownerId, sessionId, tx, true) : await this.sessions.currentForBox(ownerId, boxId, tx, true);
@@ -558,10 +578,26 @@ export class LiveService {
   // ---- sweeps ----
 
   /** One pass of every sweep; safe on many instances at once (rows are locked, others' rows skipped). */
-  async sweepOnce(): Promise<{ expired: number; stopped: number; released: number }> {
+  async sweepOnce(): Promise<{ expired: number; stopped: number; failed: number; released: number }> {
     let expired = 0;
     let stopped = 0;
+    let failed = 0;
+    const { startTimeoutSeconds, publisherSilenceSeconds, deviceOnlineSeconds } = this.config;
     await this.options.db.transaction(async (tx) => {
+      // Each row is looked at under its lock by one pass only: a session another check just ended is skipped by the
+      // next one's status filter (the same transaction sees its own changes).
+      for (const session of await this.sessions.lockStartTimedOut(tx, startTimeoutSeconds, SWEEP_BATCH)) {
+        await this.runTransition(tx, session, { type: 'START_TIMED_OUT', errorCode: START_TIMEOUT_ERROR_CODE, errorMessage: startTimeoutMessage(startTimeoutSeconds) });
+        failed += 1;
+      }
+      for (const session of await this.sessions.lockDeviceGone(tx, deviceOnlineSeconds, SWEEP_BATCH)) {
+        await this.runTransition(tx, session, { type: 'PUBLISHER_LOST', errorCode: PUBLISHER_LOST_ERROR_CODE, errorMessage: offlineMessage(deviceOnlineSeconds) });
+        failed += 1;
+      }
+      for (const session of await this.sessions.lockPublisherSilent(tx, publisherSilenceSeconds, SWEEP_BATCH)) {
+        await this.runTransition(tx, session, { type: 'PUBLISHER_LOST', errorCode: PUBLISHER_LOST_ERROR_CODE, errorMessage: silenceMessage(publisherSilenceSeconds) });
+        failed += 1;
+      }
       for (const session of await this.sessions.lockExpired(tx, SWEEP_BATCH)) {
         await this.runTransition(tx, session, { type: 'KEEPALIVE_TIMEOUT' });
         expired += 1;
@@ -576,7 +612,7 @@ export class LiveService {
       this.lastPrune = Date.now();
       await this.pruneHistory();
     }
-    return { expired, stopped, released };
+    return { expired, stopped, failed, released };
   }
 
   /**
@@ -600,7 +636,7 @@ export class LiveService {
     if (this.sweeping || this.stopped) return;
     this.sweeping = this.sweepOnce()
       .then((report) => {
-        if (report.expired + report.stopped + report.released > 0) this.log.info({ report }, 'live: sweep');
+        if (report.expired + report.stopped + report.failed + report.released > 0) this.log.info({ report }, 'live: sweep');
       })
       .catch((err: unknown) => this.log.error({ err }, 'live: sweep failed'))
       .finally(() => (this.sweeping = undefined));

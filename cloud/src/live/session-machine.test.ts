@@ -21,6 +21,9 @@ const ended: Row = {
   RELAY_REFUSED: 'ignored',
   STREAM_FAILED: 'ignored',
   STREAM_STOPPED: 'ignored',
+  PUBLISHER_LOST: 'ignored',
+  START_TIMED_OUT: 'ignored',
+  STOP_IGNORED: '=',
   KEEPALIVE: '=',
   STOP_REQUESTED: '=',
   KEEPALIVE_TIMEOUT: 'ignored',
@@ -39,6 +42,9 @@ const TABLE: Record<LiveSessionStatus, Row> = {
     RELAY_REFUSED: 'ignored',
     STREAM_FAILED: 'ignored',
     STREAM_STOPPED: 'ignored',
+    PUBLISHER_LOST: 'ignored',
+    START_TIMED_OUT: 'ignored',
+    STOP_IGNORED: 'ignored',
     KEEPALIVE: '= extend publish',
     STOP_REQUESTED: '-> STOPPED release publish',
     KEEPALIVE_TIMEOUT: '-> EXPIRED release publish',
@@ -55,7 +61,10 @@ const TABLE: Record<LiveSessionStatus, Row> = {
     FRAME_PUBLISHED: '-> ACTIVE publish',
     RELAY_REFUSED: '= cancel start publish',
     STREAM_FAILED: '-> FAILED error cancel release publish',
-    STREAM_STOPPED: '-> STOPPED cancel release publish',
+    STREAM_STOPPED: '-> STOPPED error cancel release publish',
+    PUBLISHER_LOST: 'ignored',
+    START_TIMED_OUT: 'ignored',
+    STOP_IGNORED: 'ignored',
     KEEPALIVE: '= extend publish',
     STOP_REQUESTED: '-> STOPPED cancel release publish',
     KEEPALIVE_TIMEOUT: '-> EXPIRED cancel release publish',
@@ -71,7 +80,10 @@ const TABLE: Record<LiveSessionStatus, Row> = {
     FRAME_PUBLISHED: '-> ACTIVE publish',
     RELAY_REFUSED: '-> REQUESTED cancel start publish',
     STREAM_FAILED: '-> FAILED error cancel release publish',
-    STREAM_STOPPED: '-> STOPPED cancel release publish',
+    STREAM_STOPPED: '-> STOPPED error cancel release publish',
+    PUBLISHER_LOST: '-> FAILED error cancel stop:failed release publish',
+    START_TIMED_OUT: '-> FAILED error cancel stop:failed release publish',
+    STOP_IGNORED: 'ignored',
     KEEPALIVE: '= extend publish',
     STOP_REQUESTED: '-> STOPPING cancel stop:stopped publish',
     KEEPALIVE_TIMEOUT: '-> EXPIRED cancel stop:expired release publish',
@@ -87,7 +99,10 @@ const TABLE: Record<LiveSessionStatus, Row> = {
     FRAME_PUBLISHED: '=',
     RELAY_REFUSED: 'ignored',
     STREAM_FAILED: '-> FAILED error cancel release publish',
-    STREAM_STOPPED: '-> STOPPED cancel release publish',
+    STREAM_STOPPED: '-> STOPPED error cancel release publish',
+    PUBLISHER_LOST: '-> FAILED error cancel stop:failed release publish',
+    START_TIMED_OUT: 'ignored',
+    STOP_IGNORED: 'ignored',
     KEEPALIVE: '= extend publish',
     STOP_REQUESTED: '-> STOPPING cancel stop:stopped publish',
     KEEPALIVE_TIMEOUT: '-> EXPIRED cancel stop:expired release publish',
@@ -104,6 +119,9 @@ const TABLE: Record<LiveSessionStatus, Row> = {
     RELAY_REFUSED: '-> STOPPED release publish',
     STREAM_FAILED: '-> STOPPED error release publish',
     STREAM_STOPPED: '-> STOPPED release publish',
+    PUBLISHER_LOST: '-> STOPPED release publish',
+    START_TIMED_OUT: 'ignored',
+    STOP_IGNORED: '-> STOPPED release publish',
     KEEPALIVE: '=',
     STOP_REQUESTED: '=',
     KEEPALIVE_TIMEOUT: 'ignored',
@@ -123,6 +141,8 @@ const REQUESTED_AFTER_DELIVERY: Row = {
 
 function eventOf(type: SessionEventType): SessionEvent {
   if (type === 'STREAM_FAILED' || type === 'START_REFUSED') return { type, errorCode: 'CAMERA_BUSY', errorMessage: 'camera in use' };
+  if (type === 'PUBLISHER_LOST' || type === 'START_TIMED_OUT') return { type, errorCode: 'PUBLISHER_LOST', errorMessage: 'nothing published for 30 s' };
+  if (type === 'STREAM_STOPPED') return { type, reason: 'agent shutting down' };
   return { type } as SessionEvent;
 }
 
@@ -183,6 +203,25 @@ describe('live session transition table', () => {
     const result = transition('ACTIVE', { type: 'STREAM_FAILED', errorCode: 'ENCODER_CRASH', errorMessage: 'x264 died' }, { startDelivered: true });
     expect(result).toMatchObject({ verdict: 'moved', to: 'FAILED' });
     expect(result.verdict === 'moved' && result.effects).toContainEqual({ type: 'SET_ERROR', code: 'ENCODER_CRASH', message: 'x264 died' });
+  });
+
+  // A crashed or restarted agent left its session ACTIVE for good: the gateway now fails it and tells the device.
+  it('fails a STARTING or ACTIVE session whose publisher is lost, with the error, and asks the device to stop', () => {
+    for (const state of ['STARTING', 'ACTIVE'] as const) {
+      const result = transition(state, { type: 'PUBLISHER_LOST', errorCode: 'PUBLISHER_LOST', errorMessage: 'the device runs no stream' }, { startDelivered: true });
+      expect(result).toMatchObject({ verdict: 'moved', to: 'FAILED' });
+      expect(result.verdict === 'moved' && result.effects).toContainEqual({ type: 'SET_ERROR', code: 'PUBLISHER_LOST', message: 'the device runs no stream' });
+    }
+  });
+
+  // A stop the device began (agent restarting) read the same as the viewer's Stop: it now carries the device's reason.
+  it('records why the device stopped a stream nobody asked to stop, and not when the viewer asked', () => {
+    const unasked = transition('ACTIVE', { type: 'STREAM_STOPPED', reason: 'agent shutting down' }, { startDelivered: true });
+    expect(unasked.verdict === 'moved' && unasked.effects).toContainEqual({ type: 'SET_ERROR', code: 'DEVICE_STOPPED', message: 'the camera stopped streaming (agent shutting down)' });
+    const silent = transition('ACTIVE', { type: 'STREAM_STOPPED', reason: null }, { startDelivered: true });
+    expect(silent.verdict === 'moved' && silent.effects).toContainEqual({ type: 'SET_ERROR', code: 'DEVICE_STOPPED', message: 'the camera stopped streaming' });
+    const asked = transition('STOPPING', { type: 'STREAM_STOPPED', reason: 'STOP_STREAM' }, { startDelivered: true });
+    expect(asked.verdict === 'moved' && asked.effects.some((e) => e.type === 'SET_ERROR')).toBe(false);
   });
 
   it('never moves a session to STARTING or ACTIVE on a mere sighting of the device (spec §3 rule 1)', () => {

@@ -1,4 +1,9 @@
-import type { LiveSessionStatus } from '@hivegate/shared';
+import type { LiveSessionStatus, LiveStopStreamPayload } from '@hivegate/shared';
+
+type LiveStopReason = LiveStopStreamPayload['reason'];
+
+/** The error a session that the device itself stopped carries, so it is not shown as the viewer's own stop. */
+export const DEVICE_STOPPED_ERROR_CODE = 'DEVICE_STOPPED';
 
 /**
  * The live session's transition table: state × event → next state + effects. Pure: the service reads the row
@@ -39,7 +44,17 @@ export type SessionEvent =
    */
   | { type: 'RELAY_REFUSED' }
   | { type: 'STREAM_FAILED'; errorCode: string; errorMessage: string | null }
-  | { type: 'STREAM_STOPPED' }
+  /** The device ended the stream; `reason` is what it said (shutting down, restarting…), null when it said nothing. */
+  | { type: 'STREAM_STOPPED'; reason: string | null }
+  /**
+   * The gateway concluded that nobody publishes the session any more (sweep or heartbeat): no media for too long,
+   * the device offline, or the device reporting that it runs no stream (it crashed or restarted).
+   */
+  | { type: 'PUBLISHER_LOST'; errorCode: string; errorMessage: string }
+  /** The device accepted START_STREAM but nothing playable came within the start time-out (sweep). */
+  | { type: 'START_TIMED_OUT'; errorCode: string; errorMessage: string }
+  /** The device acknowledged STOP_STREAM with anything but "accepted": it is not streaming that session. */
+  | { type: 'STOP_IGNORED' }
   /** The browser asked to keep the session alive. */
   | { type: 'KEEPALIVE' }
   /** The browser asked to stop. */
@@ -62,6 +77,9 @@ export const SESSION_EVENT_TYPES: readonly SessionEventType[] = [
   'RELAY_REFUSED',
   'STREAM_FAILED',
   'STREAM_STOPPED',
+  'PUBLISHER_LOST',
+  'START_TIMED_OUT',
+  'STOP_IGNORED',
   'KEEPALIVE',
   'STOP_REQUESTED',
   'KEEPALIVE_TIMEOUT',
@@ -70,7 +88,7 @@ export const SESSION_EVENT_TYPES: readonly SessionEventType[] = [
 
 export type SessionEffect =
   | { type: 'QUEUE_START_STREAM' }
-  | { type: 'QUEUE_STOP_STREAM'; reason: 'stopped' | 'expired' }
+  | { type: 'QUEUE_STOP_STREAM'; reason: LiveStopReason }
   /** Withdraw a START_STREAM the device has not acknowledged, so it never starts a session that is over. */
   | { type: 'CANCEL_START_STREAM' }
   | { type: 'SET_ERROR'; code: string; message: string | null }
@@ -120,7 +138,7 @@ function errorOf(event: { errorCode: string; errorMessage: string | null }): Ses
  * Ending a session the device may be streaming for: withdraw an unacknowledged START_STREAM and, when the device
  * already received it (or reported progress), queue STOP_STREAM.
  */
-function endForDevice(from: LiveSessionStatus, to: 'STOPPING' | 'EXPIRED', reason: 'stopped' | 'expired', deviceHasStart: boolean): Transition {
+function endForDevice(from: LiveSessionStatus, to: 'STOPPING' | 'EXPIRED', reason: LiveStopReason, deviceHasStart: boolean): Transition {
   const effects: SessionEffect[] = [cancelStart];
   if (deviceHasStart) effects.push({ type: 'QUEUE_STOP_STREAM', reason });
   if (to === 'EXPIRED') effects.push(release);
@@ -168,8 +186,20 @@ export function transition(state: LiveSessionStatus, event: SessionEvent, facts:
           return state === 'REQUESTED' ? unchanged(state, cancelStart, { type: 'QUEUE_START_STREAM' }, publish) : moved(state, 'REQUESTED', cancelStart, { type: 'QUEUE_START_STREAM' });
         case 'STREAM_FAILED':
           return moved(state, 'FAILED', errorOf(event), cancelStart, release);
-        case 'STREAM_STOPPED':
-          return moved(state, 'STOPPED', cancelStart, release);
+        case 'STREAM_STOPPED': {
+          // Nobody asked for this stop: say the camera ended it, so it does not read as the viewer's own Stop.
+          const message = event.reason ? `the camera stopped streaming (${event.reason})` : 'the camera stopped streaming';
+          return moved(state, 'STOPPED', { type: 'SET_ERROR', code: DEVICE_STOPPED_ERROR_CODE, message }, cancelStart, release);
+        }
+        case 'PUBLISHER_LOST':
+          // REQUESTED: the device has not taken the session up yet, so there is no publisher to lose.
+          if (state === 'REQUESTED') return ignored(state, event);
+          return moved(state, 'FAILED', errorOf(event), cancelStart, { type: 'QUEUE_STOP_STREAM', reason: 'failed' }, release);
+        case 'START_TIMED_OUT':
+          if (state !== 'STARTING') return ignored(state, event);
+          return moved(state, 'FAILED', errorOf(event), cancelStart, { type: 'QUEUE_STOP_STREAM', reason: 'failed' }, release);
+        case 'STOP_IGNORED':
+          return ignored(state, event);
         case 'KEEPALIVE':
           return unchanged(state, { type: 'EXTEND_KEEPALIVE' }, publish);
         case 'STOP_REQUESTED':
@@ -199,11 +229,15 @@ export function transition(state: LiveSessionStatus, event: SessionEvent, facts:
         case 'RELAY_REFUSED':
         case 'STREAM_STOPPED':
         case 'STOP_GRACE_ELAPSED':
+        // The device says it runs no stream for this session: nothing is left to wait for.
+        case 'STOP_IGNORED':
+        case 'PUBLISHER_LOST':
           return moved(state, 'STOPPED', release);
         case 'STREAM_FAILED':
           // The user asked to stop; the failure is kept for the record but the outcome is the stop they asked for.
           return moved(state, 'STOPPED', errorOf(event), release);
         case 'KEEPALIVE_TIMEOUT':
+        case 'START_TIMED_OUT':
           return ignored(state, event);
       }
       break;
@@ -215,6 +249,8 @@ export function transition(state: LiveSessionStatus, event: SessionEvent, facts:
         case 'DEVICE_SEEN':
         case 'KEEPALIVE':
         case 'STOP_REQUESTED':
+        // The device's answer to a STOP_STREAM sent as the session ended (expired, failed): nothing more to do.
+        case 'STOP_IGNORED':
           // Stop is idempotent and a keep-alive on a finished session just reads its final state.
           return unchanged(state);
         default:

@@ -146,6 +146,54 @@ export class LiveSessionsRepository {
     return rows;
   }
 
+  /** ACTIVE sessions with no playlist or frame (nor the move to ACTIVE itself) for `silenceSeconds`, locked. */
+  async lockPublisherSilent(db: Queryable, silenceSeconds: number, limit: number): Promise<SessionRecord[]> {
+    const { rows } = await db.query<SessionRecord>(
+      `SELECT ${COLUMNS} ${FROM} WHERE s.status = 'ACTIVE'
+         AND GREATEST(s.last_playlist_at, s.last_frame_at, s.active_at) <= now() - make_interval(secs => $1::double precision)
+       ORDER BY s.active_at LIMIT $2 FOR UPDATE OF s SKIP LOCKED`,
+      [silenceSeconds, limit],
+    );
+    return rows;
+  }
+
+  /** STARTING and ACTIVE sessions whose device has not been seen for `onlineSeconds` (it is offline), locked. */
+  async lockDeviceGone(db: Queryable, onlineSeconds: number, limit: number): Promise<SessionRecord[]> {
+    const { rows } = await db.query<SessionRecord>(
+      `SELECT ${COLUMNS} ${FROM} WHERE s.status IN ('STARTING', 'ACTIVE')
+         AND (d.last_seen_at IS NULL OR d.last_seen_at <= now() - make_interval(secs => $1::double precision))
+       ORDER BY s.created_at LIMIT $2 FOR UPDATE OF s SKIP LOCKED`,
+      [onlineSeconds, limit],
+    );
+    return rows;
+  }
+
+  /**
+   * STARTING sessions whose latest START_STREAM reached the device (acknowledged, or at least handed out) more than
+   * `timeoutSeconds` ago, locked. A relay fallback queues a new START_STREAM, which starts the clock again.
+   */
+  async lockStartTimedOut(db: Queryable, timeoutSeconds: number, limit: number): Promise<SessionRecord[]> {
+    const { rows } = await db.query<SessionRecord>(
+      `SELECT ${COLUMNS} ${FROM} WHERE s.status = 'STARTING'
+         AND (SELECT max(COALESCE(c.acked_at, c.delivered_at)) FROM live_commands c
+              WHERE c.session_id = s.id AND c.command_type = 'START_STREAM' AND c.cancelled_at IS NULL) <= now() - make_interval(secs => $1::double precision)
+       ORDER BY s.created_at LIMIT $2 FOR UPDATE OF s SKIP LOCKED`,
+      [timeoutSeconds, limit],
+    );
+    return rows;
+  }
+
+  /** The box's STARTING and ACTIVE sessions whose START_STREAM reached the device more than `graceSeconds` ago. */
+  async takenUpBefore(ownerId: number, boxId: string, graceSeconds: number): Promise<string[]> {
+    const { rows } = await this.db.query<{ id: string }>(
+      `SELECT s.id FROM live_sessions s WHERE s.owner_id = $1 AND s.box_id = $2 AND s.status IN ('STARTING', 'ACTIVE')
+         AND (SELECT max(COALESCE(c.acked_at, c.delivered_at)) FROM live_commands c
+              WHERE c.session_id = s.id AND c.command_type = 'START_STREAM' AND c.cancelled_at IS NULL) <= now() - make_interval(secs => $3::double precision)`,
+      [ownerId, boxId, graceSeconds],
+    );
+    return rows.map((r) => r.id);
+  }
+
   async lockStopGraceElapsed(db: Queryable, graceSeconds: number, limit: number): Promise<SessionRecord[]> {
     const { rows } = await db.query<SessionRecord>(
       `SELECT ${COLUMNS} ${FROM} WHERE s.status = 'STOPPING' AND s.stopping_at <= now() - make_interval(secs => $1::double precision)
