@@ -7,6 +7,7 @@ import { resolveFfmpeg } from '../src/capture/ffmpeg-binary.ts';
 import { HlsPublisher } from '../src/live/hls-publisher.ts';
 import { JpegPushPublisher } from '../src/live/jpeg-publisher.ts';
 import type { Publisher, PublisherEvent } from '../src/live/publisher.ts';
+import { LiveStreamer, type StreamEvent } from '../src/live/live-streamer.ts';
 import { jpegFormat, streamFormat } from '../src/live/quality.ts';
 import { FakeGateway } from './helpers/fake-gateway.ts';
 import { syntheticCamera } from './helpers/frames.ts';
@@ -190,4 +191,24 @@ describe('http-jpeg-push publisher (real ffmpeg mjpeg encoder, loopback gateway)
     const failed = await log.next('failed', 10_000);
     expect(failed).toMatchObject({ type: 'failed', errorCode: 'PUBLISH_REFUSED' });
   }, 20_000);
+
+  // A keep-alive expiry showed as the device error PUBLISH_GONE: the gateway's 410 for an ended session is a normal end.
+  it('ends the stream as STREAM_STOPPED, not STREAM_FAILED, when the gateway answers 410 for a session it ended', async () => {
+    gateway.publishTokens.set('s-jpeg-410', 'token-410');
+    const events: StreamEvent[] = [];
+    const streamer = new LiveStreamer({ ffmpegPath, camera: { ...input, fps: camera.fps }, jpegFps: 4, startTimeoutMs: 10_000, onEvent: (e) => events.push(e) });
+    await streamer.start({
+      sessionId: 's-jpeg-410', relayProtocol: 'http-jpeg-push', publisherUrl: gateway.publisherUrl('s-jpeg-410'), playlistName: 'index.m3u8',
+      publishToken: 'token-410', qualityProfile: 'low', recordingMode: 'none', clipHandoffEnabled: false,
+    });
+    feed = syntheticCamera(camera, (frame) => streamer.offer(frame));
+    await gateway.waitFor(() => events.some((e) => e.eventType === 'STREAM_ACTIVE'), 10_000, 'STREAM_ACTIVE');
+    gateway.endedSessions.add('s-jpeg-410');
+    await gateway.waitFor(() => events.some((e) => e.eventType === 'STREAM_STOPPED'), 10_000, 'STREAM_STOPPED');
+    expect(events.map((e) => e.eventType)).toEqual(['STREAM_STARTING', 'STREAM_ACTIVE', 'STREAM_STOPPED']);
+    expect(events.at(-1)!.payload.reason).toMatch(/the live gateway ended the session \(POST frame answered 410/);
+    expect(streamer.lastError).toBeUndefined();
+    expect(streamer.current).toBeUndefined();
+    expect(streamer.state).toBe('idle');
+  }, 30_000);
 });

@@ -157,7 +157,24 @@ export abstract class EncodingPublisher implements Publisher {
       this.base.onEvent({ type: 'active', details: { relayProtocol: this.relayProtocol, startupMs: this.now - this.startedAt, ...this.summary() } });
       return;
     }
+    if (verdict.type === 'ended') {
+      void this.endedByGateway(verdict.reason);
+      return;
+    }
     void this.fail(verdict);
+  }
+
+  /** The gateway closed the session: stop as if told to (`stopped`, not `failed`), without flushing into a refusal. */
+  private async endedByGateway(reason: string): Promise<void> {
+    if (!this.running) return;
+    this.state = 'stopping';
+    clearInterval(this.timer);
+    this.cleanup = (async () => {
+      await this.abandon();
+      this.state = 'stopped';
+      this.base.onEvent({ type: 'stopped', details: { reason, ...this.summary() } });
+    })();
+    await this.cleanup;
   }
 
   private onEncoderExit(exit: FeedExit): void {

@@ -131,6 +131,8 @@ export class LiveStreamer {
         this.report(sessionId, event.errorCode, event.errorMessage);
         break;
       case 'stopped':
+        // Also when the publisher ended by itself (the gateway closed the session): the slot is free again.
+        if (this.active?.publisher === publisher) this.active = undefined;
         this.options.onEvent({ sessionId, eventType: 'STREAM_STOPPED', payload: event.details });
         break;
     }

@@ -31,9 +31,20 @@ describe('PublishHealth', () => {
       type: 'failed', errorCode: 'PUBLISH_REFUSED', errorMessage: 'the live gateway refused the publish token (PUT index0.ts answered 401: invalid publish token)',
     });
     expect(hls().record(put('index0.ts', 403))).toMatchObject({ errorCode: 'PUBLISH_REFUSED' });
-    expect(hls().record(put('index0.ts', 410))).toMatchObject({ errorCode: 'PUBLISH_GONE' });
+    expect(hls().record(put('index0.ts', 404))).toMatchObject({ errorCode: 'PUBLISH_GONE' });
     expect(hls().record(put('index0.ts', 413))).toMatchObject({ errorCode: 'PUBLISH_TOO_LARGE' });
     expect(hls().record(put('index.m3u8', 400))).toMatchObject({ errorCode: 'PUBLISH_REJECTED' });
+  });
+
+  // A keep-alive expiry left the box showing PUBLISH_GONE: the 410 for a session the gateway ended is a normal end.
+  it('calls a 410, or a 404 once uploads were accepted, the end of the session rather than a failure', () => {
+    expect(hls().record(put('index0.ts', 410, 1, { error: 'live session is over' }))).toEqual({
+      type: 'ended', reason: 'the live gateway ended the session (PUT index0.ts answered 410: live session is over)',
+    });
+    const accepted = hls();
+    accepted.record(put('index0.ts', 201));
+    expect(accepted.record(put('index1.ts', 404))).toMatchObject({ type: 'ended' });
+    expect(accepted.record(put('index2.ts', 410))).toBeUndefined();
   });
 
   it('reports one verdict only', () => {

@@ -4,8 +4,9 @@
  *
  * ffmpeg never reads the answers to its PUTs (a 401 leaves it running and exiting 0), so the agent relays the
  * uploads itself and judges the gateway's answers here: an HLS stream is ACTIVE once a playlist listing at least
- * one stored segment was accepted; a JPEG stream once a frame was. 401/403 (refused), 404/410 (session gone) and
- * other 4xx on media end the stream; network errors and 5xx are tolerated for a while.
+ * one stored segment was accepted; a JPEG stream once a frame was. 401/403 (refused) and other 4xx on media fail the
+ * stream; network errors and 5xx are tolerated for a while. 410 (session over), and 404 once the stream was accepted
+ * (the session is gone), end it normally: the gateway ended the session, often before its STOP_STREAM reached us.
  */
 export type UploadKind = 'playlist' | 'segment' | 'frame' | 'other';
 
@@ -19,7 +20,11 @@ export interface UploadResult {
   atMs: number;
 }
 
-export type HealthVerdict = { type: 'active' } | { type: 'failed'; errorCode: string; errorMessage: string };
+export type HealthVerdict =
+  | { type: 'active' }
+  | { type: 'failed'; errorCode: string; errorMessage: string }
+  /** The gateway ended the session (expired, stopped, failed on its side): a normal end, not the device's error. */
+  | { type: 'ended'; reason: string };
 
 export interface PublishHealthOptions {
   mode: 'hls' | 'jpeg';
@@ -67,7 +72,12 @@ export class PublishHealth {
     this.lastFailure = { atMs: result.atMs, reason };
     if (status === undefined || status >= 500 || status === 408 || status === 429) return undefined;
     if (status === 401 || status === 403) return this.fail('PUBLISH_REFUSED', `the live gateway refused the publish token (${reason})`);
-    if (status === 404 || status === 410) return this.fail('PUBLISH_GONE', `the live gateway no longer accepts this session (${reason})`);
+    if (status === 410 || (status === 404 && this.uploadsAccepted > 0)) {
+      this.ended = true;
+      return { type: 'ended', reason: `the live gateway ended the session (${reason})` };
+    }
+    // Never accepted at all: a publisher URL that names no session is a fault worth showing.
+    if (status === 404) return this.fail('PUBLISH_GONE', `the live gateway does not know this session (${reason})`);
     if (status === 413) return this.fail('PUBLISH_TOO_LARGE', `the live gateway refused an upload as too large (${reason}); try a lower qualityProfile`);
     if (status >= 400) return this.fail('PUBLISH_REJECTED', `the live gateway rejected an upload (${reason})`);
     return undefined;

@@ -48,6 +48,8 @@ export class FakeGateway {
   deviceToken = 'device-token';
   /** Publish tokens per session; a PUT/POST with another token gets 401. */
   publishTokens = new Map<string, string>();
+  /** Sessions the gateway ended: publishing to them is answered 410, as the real gateway does. */
+  readonly endedSessions = new Set<string>();
   /** Files per session, as last PUT. */
   readonly files = new Map<string, Map<string, Buffer>>();
   readonly uploads: StoredUpload[] = [];
@@ -201,6 +203,7 @@ export class FakeGateway {
 
   private handlePublish(req: IncomingMessage, res: ServerResponse, sessionId: string, name: string, body: Buffer, json: (s: number, d: unknown) => void): void {
     const expected = this.publishTokens.get(sessionId);
+    if (this.endedSessions.has(sessionId)) return json(410, { error: 'live session is over (EXPIRED); publishing is closed' });
     if (name === 'frame' && req.method === 'POST') {
       const token = req.headers['x-publish-token'] as string | undefined;
       if (!expected || token !== expected) return json(401, { error: 'invalid publish token' });
