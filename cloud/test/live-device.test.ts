@@ -281,6 +281,22 @@ describe('device offline, events and the session lifecycle', () => {
     expect((await web.start(box)).id).not.toBe(session.id);
   });
 
+  // A STOP acked "ignored" (the device runs no stream for the session) still waited the whole stop grace.
+  it('a STOP_STREAM acknowledged "ignored" ends the STOPPING session at once', async () => {
+    const { device, web, user } = await owner();
+    const box = newBox();
+    await device.status(box);
+    const session = await web.start(box);
+    const [start] = await device.poll(box);
+    await device.ack(box, start!.id);
+    await web.stop(session.id);
+    const [stop] = await device.poll(box);
+    const ack = await device.ack(box, stop!.id, 'ignored', { sessionId: session.id, reason: `not streaming session ${session.id}` });
+    expect(ack.json()).toMatchObject({ alreadyAcknowledged: false, sessionStatus: 'STOPPED' });
+    expect(await t.app.ctx.live.findSession(user.id, session.id)).toMatchObject({ status: 'STOPPED', lastErrorCode: null });
+    expect(await web.read(box)).toBeNull();
+  });
+
   /** A session stopped while its device is away: STOPPED once the grace period is over (waited for here). */
   async function stoppedWhileDeviceAway() {
     const { device, web, user } = await owner();

@@ -335,7 +335,10 @@ export class LiveService {
     };
   }
 
-  /** Idempotent: a second ack answers alreadyAcknowledged. The START_STREAM ack moves the session (accepted → STARTING, else FAILED). */
+  /**
+   * Idempotent: a second ack answers alreadyAcknowledged. The START_STREAM ack moves the session (accepted → STARTING,
+   * else FAILED); a STOP_STREAM ack other than accepted ends a STOPPING session at once.
+   */
   async acknowledgeCommand(ownerId: number, boxId: string, commandId: string, status: string, payload: Record<string, unknown> | null | undefined): Promise<AckOutcome> {
     await this.recordDeviceSighting(ownerId, boxId);
     let release = false;
@@ -360,6 +363,9 @@ export class LiveService {
           event = decided;
         }
         release = await this.runTransition(tx, session, event);
+      } else if (session && command.commandType === 'STOP_STREAM' && status.toLowerCase() !== 'accepted') {
+        // The device runs no stream for this session ("ignored"): no STREAM_STOPPED will come, so the stop is done.
+        release = await this.runTransition(tx, session, { type: 'STOP_IGNORED' });
       }
       const after = session ? await this.sessions.findForOwner(ownerId, session.id, tx) : undefined;
       return { commandId: command.id, alreadyAcknowledged: false, sessionStatus: after?.status ?? null };
