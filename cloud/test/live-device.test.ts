@@ -297,6 +297,28 @@ describe('device offline, events and the session lifecycle', () => {
     expect(await web.read(box)).toBeNull();
   });
 
+  // A stop the device began (agent SIGTERM, systemctl restart) read as plain STOPPED, the same as the viewer's Stop.
+  it('a stream the device stops by itself ends STOPPED with DEVICE_STOPPED and its reason; a stop the viewer asked for carries none', async () => {
+    const { device, web, user } = await owner();
+    const box = newBox();
+    await device.status(box);
+    const session = await web.start(box);
+    const [start] = await device.poll(box);
+    await device.ack(box, start!.id);
+    await device.event(box, 'STREAM_ACTIVE', session.id);
+    expect((await device.event(box, 'STREAM_STOPPED', session.id, { reason: 'agent shutting down', framesSent: 12 })).json()).toMatchObject({ sessionStatus: 'STOPPED', applied: true });
+    expect(await t.app.ctx.live.findSession(user.id, session.id)).toMatchObject({
+      status: 'STOPPED', lastErrorCode: 'DEVICE_STOPPED', lastErrorMessage: 'the camera stopped streaming (agent shutting down)',
+    });
+
+    const asked = await web.start(box);
+    const [again] = await device.poll(box);
+    await device.ack(box, again!.id);
+    await web.stop(asked.id);
+    await device.event(box, 'STREAM_STOPPED', asked.id, { reason: 'STOP_STREAM' });
+    expect(await t.app.ctx.live.findSession(user.id, asked.id)).toMatchObject({ status: 'STOPPED', lastErrorCode: null, lastErrorMessage: null });
+  });
+
   /** A session stopped while its device is away: STOPPED once the grace period is over (waited for here). */
   async function stoppedWhileDeviceAway() {
     const { device, web, user } = await owner();

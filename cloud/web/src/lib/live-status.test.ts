@@ -46,4 +46,12 @@ describe('live session view', () => {
     expect(playlistIsPlayable('#EXTM3U\n#EXT-X-TARGETDURATION:1\n')).toBe(false);
     expect(playlistIsPlayable('{"error":"not found"}')).toBe(false);
   });
+
+  // A stop the camera began read the same as the viewer pressing Stop.
+  it('shows why a session the camera stopped by itself ended, and nothing more for the viewer\'s own stop', () => {
+    const byCamera = describeLiveSession({ status: 'STOPPED', lastErrorCode: 'DEVICE_STOPPED', lastErrorMessage: 'the camera stopped streaming (agent shutting down)' });
+    expect(byCamera).toMatchObject({ tone: 'warn', detail: 'the camera stopped streaming (agent shutting down) (DEVICE_STOPPED)', canStart: true });
+    expect(describeLiveSession({ status: 'STOPPED' })).toMatchObject({ tone: 'info', headline: 'The live stream has stopped.' });
+    expect(describeLiveSession({ status: 'STOPPED' }).detail).toBeUndefined();
+  });
 });

@@ -58,8 +58,11 @@ export function describeLiveSession(session: LiveSessionLike | undefined): LiveV
       return { tone: 'ok', headline: 'Live', detail: 'The stream stays on while this page is open.', ...running, wantsPlayer: Boolean(session.playbackUrl) };
     case 'STOPPING':
       return { tone: 'info', headline: 'Stopping the stream…', running: true, canStart: false, canStop: false, wantsPlayer: false };
-    case 'STOPPED':
-      return { tone: 'info', headline: 'The live stream has stopped.', running: false, canStart: true, canStop: false, wantsPlayer: false };
+    case 'STOPPED': {
+      // The camera ended it by itself (restarting, shutting down): say so, it is not the viewer's own Stop.
+      const reason = errorDetail(session);
+      return { tone: reason ? 'warn' : 'info', headline: 'The live stream has stopped.', ...(reason ? { detail: reason } : {}), running: false, canStart: true, canStop: false, wantsPlayer: false };
+    }
     case 'EXPIRED':
       return {
         tone: 'info',
