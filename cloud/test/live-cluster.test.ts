@@ -67,6 +67,29 @@ describe('entranceLiveStreamSessionChanged subscription', () => {
     subscription.close();
   });
 
+  // EXPIRED reached a subscriber twice, and keep-alives pushed the same STARTING/ACTIVE session again and again.
+  it('pushes each state once: keep-alives and repeated notifications bring nothing', async () => {
+    const { token, auth, user } = await createUser(one.app);
+    const box = newBox();
+    const subscription = await subscribeToSessions(wsUrl, { initPayload: { token }, boxId: box });
+    const device = deviceClient(one.app, auth);
+    await device.status(box);
+    const web = liveClient(one.app, token);
+    const session = await web.start(box);
+    expect(await subscription.change()).toMatchObject({ id: session.id, status: 'REQUESTED' });
+    const [start] = await device.poll(box);
+    await device.ack(box, start!.id);
+    expect(await subscription.change()).toMatchObject({ id: session.id, status: 'STARTING' });
+    for (let i = 0; i < 3; i++) await web.keepAlive(session.id);
+    // A notification of nothing new (as a second instance's duplicate would be) is not passed on either.
+    await one.app.ctx.db.query(`SELECT pg_notify('hivegate_live_sessions', $1)`, [JSON.stringify({ o: user.id, b: box, s: session.id })]);
+    await web.stop(session.id);
+    expect(await subscription.change()).toMatchObject({ id: session.id, status: 'STOPPING' });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(subscription.pending()).toBe(0);
+    subscription.close();
+  });
+
   it('accepts the session cookie or an Authorization entry in connection_init, and keeps users apart', async () => {
     const alice = await createUser(one.app);
     const bob = await createUser(one.app);

@@ -37,6 +37,7 @@ import {
 import { chooseRelay, rankRelays } from './relay-choice.ts';
 import { initialTransition, isEnded, transition, type SessionEffect, type SessionEvent, type Transition } from './session-machine.ts';
 import { LiveSessionsRepository, type SessionRecord, type SessionChange } from './sessions-repository.ts';
+import { ShownChanges } from './shown-change.ts';
 import { LiveSignals, notifyCommandQueued, notifySessionChanged } from './signals.ts';
 
 /** The playlist the publisher URL names; it alone drives the session (first playlist → ACTIVE) and the window. */
@@ -237,6 +238,29 @@ export class LiveService {
 
   findSession(ownerId: number, sessionId: string): Promise<SessionRecord | undefined> {
     return this.sessions.findForOwner(ownerId, sessionId);
+  }
+
+  /**
+   * The box's sessions as they change, for one subscriber: a notification that brings it nothing new (a keep-alive,
+   * two notifications read after the same change) is skipped, so each state reaches it once.
+   */
+  sessionChanges(ownerId: number, boxId: string): AsyncIterableIterator<string> {
+    const source = this.signals.sessionChanges(ownerId, boxId);
+    const changes = new ShownChanges();
+    const iterator: AsyncIterableIterator<string> = {
+      next: async () => {
+        for (;;) {
+          const result = await source.next();
+          if (result.done) return result;
+          const session = await this.sessions.findForOwner(ownerId, result.value);
+          // A session gone altogether is passed on: the subscriber reads null for it.
+          if (!session || changes.isNews(session)) return result;
+        }
+      },
+      return: () => source.return?.() ?? Promise.resolve({ value: undefined, done: true }),
+      [Symbol.asyncIterator]: () => iterator,
+    };
+    return iterator;
   }
 
   private async applyToOwnedSession(ownerId: number, sessionId: string, event: SessionEvent): Promise<SessionRecord | undefined> {

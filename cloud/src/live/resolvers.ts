@@ -153,7 +153,7 @@ export const liveResolvers: Resolvers = {
         requireBox(user, String(args.boxId));
         // Checked at every event (from a cache of a few seconds): the socket was authenticated only when it opened.
         // A refused token gets one UNAUTHENTICATED error, then the subscription completes.
-        return untilRefused(ctx.services.live.signals.sessionChanges(user.userId, String(args.boxId)), () => ctx.services.tokens.refusalOf(user));
+        return untilRefused(ctx.services.live.sessionChanges(user.userId, String(args.boxId)), () => ctx.services.tokens.refusalOf(user));
       },
       resolve: async (event: string | Refusal, _args: unknown, ctx: GraphQLContext) => {
         if (isRefusal(event)) throw clientError(event.refused, 'UNAUTHENTICATED');

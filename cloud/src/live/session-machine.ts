@@ -152,7 +152,8 @@ export function transition(state: LiveSessionStatus, event: SessionEvent, facts:
         case 'DEVICE_SEEN':
           return moved(state, 'REQUESTED', { type: 'QUEUE_START_STREAM' });
         case 'KEEPALIVE':
-          return unchanged(state, { type: 'EXTEND_KEEPALIVE' }, publish);
+          // The keep-alive's caller reads the new deadline in its answer; subscribers are not told of each one.
+          return unchanged(state, { type: 'EXTEND_KEEPALIVE' });
         case 'STOP_REQUESTED':
           return moved(state, 'STOPPED', release);
         case 'KEEPALIVE_TIMEOUT':
@@ -201,7 +202,7 @@ export function transition(state: LiveSessionStatus, event: SessionEvent, facts:
         case 'STOP_IGNORED':
           return ignored(state, event);
         case 'KEEPALIVE':
-          return unchanged(state, { type: 'EXTEND_KEEPALIVE' }, publish);
+          return unchanged(state, { type: 'EXTEND_KEEPALIVE' });
         case 'STOP_REQUESTED':
           // Nothing reached the device yet: withdraw the start and be done without waiting for it.
           return deviceHasStart ? endForDevice(state, 'STOPPING', 'stopped', true) : moved(state, 'STOPPED', cancelStart, release);
