@@ -140,6 +140,30 @@ describe('presence, start and command delivery', () => {
     expect((await device.ack('another-box', first!.id)).statusCode).toBe(404);
   });
 
+  // "ultra" was streamed as medium while the session kept saying "ultra", and the device's note was never shown.
+  it('takes the quality profile the device acknowledged and keeps its note as the notice; any recordingMode is taken, only "clip" records', async () => {
+    const { device, web } = await owner();
+    const box = newBox();
+    await device.status(box);
+    const session = await web.start(box, 'ultra', 'bogus');
+    expect(session).toMatchObject({ qualityProfile: 'ultra', recordingMode: 'bogus', clipHandoffEnabled: false, notice: null });
+    const [start] = await device.poll(box);
+    expect(start!.payload).toMatchObject({ qualityProfile: 'ultra', recordingMode: 'bogus', clipHandoffEnabled: false });
+    const note = 'qualityProfile "ultra" is not one of low, medium, high: using medium';
+    await device.ack(box, start!.id, 'accepted', { sessionId: session.id, relayProtocol: 'hls', qualityProfile: 'medium', note });
+    expect(await web.read(box)).toMatchObject({ status: 'STARTING', qualityProfile: 'medium', recordingMode: 'bogus', notice: note });
+  });
+
+  it('keeps the asked quality when the acknowledgement names none or a malformed one', async () => {
+    const { device, web } = await owner();
+    const box = newBox();
+    await device.status(box);
+    await web.start(box, 'high');
+    const [start] = await device.poll(box);
+    await device.ack(box, start!.id, 'accepted', { qualityProfile: 'not a profile!' });
+    expect(await web.read(box)).toMatchObject({ status: 'STARTING', qualityProfile: 'high', notice: null });
+  });
+
   it('an ignored START_STREAM fails the session with the device reason', async () => {
     const { device, web, user } = await owner();
     const box = newBox();

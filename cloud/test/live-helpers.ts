@@ -15,7 +15,7 @@ export function fastLiveConfig(overrides: Partial<LiveConfig> = {}): LiveConfig 
   };
 }
 
-export const SESSION_FIELDS = `id boxId status playbackUrl expiresAt qualityProfile recordingMode relayProtocol clipHandoffEnabled
+export const SESSION_FIELDS = `id boxId status playbackUrl expiresAt qualityProfile recordingMode notice relayProtocol clipHandoffEnabled
   handoffStreamId lastKeepaliveAt lastDeviceSeenAt lastErrorCode lastErrorMessage
   relayDetails { relayProtocol placeholder publisherUrl publishToken signalingToken playbackUrl frameContentType playbackContentType }`;
 
@@ -27,6 +27,7 @@ export interface SessionView {
   expiresAt: string;
   qualityProfile: string;
   recordingMode: string;
+  notice: string | null;
   relayProtocol: string;
   clipHandoffEnabled: boolean;
   handoffStreamId: string | null;

@@ -95,6 +95,13 @@ export interface AckOutcome {
 /** The recording mode that asks for the stream to be handed to stored video when it ends. */
 export const CLIP_RECORDING_MODE = 'clip';
 
+/** Quality profile names as the browser may give them (and as a device's acknowledgement must name one to be taken). */
+const QUALITY_PROFILE_NAME = /^[A-Za-z0-9_-]{1,32}$/;
+
+export function isQualityProfileName(value: string): boolean {
+  return QUALITY_PROFILE_NAME.test(value);
+}
+
 /**
  * The live gateway: sessions started from the browser, commands long-polled by the device, the device's events,
  * the HLS publisher's uploads, and the sweeps (keep-alive expiry, stop grace, media clean-up) every instance runs.
@@ -375,6 +382,12 @@ export class LiveService {
       if (command.ackedAt) return { commandId: command.id, alreadyAcknowledged: true, sessionStatus: session?.status ?? null };
       await this.commands.acknowledge(tx, command.id, status, payload ?? null);
       if (session && command.commandType === 'START_STREAM') {
+        // What the device streams is what the session says, not what was asked (it replaces profiles it lacks; the
+        // ack's note, shown as the session's notice, says so).
+        const used = status.toLowerCase() === 'accepted' ? textOf(payload?.qualityProfile) : undefined;
+        if (used !== undefined && isQualityProfileName(used) && used !== session.qualityProfile && !isEnded(session.status)) {
+          await this.sessions.setQualityProfile(tx, session.id, used);
+        }
         let event: SessionEvent =
           status.toLowerCase() === 'accepted'
             ? { type: 'START_ACCEPTED' }

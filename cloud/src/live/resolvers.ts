@@ -59,6 +59,7 @@ export function sessionView(ctx: GraphQLContext, s: SessionRecord, viewer: Princ
     qualityProfile: s.qualityProfile,
     recordingMode: s.recordingMode,
     relayProtocol: s.relayProtocol,
+    notice: reported(s.deviceNotice),
     clipHandoffEnabled: s.clipHandoffEnabled,
     handoffStreamId: reported(s.handoffStreamId),
     lastKeepaliveAt: s.lastKeepaliveAt,

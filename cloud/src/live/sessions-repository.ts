@@ -35,6 +35,8 @@ export interface SessionRecord {
   lastDeviceSeenAt: Date | null;
   /** Whether this session's START_STREAM has reached the device. */
   startDelivered: boolean;
+  /** The note of the device's latest START_STREAM acknowledgement (a profile it replaced…), null when it wrote none. */
+  deviceNotice: string | null;
 }
 
 const COLUMNS = `s.id, s.owner_id AS "ownerId", s.box_id AS "boxId", s.status, s.relay_protocol AS "relayProtocol", s.relay_protocol_explicit AS "relayProtocolExplicit",
@@ -45,7 +47,9 @@ const COLUMNS = `s.id, s.owner_id AS "ownerId", s.box_id AS "boxId", s.status, s
   s.stopping_at AS "stoppingAt", s.ended_at AS "endedAt", s.first_playlist_at AS "firstPlaylistAt", s.segments,
   s.frame_sequence AS "frameSequence", s.first_frame_at AS "firstFrameAt", s.last_frame_at AS "lastFrameAt",
   s.media_released_at AS "mediaReleasedAt", d.last_seen_at AS "lastDeviceSeenAt",
-  EXISTS (SELECT 1 FROM live_commands c WHERE c.session_id = s.id AND c.command_type = 'START_STREAM' AND c.delivered_at IS NOT NULL) AS "startDelivered"`;
+  EXISTS (SELECT 1 FROM live_commands c WHERE c.session_id = s.id AND c.command_type = 'START_STREAM' AND c.delivered_at IS NOT NULL) AS "startDelivered",
+  (SELECT left(NULLIF(c.ack_payload->>'note', ''), 500) FROM live_commands c
+   WHERE c.session_id = s.id AND c.command_type = 'START_STREAM' AND c.acked_at IS NOT NULL ORDER BY c.acked_at DESC LIMIT 1) AS "deviceNotice"`;
 const FROM = `FROM live_sessions s LEFT JOIN live_devices d ON d.owner_id = s.owner_id AND d.box_id = s.box_id`;
 const OPEN = `('REQUESTED', 'DEVICE_OFFLINE', 'STARTING', 'ACTIVE')`;
 
@@ -285,6 +289,11 @@ export class LiveSessionsRepository {
        WHERE id = $1`,
       [id, position, playable],
     );
+  }
+
+  /** The quality profile the device says it streams (it may replace one it does not know); the caller holds the row lock. */
+  async setQualityProfile(db: Queryable, id: string, qualityProfile: string): Promise<void> {
+    await db.query(`UPDATE live_sessions SET quality_profile = $2, updated_at = now() WHERE id = $1`, [id, qualityProfile]);
   }
 
   /** The gateway's (re)choice of relay for a session the browser left it to; the caller holds the row lock. */

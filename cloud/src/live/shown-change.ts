@@ -16,6 +16,7 @@ export function shownKey(session: SessionRecord): string {
     session.clipHandoffEnabled,
     session.qualityProfile,
     session.recordingMode,
+    session.deviceNotice,
   ]);
 }
 

@@ -10,6 +10,8 @@ export interface LiveSession {
   expiresAt: string | null;
   qualityProfile: string | null;
   recordingMode: string | null;
+  /** What the camera said when it took the session up (e.g. it streams another quality than asked). */
+  notice?: string | null;
   relayProtocol: string | null;
   clipHandoffEnabled: boolean | null;
   lastKeepaliveAt: string | null;
@@ -18,7 +20,7 @@ export interface LiveSession {
   lastErrorMessage: string | null;
 }
 
-const SESSION = `id boxId status playbackUrl expiresAt qualityProfile recordingMode relayProtocol clipHandoffEnabled
+const SESSION = `id boxId status playbackUrl expiresAt qualityProfile recordingMode notice relayProtocol clipHandoffEnabled
   lastKeepaliveAt lastDeviceSeenAt lastErrorCode lastErrorMessage`;
 
 /** null once the session is over. */

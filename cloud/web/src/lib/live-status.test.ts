@@ -54,4 +54,12 @@ describe('live session view', () => {
     expect(describeLiveSession({ status: 'STOPPED' })).toMatchObject({ tone: 'info', headline: 'The live stream has stopped.' });
     expect(describeLiveSession({ status: 'STOPPED' }).detail).toBeUndefined();
   });
+
+  // The camera's note that it streams medium instead of the "ultra" asked for was never shown.
+  it('adds the camera\'s notice to the starting and live texts', () => {
+    const notice = 'qualityProfile "ultra" is not one of low, medium, high: using medium';
+    expect(describeLiveSession({ status: 'ACTIVE', notice }).detail).toBe(`The stream stays on while this page is open. The camera says: ${notice}.`);
+    expect(describeLiveSession({ status: 'STARTING', notice }).detail).toBe(`Video appears here in a few seconds. The camera says: ${notice}.`);
+    expect(describeLiveSession({ status: 'ACTIVE', notice: null }).detail).toBe('The stream stays on while this page is open.');
+  });
 });

@@ -11,6 +11,7 @@ export interface LiveSessionLike {
   playbackUrl?: string | null;
   lastErrorCode?: string | null;
   lastErrorMessage?: string | null;
+  notice?: string | null;
 }
 
 export interface LiveView {
@@ -36,6 +37,12 @@ function errorDetail(session: LiveSessionLike): string | undefined {
   return message || code || undefined;
 }
 
+/** The camera's note on how it took the session up (another quality than asked…) follows the status text. */
+function withNotice(detail: string, session: LiveSessionLike): string {
+  const notice = session.notice?.trim();
+  return notice ? `${detail} The camera says: ${notice}.` : detail;
+}
+
 /** The card's view of a session; `undefined` means there is none (never started, or over and gone). */
 export function describeLiveSession(session: LiveSessionLike | undefined): LiveView {
   if (!session) {
@@ -53,9 +60,9 @@ export function describeLiveSession(session: LiveSessionLike | undefined): LiveV
         ...running,
       };
     case 'STARTING':
-      return { tone: 'info', headline: 'The camera is starting the stream…', detail: 'Video appears here in a few seconds.', ...running };
+      return { tone: 'info', headline: 'The camera is starting the stream…', detail: withNotice('Video appears here in a few seconds.', session), ...running };
     case 'ACTIVE':
-      return { tone: 'ok', headline: 'Live', detail: 'The stream stays on while this page is open.', ...running, wantsPlayer: Boolean(session.playbackUrl) };
+      return { tone: 'ok', headline: 'Live', detail: withNotice('The stream stays on while this page is open.', session), ...running, wantsPlayer: Boolean(session.playbackUrl) };
     case 'STOPPING':
       return { tone: 'info', headline: 'Stopping the stream…', running: true, canStart: false, canStop: false, wantsPlayer: false };
     case 'STOPPED': {
