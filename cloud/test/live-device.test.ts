@@ -164,6 +164,22 @@ describe('presence, start and command delivery', () => {
     expect(await web.read(box)).toMatchObject({ status: 'STARTING', qualityProfile: 'high', notice: null });
   });
 
+  // A malformed sessionId was answered "live session not found"; a box never heard of waited in DEVICE_OFFLINE.
+  it('names a malformed sessionId and a boxId the account has never heard of as bad input', async () => {
+    const { web, device } = await owner();
+    for (const call of [() => web.stop('not-a-uuid'), () => web.keepAlive('not-a-uuid')]) {
+      await expect(call()).rejects.toMatchObject({ message: 'sessionId "not-a-uuid" is malformed: a live session id is a UUID', code: 'BAD_USER_INPUT' });
+    }
+    await expect(web.stop('00000000-0000-4000-8000-000000000000')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    const unknown = newBox();
+    await expect(web.start(unknown)).rejects.toMatchObject({ message: `boxId "${unknown}" is not a box of this account: it has no counts, camera, clips, heatmaps or token`, code: 'BAD_USER_INPUT' });
+    // Known but offline (its camera reported once, long ago) is still accepted and waits for it.
+    const known = newBox();
+    await device.status(known);
+    await t.app.ctx.db.query(`UPDATE live_devices SET last_seen_at = now() - interval '1 hour' WHERE box_id = $1`, [known]);
+    expect((await web.start(known)).status).toBe('DEVICE_OFFLINE');
+  });
+
   it('an ignored START_STREAM fails the session with the device reason', async () => {
     const { device, web, user } = await owner();
     const box = newBox();

@@ -5,7 +5,7 @@ import { clientError, requireBox, requireUser, type GraphQLContext, type Resolve
 import { isRefusal, untilRefused, type Refusal } from '../graphql/until-refused.ts';
 import { JPEG_CONTENT_TYPE, MJPEG_CONTENT_TYPE } from './jpeg.ts';
 import { isEnded } from './session-machine.ts';
-import type { SessionRecord } from './sessions-repository.ts';
+import { isUuid, type SessionRecord } from './sessions-repository.ts';
 import type { BoxRow } from '../telemetry/read-repository.ts';
 
 const PROFILE = /^[A-Za-z0-9_-]{1,32}$/;
@@ -97,6 +97,11 @@ async function requireSessionBox(ctx: GraphQLContext, user: Principal, sessionId
   if (session && !coversBox(user, session.boxId)) throw notFound();
 }
 
+/** A session id that is no UUID is the caller's typo, said as such rather than as a session that does not exist. */
+function requireWellFormedSessionId(sessionId: string): void {
+  if (!isUuid(sessionId)) throw clientError(`sessionId "${sessionId.slice(0, 64)}" is malformed: a live session id is a UUID`);
+}
+
 export const liveResolvers: Resolvers = {
   Query: {
     entranceLiveStreamSession: async (_root: unknown, args: { boxId: string }, ctx: GraphQLContext) => {
@@ -116,15 +121,21 @@ export const liveResolvers: Resolvers = {
       const boxId = String(args.boxId);
       if (boxId === '' || boxId.length > 128) throw clientError('boxId must be 1 to 128 characters');
       requireBox(user, boxId);
-      const session = await ctx.services.live.startSession(user.userId, boxId, {
+      const options = {
         qualityProfile: optionalToken(args.qualityProfile, 'qualityProfile', DEFAULT_QUALITY_PROFILE),
         recordingMode: optionalToken(args.recordingMode, 'recordingMode', DEFAULT_RECORDING_MODE),
         relayProtocol: optionalRelay(args.relayProtocol),
-      });
+      };
+      // A box the account has nothing of (a typo, someone else's box) would wait in DEVICE_OFFLINE for ever.
+      if (!(await ctx.services.telemetryReads.box(user.userId, boxId))) {
+        throw clientError(`boxId "${boxId}" is not a box of this account: it has no counts, camera, clips, heatmaps or token`);
+      }
+      const session = await ctx.services.live.startSession(user.userId, boxId, options);
       return sessionView(ctx, session, user);
     },
     keepEntranceLiveStreamAlive: async (_root: unknown, args: { sessionId: string }, ctx: GraphQLContext) => {
       const user = requireUser(ctx, 'control');
+      requireWellFormedSessionId(String(args.sessionId));
       await requireSessionBox(ctx, user, String(args.sessionId));
       const session = await ctx.services.live.keepAlive(user.userId, String(args.sessionId));
       if (!session) throw notFound();
@@ -132,6 +143,7 @@ export const liveResolvers: Resolvers = {
     },
     stopEntranceLiveStream: async (_root: unknown, args: { sessionId: string }, ctx: GraphQLContext) => {
       const user = requireUser(ctx, 'control');
+      requireWellFormedSessionId(String(args.sessionId));
       await requireSessionBox(ctx, user, String(args.sessionId));
       const session = await ctx.services.live.stopSession(user.userId, String(args.sessionId));
       if (!session) throw notFound();
