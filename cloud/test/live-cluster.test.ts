@@ -97,6 +97,8 @@ describe('entranceLiveStreamSessionChanged subscription', () => {
     const byCookie = await subscribeToSessions(wsUrl, { headers: { cookie: `service_session=${alice.token}` }, boxId: box });
     const byHeader = await subscribeToSessions(wsUrl, { initPayload: { Authorization: `Bearer ${alice.token}` }, boxId: box });
     const bobs = await subscribeToSessions(wsUrl, { initPayload: { token: bob.token }, boxId: box });
+    // The box's camera has reported: a box the account never heard of is refused.
+    await deviceClient(one.app, alice.auth).status(box);
     const session = await liveClient(one.app, alice.token).start(box);
     expect((await byCookie.change()).id).toBe(session.id);
     expect((await byHeader.change()).id).toBe(session.id);
@@ -119,6 +121,8 @@ describe('entranceLiveStreamSessionChanged subscription', () => {
       extensions: { code: 'UNAUTHENTICATED' },
     });
     const elsewhereWithToken = await subscribeToSessions(wsUrl, { headers: { cookie, origin: elsewhere }, initPayload: { token: alice.token }, boxId: box });
+    // The box's camera has reported: a box the account never heard of is refused.
+    await deviceClient(one.app, alice.auth).status(box);
     const session = await liveClient(one.app, alice.token).start(box);
     expect((await fromOwnPage.change()).id).toBe(session.id);
     expect((await elsewhereWithToken.change()).id).toBe(session.id);
@@ -131,6 +135,7 @@ describe('entranceLiveStreamSessionChanged subscription', () => {
     const box = newBox();
     const subscription = await subscribeToSessions(wsUrl, { initPayload: { token: alice.token }, boxId: box });
     const live = liveClient(one.app, alice.token);
+    await deviceClient(one.app, alice.auth).status(box);
     const first = await live.start(box);
     expect((await subscription.change()).id).toBe(first.id);
     await one.app.ctx.db.query('UPDATE api_tokens SET revoked_at = now() WHERE id = $1', [alice.tokenId]);
