@@ -91,10 +91,13 @@ describe('a publisher that is gone', () => {
     expect((await frame()).statusCode).toBe(200);
     await live().sweepOnce();
     expect((await sessionOf(o.user.id, session.id)).status).toBe('ACTIVE');
+    // The existing observer's periodic status says "idle" even while it streams: fresh frames outweigh it.
+    await o.device.status(box, { publisherState: 'idle' });
+    expect((await sessionOf(o.user.id, session.id)).status).toBe('ACTIVE');
   });
 
   // The restarted agent's heartbeats said publisherState "idle" and the session still stayed ACTIVE.
-  it('ends a taken-up session at once when the device heartbeat says it runs no stream (restarted agent)', async () => {
+  it('ends an ACTIVE session with silent media at once when the device heartbeat says it runs no stream (restarted agent)', async () => {
     const { user, device, box, session } = await activeSession();
     await age(session.id, 60);
     await device.status(box, { publisherState: 'idle' });

@@ -26,6 +26,7 @@ import { parseMediaPlaylist, PlaylistError, publishedFileKind, segmentsToPrune, 
 import { PublishTokens } from './publish-tokens.ts';
 import {
   NOT_PUBLISHING_GRACE_SECONDS,
+  NOT_PUBLISHING_SILENCE_SECONDS,
   notPublishingMessage,
   offlineMessage,
   PUBLISHER_LOST_ERROR_CODE,
@@ -293,11 +294,12 @@ export class LiveService {
     const waiting = await this.devices.recordSighting(ownerId, boxId, fields);
     if (!heartbeat) return;
     for (const sessionId of waiting) await this.applyToOwnedSession(ownerId, sessionId, { type: 'DEVICE_SEEN' });
-    // A device that crashed or restarted mid-stream says so in its next heartbeat: it runs no stream. The session it
-    // had taken up is over at once instead of waiting for the media to fall silent.
+    // A device that crashed or restarted mid-stream says so in its next heartbeat: it runs no stream. With its media
+    // silent too, the session is over at once instead of after LIVE_PUBLISHER_SILENCE_SECONDS. (A STARTING session
+    // is left to the start time-out: a device may say "idle" while its publisher is still coming up.)
     if (reportsNoStream(fields.publisherState)) {
       const message = notPublishingMessage(String(fields.publisherState));
-      for (const sessionId of await this.sessions.takenUpBefore(ownerId, boxId, NOT_PUBLISHING_GRACE_SECONDS)) {
+      for (const sessionId of await this.sessions.activeAndSilent(ownerId, boxId, NOT_PUBLISHING_GRACE_SECONDS, NOT_PUBLISHING_SILENCE_SECONDS)) {
         await this.applyToOwnedSession(ownerId, sessionId, { type: 'PUBLISHER_LOST', errorCode: PUBLISHER_LOST_ERROR_CODE, errorMessage: message });
       }
     }

@@ -13,6 +13,12 @@ export const START_TIMEOUT_ERROR_CODE = 'START_TIMEOUT';
  * "idle": reports that soon after the start was handed over are not believed.
  */
 export const NOT_PUBLISHING_GRACE_SECONDS = 10;
+/**
+ * An "idle" report ends an ACTIVE session only once its media has also been silent this long (a few HLS target
+ * durations, a dozen JPEG frames): the existing entrance observer's periodic status says "idle" even while it
+ * streams (only its polls say "active"), and a session whose media keeps arriving is published, whatever it says.
+ */
+export const NOT_PUBLISHING_SILENCE_SECONDS = 5;
 
 /** publisherState values (any case) with which a device says it runs no stream: the agent's, and the existing observer's. */
 const NOT_PUBLISHING_STATES = new Set(['idle', 'stopped']);

@@ -187,13 +187,17 @@ export class LiveSessionsRepository {
     return rows;
   }
 
-  /** The box's STARTING and ACTIVE sessions whose START_STREAM reached the device more than `graceSeconds` ago. */
-  async takenUpBefore(ownerId: number, boxId: string, graceSeconds: number): Promise<string[]> {
+  /**
+   * The box's ACTIVE sessions whose START_STREAM reached the device more than `graceSeconds` ago and whose media has
+   * been silent for `silenceSeconds`.
+   */
+  async activeAndSilent(ownerId: number, boxId: string, graceSeconds: number, silenceSeconds: number): Promise<string[]> {
     const { rows } = await this.db.query<{ id: string }>(
-      `SELECT s.id FROM live_sessions s WHERE s.owner_id = $1 AND s.box_id = $2 AND s.status IN ('STARTING', 'ACTIVE')
+      `SELECT s.id FROM live_sessions s WHERE s.owner_id = $1 AND s.box_id = $2 AND s.status = 'ACTIVE'
+         AND GREATEST(s.last_playlist_at, s.last_frame_at, s.active_at) <= now() - make_interval(secs => $4::double precision)
          AND (SELECT max(COALESCE(c.acked_at, c.delivered_at)) FROM live_commands c
               WHERE c.session_id = s.id AND c.command_type = 'START_STREAM' AND c.cancelled_at IS NULL) <= now() - make_interval(secs => $3::double precision)`,
-      [ownerId, boxId, graceSeconds],
+      [ownerId, boxId, graceSeconds, silenceSeconds],
     );
     return rows.map((r) => r.id);
   }
