@@ -113,6 +113,14 @@ describe('a token made for some boxes', () => {
 });
 
 describe('a token that may control but not read', () => {
+  // Live starts are taken only for boxes the account knows: these cameras have reported.
+  beforeAll(async () => {
+    for (const boxId of ['c2', 'flood0', 'flood1', 'flood2', 'flood3']) {
+      const status = await t.app.inject({ method: 'POST', url: '/api/entrance-live/device/status', headers: { authorization: `Bearer ${owner}` }, payload: { boxId, cameraStatus: {}, publisherState: {} } });
+      expect(status.statusCode).toBe(200);
+    }
+  });
+
   // startEntranceLiveStream and keepEntranceLiveStreamAlive gave a control-only token a playable URL, a read it lacks.
   it('starts, keeps alive and stops a session without seeing its playback URL or what the device reported', async () => {
     const fields = 'id boxId status playbackUrl publisherUrl lastDeviceSeenAt lastErrorCode relayDetails { playbackUrl publisherUrl }';
