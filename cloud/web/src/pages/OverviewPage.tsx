@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import { useId } from 'preact/hooks';
 import { ApiaryQuery, browserTimeZone, type DeviceState, type OverviewBox, type OverviewHive } from '../api/telemetry.ts';
 import { PageTitle } from '../components/Layout.tsx';
@@ -29,16 +30,25 @@ function DeviceBadge({ device, counting }: { device: DeviceState | null; countin
   );
 }
 
+/** A box's link to its page, with its badges beside it. */
+function BoxRowHead({ boxId, children }: { boxId: string; children: ComponentChildren }) {
+  return (
+    <div class="box-row-head">
+      <Link href={paths.box(boxId)} class="box-link">
+        {boxName(boxId)}
+      </Link>
+      {children}
+    </div>
+  );
+}
+
 function BoxRow({ box }: { box: OverviewBox }) {
   const { today } = box;
   return (
     <li class="box-row">
-      <div class="box-row-head">
-        <Link href={paths.box(box.id)} class="box-link">
-          {boxName(box.id)}
-        </Link>
+      <BoxRowHead boxId={box.id}>
         <DeviceBadge device={box.device} counting={today.lastSampleAt !== null} />
-      </div>
+      </BoxRowHead>
       <dl class="traffic-today" aria-label={`${boxName(box.id)} entrance traffic today`}>
         <div>
           <dt>In</dt>
@@ -90,13 +100,10 @@ function HiveCard({ hive }: { hive: OverviewHive }) {
 function AwaitingBoxRow({ box }: { box: OverviewBox }) {
   return (
     <li class="box-row">
-      <div class="box-row-head">
-        <Link href={paths.box(box.id)} class="box-link">
-          {boxName(box.id)}
-        </Link>
+      <BoxRowHead boxId={box.id}>
         <span class="badge badge-muted">Waiting for first counts</span>
         {box.device && <DeviceBadge device={box.device} counting={false} />}
-      </div>
+      </BoxRowHead>
       <p class="muted small">
         {box.device ? 'Its camera has connected and has not sent counts yet.' : 'Its camera has not connected or sent counts yet.'}
       </p>
