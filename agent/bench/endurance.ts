@@ -87,7 +87,8 @@ async function main() {
   const { truth } = clip;
   const dataDir = mkdtempSync(join(tmpdir(), 'hivegate-endurance-'));
   // Errors only: the bench's own lines are its output (a clone without the web app built would warn of it otherwise).
-  const app = await buildApp(loadConfig({ DATABASE_URL: '', DATA_DIR: join(dataDir, 'cloud'), LOG_LEVEL: 'error' }));
+  // A cloud for this run only, so no retention: it refuses records older than it keeps, and the clip is dated 2024.
+  const app = await buildApp(loadConfig({ DATABASE_URL: '', DATA_DIR: join(dataDir, 'cloud'), LOG_LEVEL: 'error', PARTITION_MAINTENANCE: 'false' }));
   let camera: FileCamera | undefined;
   try {
     await app.listen({ port: 0, host: '127.0.0.1' });
