@@ -537,14 +537,14 @@ describe('web app in Chromium', () => {
       const climate = page.getByRole('region', { name: 'Climate and weight' });
       const traffic = page.getByRole('region', { name: `Entrance · box ${alice.box}` });
       await climate.getByRole('figure', { name: /Temperature/ }).locator('svg path.line').waitFor();
-      await traffic.getByRole('figure', { name: 'Traffic per 15 min' }).locator('rect.bar').first().waitFor();
+      await traffic.getByRole('figure', { name: 'Traffic per 15 minutes' }).locator('rect.bar').first().waitFor();
 
       // "The last 24 h" a minute later is the same window: its charts stay, with the error above them.
       await offline();
       await page.clock.runFor(61_000);
       await expect.poll(() => climate.locator('.notice-error').textContent()).toContain('Cannot reach the server');
       expect(await climate.getByRole('figure', { name: /Temperature/ }).count()).toBe(1);
-      expect(await traffic.getByRole('figure', { name: 'Traffic per 15 min' }).count()).toBe(1);
+      expect(await traffic.getByRole('figure', { name: 'Traffic per 15 minutes' }).count()).toBe(1);
 
       // Another range: the error alone, no charts of the last range and no claim that there are no readings.
       await page.getByRole('radio', { name: '7 d' }).check();
@@ -560,7 +560,7 @@ describe('web app in Chromium', () => {
       await page.unroute('**/graphql');
       await page.getByRole('radio', { name: '30 d' }).check();
       await climate.getByRole('figure', { name: /Temperature/ }).locator('svg path.line').waitFor();
-      await traffic.getByRole('figure', { name: 'Traffic per 6 h' }).waitFor();
+      await traffic.getByRole('figure', { name: 'Traffic per 6 hours' }).waitFor();
       expect(await page.getByRole('alert').count()).toBe(0);
 
       // A proxy's error page said "The server answered 502 Bad Gateway without a readable body."
@@ -569,7 +569,7 @@ describe('web app in Chromium', () => {
       await expect.poll(() => page.getByRole('alert').textContent()).toContain('The server could not be reached (502 Bad Gateway). Try again in a moment.');
       await page.unroute('**/graphql');
       await page.getByRole('radio', { name: '30 d' }).check();
-      await traffic.getByRole('figure', { name: 'Traffic per 6 h' }).waitFor();
+      await traffic.getByRole('figure', { name: 'Traffic per 6 hours' }).waitFor();
 
       // The same on the box page: a day's heatmap that could not be read is not reported missing.
       await page.goto(`/boxes/${alice.box}`);
