@@ -3,6 +3,12 @@ const NICE_BUCKETS = [60, 300, 600, 900, 1800, 3600, 2 * 3600, 3 * 3600, 6 * 360
 export const TARGET_POINTS = 500;
 export const MAX_POINTS = 10_000;
 export const MAX_BUCKET_SECONDS = 31 * 86_400;
+/**
+ * The longest range a series covers. Bucket starts are found by following the time zone's offset across the range:
+ * years 0001 to 9999 took seconds of the event loop for one field, and aliases multiply it.
+ */
+export const MAX_RANGE_YEARS = 30;
+const MAX_RANGE_SECONDS = MAX_RANGE_YEARS * 365.25 * 86_400;
 
 export type BucketChoice = { ok: true; bucketSeconds: number } | { ok: false; error: string };
 
@@ -10,6 +16,7 @@ export type BucketChoice = { ok: true; bucketSeconds: number } | { ok: false; er
 export function chooseBucket(from: Date, to: Date, requested?: number | null): BucketChoice {
   const rangeSeconds = (to.getTime() - from.getTime()) / 1000;
   if (!(rangeSeconds > 0)) return { ok: false, error: '"to" must be after "from"' };
+  if (rangeSeconds > MAX_RANGE_SECONDS) return { ok: false, error: `"from" to "to" may span at most ${MAX_RANGE_YEARS} years` };
   if (requested !== undefined && requested !== null) {
     if (!Number.isInteger(requested) || requested < 1 || requested > MAX_BUCKET_SECONDS) {
       return { ok: false, error: `bucketSeconds must be an integer from 1 to ${MAX_BUCKET_SECONDS}` };
