@@ -14,4 +14,10 @@ describe('isStorageFault', () => {
     expect(isSystemError(systemError('ECONNRESET', 'read'))).toBe(true);
     expect(isSystemError(new Error('plain'))).toBe(false);
   });
+
+  // Every ENOENT was "storage is unavailable", a missing ffmpeg (spawn ffmpeg ENOENT) too.
+  it('takes ENOENT for a storage fault only from the file system', () => {
+    expect(isStorageFault(systemError('ENOENT', 'spawn ffmpeg'))).toBe(false);
+    expect(isStorageFault(systemError('ENOENT', 'open'))).toBe(true);
+  });
 });
