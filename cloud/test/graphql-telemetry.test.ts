@@ -123,6 +123,9 @@ describe('telemetry reads', () => {
     const limited = await tokenFor('token-only');
     const revoked = await tokenFor('revoked-token');
     await graphql(t.app, user.token, `mutation { revokeApiToken(id: "${revoked.apiToken.id}") }`);
+    // An expired token's box is none of the account's either (box() took it for one, so a live start waited on it).
+    await t.app.ctx.tokens.issue({ userId: user.user.id, name: 'old camera', scopes: ['device'], boxIds: ['expired-token'], expiresAt: new Date(Date.now() - 60_000) });
+    expect((await graphql(t.app, user.token, `{ box(id: "expired-token") { id } }`)).data).toEqual({ box: null });
     const heatmap = await t.app.inject({
       method: 'POST',
       url: '/api/entrance-heatmaps/trajectories',

@@ -135,7 +135,7 @@ export class TelemetryReadRepository {
        LEFT JOIN LATERAL (SELECT min(status_updated_at) AS first FROM live_devices WHERE owner_id = $1 AND box_id = $2) d ON true
        LEFT JOIN LATERAL (SELECT min(created_at) AS first FROM gate_videos WHERE owner_id = $1 AND box_id = $2) v ON true
        LEFT JOIN LATERAL (SELECT min(updated_at) AS first FROM heatmap_days WHERE owner_id = $1 AND box_id = $2) h ON true
-       LEFT JOIN LATERAL (SELECT min(created_at) AS first FROM api_tokens WHERE user_id = $1 AND revoked_at IS NULL AND $2 = ANY (box_ids)) t ON true`,
+       LEFT JOIN LATERAL (SELECT min(created_at) AS first FROM api_tokens WHERE user_id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now()) AND $2 = ANY (box_ids)) t ON true`,
       [ownerId, boxId],
     );
     const [row] = rows;
