@@ -7,7 +7,7 @@ export const MAX_BUCKET_SECONDS = 31 * 86_400;
  * The longest range a series covers. Bucket starts are found by following the time zone's offset across the range:
  * years 0001 to 9999 took seconds of the event loop for one field, and aliases multiply it.
  */
-export const MAX_RANGE_YEARS = 30;
+export const MAX_RANGE_YEARS = 200;
 const MAX_RANGE_SECONDS = MAX_RANGE_YEARS * 365.25 * 86_400;
 
 export type BucketChoice = { ok: true; bucketSeconds: number } | { ok: false; error: string };
