@@ -1,4 +1,4 @@
-import { useEffect, useId, useState } from 'preact/hooks';
+import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { EntranceHeatmapsQuery, HEATMAP_LIST_LIMIT, heatmapPollMs, type EntranceHeatmap } from '../../api/heatmaps.ts';
 import { useQuery } from '../../hooks.ts';
 import { formatCount, formatCountOf, formatRelative, formatUtcDay } from '../../lib/format.ts';
@@ -61,13 +61,22 @@ type EntranceHeatmapOrNone = EntranceHeatmap | undefined | null;
 /**
  * What a screen reader is told once a chosen day (or thumbnail) has been read: nothing came of picking a date, as the
  * answer ("No heatmap for …", or the day shown) appeared without a word. `shown` is the heatmap shown, undefined for
- * none, null before any answer. The text stays while the list is re-read, so a poll does not say it again.
+ * none, null before any answer. The text stays while the list is re-read, so a poll does not say it again. Only a
+ * read of the chosen day that succeeded answers it: the list of the day before, still held as the new day's read
+ * began (or failed), said "No heatmap for" a day that could not be read.
  */
-function useChoiceAnnouncement(day: string, selectedId: string | undefined, loading: boolean, shown: EntranceHeatmapOrNone): string {
+function useChoiceAnnouncement(day: string, selectedId: string | undefined, loading: boolean, failed: boolean, shown: EntranceHeatmapOrNone): string {
   const [announcement, setAnnouncement] = useState('');
+  const [answeredDay, setAnsweredDay] = useState<string | undefined>(undefined);
+  const wasLoading = useRef(false);
+  useEffect(() => {
+    if (wasLoading.current && !loading && !failed) setAnsweredDay(day);
+    if (failed) setAnsweredDay(undefined);
+    wasLoading.current = loading;
+  }, [loading, failed, day]);
   const chosen = day !== '' || selectedId !== undefined;
   const text =
-    !chosen || shown === null ? ''
+    !chosen || shown === null || answeredDay !== day ? ''
     : shown === undefined ? (day ? `No heatmap for ${formatUtcDay(day)}.` : '')
     : `Showing ${formatUtcDay(shown.date)} (UTC day): ${formatCountOf(shown.trajectoryCount, 'trajectory', 'trajectories')}.`;
   useEffect(() => {
@@ -88,7 +97,7 @@ export function HeatmapGallery({ boxId }: { boxId: string }) {
   );
   const list = (heatmaps.data?.entranceHeatmaps ?? []).filter((h): h is EntranceHeatmap => h !== null);
   const selected = list.find((h) => h.id === selectedId) ?? list[0];
-  const announcement = useChoiceAnnouncement(day, selectedId, heatmaps.loading, heatmaps.data ? (list.length === 0 ? undefined : selected) : null);
+  const announcement = useChoiceAnnouncement(day, selectedId, heatmaps.loading, heatmaps.error !== undefined, heatmaps.data ? (list.length === 0 ? undefined : selected) : null);
 
   return (
     <section class="card heatmap-card" aria-labelledby={`${id}-heading`}>
